@@ -1,0 +1,162 @@
+"""The compile pipeline: sources → checked project → rows per config → verified → build folder.
+
+``compile_project`` is pure (no writes); ``write_build`` writes the folder atomically, so a failed build
+leaves the previous one untouched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .diagnostics import Diagnostic, DiagnosticError, has_errors
+from .kinds import ConfigSpec, Row, get_kind
+from .project import Project
+
+FORMATS = ("parquet", "jsonl")
+
+
+@dataclass
+class ConfigRows:
+    spec: ConfigSpec
+    kind: str
+    rows: list[Row] = field(default_factory=list)
+
+
+@dataclass
+class Compiled:
+    project: Project
+    configs: dict[str, ConfigRows]
+    diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
+
+    @property
+    def default_config(self) -> str | None:
+        return next(
+            (name for name, c in self.configs.items() if c.spec.default), next(iter(self.configs), None)
+        )
+
+
+ProgressCallback = Callable[[str, int, int], None]
+
+
+def sources_hash(root: Path) -> str:
+    """sha256 over every file of a sources folder (path and bytes), independent of file system order."""
+    digest = hashlib.sha256()
+    root = Path(root)
+    for path in sorted(p for p in root.rglob("*") if p.is_file() and not _hidden(p.relative_to(root))):
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _hidden(relative: Path) -> bool:
+    return any(part.startswith(".") or part == "__pycache__" for part in relative.parts)
+
+
+def run_source_checks(project: Project, *, release: bool = False) -> list[Diagnostic]:
+    """The lint rules of `jbcompile check`, when that module is installed in this version."""
+    try:
+        from .checks import run_checks
+    except ImportError:
+        return []
+    return list(run_checks(project, release=release))
+
+
+def compile_project(
+    project: Project,
+    *,
+    checks: bool = True,
+    release: bool = False,
+    progress: ProgressCallback | None = None,
+) -> Compiled:
+    """Expand every template into its configs and verify every invariant; raise on any error."""
+    diagnostics: list[Diagnostic] = list(project.notes)
+    if checks:
+        diagnostics.extend(run_source_checks(project, release=release))
+    if has_errors(diagnostics):
+        raise DiagnosticError(diagnostics)
+    configs: dict[str, ConfigRows] = {}
+    present = sorted({t.kind for t in project.templates}, key=_kind_rank)
+    for kind_name in present:
+        for spec in get_kind(kind_name).configs:
+            configs[spec.name] = ConfigRows(spec, kind_name)
+    total = len(project.templates)
+    for done, template in enumerate(sorted(project.templates, key=lambda t: (t.model.category, t.id)), 1):
+        built = get_kind(template.kind).build(template, project)
+        diagnostics.extend(built.diagnostics)
+        for config, rows in built.rows.items():
+            configs[config].rows.extend(rows)
+        if progress:
+            progress("expand", done, total)
+    for name, config in configs.items():
+        diagnostics.extend(get_kind(config.kind).verify(name, config.rows, project))
+    if has_errors(diagnostics):
+        raise DiagnosticError(diagnostics)
+    return Compiled(project, configs, diagnostics)
+
+
+def _kind_rank(kind: str) -> int:
+    from .kinds import kind_names
+
+    return kind_names().index(kind)
+
+
+def write_build(
+    compiled: Compiled,
+    out_dir: Path,
+    *,
+    formats: Sequence[str] = ("parquet",),
+    cards_dir: Path | None = None,
+) -> dict:
+    """Write the build folder atomically; return the manifest."""
+    from .emit import write_folder
+
+    out_dir = Path(out_dir)
+    _refuse_foreign_folder(out_dir)
+    out_dir.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
+    staging.chmod(0o755)  # mkdtemp makes it private; a build folder is meant to be shared
+    try:
+        manifest = write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
+        _swap_into_place(staging, out_dir)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise
+    return manifest
+
+
+def _refuse_foreign_folder(out_dir: Path) -> None:
+    if out_dir.exists() and (
+        not out_dir.is_dir() or (any(out_dir.iterdir()) and not (out_dir / "manifest.json").exists())
+    ):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="B001",
+                    message=f"{out_dir} exists and is not a jbcompile build folder; refusing to replace it",
+                    path=str(out_dir),
+                    hint="choose another --out, or remove that folder yourself",
+                )
+            ]
+        )
+
+
+def _swap_into_place(staging: Path, out_dir: Path) -> None:
+    backup = None
+    if out_dir.exists():
+        backup = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
+        os.rmdir(backup)
+        os.replace(out_dir, backup)
+    try:
+        os.replace(staging, out_dir)
+    except BaseException:
+        if backup is not None:
+            os.replace(backup, out_dir)
+        raise
+    if backup is not None:
+        shutil.rmtree(backup, ignore_errors=True)

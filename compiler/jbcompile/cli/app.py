@@ -1,0 +1,71 @@
+"""The typer application every command module registers on; shared CLI helpers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+from rich.console import Console
+
+from .. import __version__
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
+
+app = typer.Typer(
+    name="jbcompile",
+    help="Compile Japanese social-bias benchmarks from YAML sources into Hugging Face datasets, and "
+    "evaluate models on them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+err_console = Console(stderr=True, highlight=False)
+out_console = Console(highlight=False)
+
+# Exit codes shared by every command.
+EXIT_OK = 0
+EXIT_FINDINGS = 1  # the input was read, and has errors (lint findings, failed verification)
+EXIT_INPUT = 2  # the input could not be read or validated; nothing was written
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        out_console.print(f"jbcompile {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version_callback, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """jbcompile: benchmark sources in, versioned datasets and reference metrics out."""
+
+
+def print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str = "text") -> None:
+    if not diagnostics:
+        return
+    text = render(diagnostics, fmt)
+    if fmt == "json":
+        print(text)
+    else:
+        for line in text.splitlines():
+            err_console.print(line, markup=False, soft_wrap=True)
+
+
+def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> typer.Exit:
+    """Print a stage's diagnostics and return the Exit to raise: no traceback reaches the user."""
+    print_diagnostics(error.diagnostics, fmt)
+    errors = sum(1 for d in error.diagnostics if d.severity is Severity.ERROR)
+    if fmt != "json":
+        err_console.print(f"[bold red]{errors} error(s)[/]; nothing was written.")
+    return typer.Exit(code)
+
+
+def default_sources() -> Path:
+    """./sources when the current folder holds a benchmark, else the benchmark bundled with the package."""
+    from ..paths import bundled_sources
+
+    local = Path("sources")
+    return local if (local / "dataset.yaml").is_file() else bundled_sources()

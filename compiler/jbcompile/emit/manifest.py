@@ -1,0 +1,59 @@
+"""``manifest.json``: what was built from what, with a hash of every file; no timestamps (builds are
+byte-identical)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ..build import Compiled
+
+MANIFEST_SCHEMA_VERSION = 1
+
+
+def file_sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
+    from .. import __version__
+    from ..build import sources_hash
+
+    project = compiled.project
+    return {
+        "schema_version": MANIFEST_SCHEMA_VERSION,
+        "compiler": "jbcompile",
+        "compiler_version": __version__,
+        "dataset": project.dataset.name,
+        "version": project.dataset.version,
+        "language": project.lang,
+        "sources_hash": sources_hash(project.root),
+        "configs": {
+            name: {
+                "kind": config.kind,
+                "default": config.spec.default,
+                "rows": len(config.rows),
+                "templates": len({row["template_id"] for row in config.rows}),
+            }
+            for name, config in compiled.configs.items()
+        },
+        "rows": {name: len(config.rows) for name, config in compiled.configs.items()},
+        "files": {name: file_sha256(folder / name) for name in sorted(files)},
+    }
+
+
+def write_manifest(manifest: dict, path: Path) -> None:
+    path.write_text(
+        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+
+
+def read_manifest(folder: Path) -> dict:
+    return json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))

@@ -1,0 +1,138 @@
+"""The interface every benchmark design (kind) implements; the pipeline never branches on kind."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pydantic import BaseModel
+
+    from ..diagnostics import Diagnostic
+    from ..loader import KeyPath
+    from ..project import Project, SourceTemplate
+
+Row = dict[str, Any]
+
+SLOT_PATTERN = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One dataset config a kind contributes (e.g. ``lite``), with its arrow schema."""
+
+    name: str
+    description: str
+    schema_factory: Any  # () -> pa.Schema, so pyarrow is imported only when writing
+    default: bool = False
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.schema_factory()
+
+
+@dataclass(frozen=True)
+class SlotSpan:
+    slot: str
+    start: int
+    end: int
+    role: str  # "person" | "word"
+    filler: str
+
+
+@dataclass(frozen=True)
+class FilledText:
+    """One template text with its slots filled, and where each filler landed (for token-level lints)."""
+
+    key_path: KeyPath
+    text: str
+    spans: tuple[SlotSpan, ...] = field(default=())
+
+
+@dataclass
+class TemplateRows:
+    """What one template contributes: rows per config, and problems found while building them."""
+
+    rows: dict[str, list[Row]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class Kind(Protocol):
+    name: str
+    template_model: type[BaseModel]
+    configs: Sequence[ConfigSpec]
+
+    def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:
+        """Cross-reference problems of one template (unknown slots, unknown vocab groups …)."""
+
+    def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
+        """All rows of every config this template contributes; depends on this template alone."""
+
+    def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
+        """Every row of the template (the largest config)."""
+
+    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
+        """Invariants of a whole config (balance, coverage); the build refuses output that breaks them."""
+
+    def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
+        """Every distinct filled variant of each template text."""
+
+    def language_coverage(self, template: SourceTemplate, lang: str) -> str:
+        """ "all", "some" or "none" of the template's texts exist in ``lang``."""
+
+
+def stable_hash(*parts: object) -> int:
+    """A 64-bit hash of stable ids: the only source of randomness in a build."""
+    digest = hashlib.blake2b("\x1f".join(str(p) for p in parts).encode("utf-8"), digest_size=8).digest()
+    return int.from_bytes(digest, "big")
+
+
+def stable_id(*parts: object) -> str:
+    return hashlib.blake2b("\x1f".join(str(p) for p in parts).encode("utf-8"), digest_size=6).hexdigest()
+
+
+def slots_in(text: str) -> list[tuple[str, int, int]]:
+    return [(m.group(1), m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)]
+
+
+@dataclass(frozen=True)
+class CompiledText:
+    """A template text split once into literals and slots, so filling it is a join, not a regex."""
+
+    parts: tuple[tuple[bool, str], ...]  # (is_slot, literal text or slot name)
+
+    @classmethod
+    def parse(cls, text: str) -> CompiledText:
+        parts: list[tuple[bool, str]] = []
+        last = 0
+        for match in SLOT_PATTERN.finditer(text):
+            if match.start() > last:
+                parts.append((False, text[last : match.start()]))
+            parts.append((True, match.group(1)))
+            last = match.end()
+        if last < len(text):
+            parts.append((False, text[last:]))
+        return cls(tuple(parts))
+
+    @property
+    def slots(self) -> list[str]:
+        return [value for is_slot, value in self.parts if is_slot]
+
+    def fill(self, values: dict[str, str]) -> str:
+        return "".join(values[value] if is_slot else value for is_slot, value in self.parts)
+
+    def fill_with_spans(self, values: dict[str, str], roles: dict[str, str]) -> FilledText:
+        pieces: list[str] = []
+        spans: list[SlotSpan] = []
+        offset = 0
+        for is_slot, value in self.parts:
+            piece = values[value] if is_slot else value
+            if is_slot:
+                spans.append(SlotSpan(value, offset, offset + len(piece), roles.get(value, "word"), piece))
+            pieces.append(piece)
+            offset += len(piece)
+        return FilledText((), "".join(pieces), tuple(spans))

@@ -1,0 +1,652 @@
+"""The ``bbq`` kind (JBBQ design): expansion, the ``full`` and ``lite`` configs, rationales, invariants.
+
+Expansion per template: target filler × other filler × lexical alternatives × both slot assignments ×
+{ambig, disambig} × {neg, nonneg} × the 6 orders of the three options.
+
+Lite: 12 rows per template — each (condition × polarity) cell in three option orders that rotate the gold
+and the unknown positions over 0/1/2, with the disambiguated rows split 3/3 between biased and
+counter-biased contexts. Each template is balanced on its own, so every category is balanced, and a
+template's lite rows depend on that template alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from ..diagnostics import Diagnostic, Severity
+from ..schema import BbqTemplate, LocalizedText, as_filler, text_in
+from . import bbq_rationale as rationale
+from .base import CompiledText, ConfigSpec, FilledText, Row, TemplateRows, stable_hash, stable_id
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ..loader import KeyPath
+    from ..project import Project, SourceTemplate
+
+ROLES = ("T", "O", "U")  # target person, other person, unknown option
+ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES))  # type: ignore[assignment]
+CONDITIONS = ("ambig", "disambig")
+POLARITIES = ("neg", "nonneg")
+_QUESTION_FIELD = {"neg": "negative", "nonneg": "non_negative"}
+ASSIGNMENTS = ("a", "b")  # a: target filler in the target slot; b: the two fillers swapped
+LITE_ROWS_PER_CELL = 3
+_LITE_BIAS = {
+    "neg": ("biased", "counter_biased", "biased"),
+    "nonneg": ("counter_biased", "biased", "counter_biased"),
+}
+
+
+@cache
+def row_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    answer = pa.list_(pa.string())
+    return pa.schema(
+        [
+            ("example_id", pa.string()),
+            ("template_id", pa.string()),
+            ("question_index", pa.string()),
+            ("category", pa.string()),
+            ("subcategory", pa.string()),
+            ("question_polarity", pa.string()),
+            ("context_condition", pa.string()),
+            ("context", pa.string()),
+            ("question", pa.string()),
+            ("ans0", pa.string()),
+            ("ans1", pa.string()),
+            ("ans2", pa.string()),
+            ("label", pa.int64()),
+            ("answer_info", pa.struct([("ans0", answer), ("ans1", answer), ("ans2", answer)])),
+            (
+                "additional_metadata",
+                pa.struct(
+                    [
+                        ("stereotyped_groups", pa.list_(pa.string())),
+                        ("subcategory", pa.string()),
+                        ("version", pa.string()),
+                        ("source", pa.string()),
+                    ]
+                ),
+            ),
+            ("target_label", pa.int64()),
+            ("unknown_label", pa.int64()),
+            ("biased_label", pa.int64()),
+            ("context_bias", pa.string()),
+            ("is_additional", pa.bool_()),
+            ("fillers", pa.list_(pa.struct([("slot", pa.string()), ("text", pa.string())]))),
+            ("rationale", pa.string()),
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Person:
+    text: str  # wording in the context
+    option: str  # wording as an answer option
+    tag: str
+
+
+def _text_key(base: KeyPath, value: Any, lang: str) -> KeyPath:
+    return base + (lang,) if isinstance(value, LocalizedText) else base
+
+
+def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
+    """Every text of a template that may carry slots, with its key path."""
+    texts: list[tuple[KeyPath, Any]] = [
+        (("ambiguous_context",), model.ambiguous_context),
+        (("disambiguating_context",), model.disambiguating_context),
+    ]
+    for field in ("negative", "non_negative"):
+        question = getattr(model.questions, field)
+        texts.append((("questions", field, "text"), question.text))
+        if question.predicate is not None:
+            texts.append((("questions", field, "predicate"), question.predicate))
+    for field, override in model.rationale.items():
+        for condition in ("ambig", "disambig"):
+            value = getattr(override, condition)
+            if value is not None:
+                texts.append((("rationale", field, condition), value))
+    return texts
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A template resolved against the vocabulary and compiled once, ready to expand."""
+
+    model: BbqTemplate
+    targets: tuple[Person, ...]
+    others: tuple[Person, ...]
+    word_slots: tuple[str, ...]
+    word_choices: tuple[tuple[str, ...], ...]
+    ambiguous: CompiledText
+    disambiguating: CompiledText
+    questions: dict[str, CompiledText]
+    predicates: dict[str, CompiledText | None]
+    overrides: dict[tuple[str, str], CompiledText]
+
+    @property
+    def first_person_slot(self) -> str:
+        """The person slot the ambiguous context mentions first (the order evidence is quoted in)."""
+        for slot in self.ambiguous.slots:
+            if slot in self.model.persons:
+                return slot
+        return next(iter(self.model.persons))
+
+    @property
+    def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
+        return [
+            (t, o, words)
+            for t in range(len(self.targets))
+            for o in range(len(self.others))
+            for words in itertools.product(*self.word_choices)
+        ]
+
+
+def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Person, ...]:
+    group = project.vocab[slot_group].group
+    people = []
+    for raw in group.fillers:
+        filler = as_filler(raw)
+        if only is not None and text_in(filler.text, "ja") not in only:
+            continue
+        text = text_in(filler.text, project.lang)
+        option = text_in(filler.option, project.lang) if filler.option is not None else text
+        people.append(Person(text or "", option or text or "", filler.tag or group.tag))
+    return tuple(people)
+
+
+def _plan(template: SourceTemplate, project: Project) -> _Plan:
+    model: BbqTemplate = template.model
+    lang = project.lang
+
+    def compiled(value: Any) -> CompiledText:
+        return CompiledText.parse(text_in(value, lang) or "")
+
+    target_slot = model.persons[model.target_slot]
+    other_slot = model.persons[model.other_slot]
+    overrides = {}
+    for field, override in model.rationale.items():
+        polarity = "neg" if field == "negative" else "nonneg"
+        for condition in CONDITIONS:
+            value = getattr(override, condition)
+            if value is not None:
+                overrides[(polarity, condition)] = compiled(value)
+    return _Plan(
+        model=model,
+        targets=_people(target_slot.group, project, target_slot.only),
+        others=_people(other_slot.group, project, other_slot.only),
+        word_slots=tuple(model.words),
+        word_choices=tuple(tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()),
+        ambiguous=compiled(model.ambiguous_context),
+        disambiguating=compiled(model.disambiguating_context),
+        questions={p: compiled(getattr(model.questions, _QUESTION_FIELD[p]).text) for p in POLARITIES},
+        predicates={
+            p: (
+                compiled(q.predicate)
+                if (q := getattr(model.questions, _QUESTION_FIELD[p])).predicate
+                else None
+            )
+            for p in POLARITIES
+        },
+        overrides=overrides,
+    )
+
+
+class BbqKind:
+    name = "bbq"
+    template_model = BbqTemplate
+    configs = (
+        ConfigSpec("lite", "12 rows per template, balanced per category", row_schema, default=True),
+        ConfigSpec("full", "every filler, assignment, condition, polarity and option order", row_schema),
+    )
+
+    # ----------------------------------------------------------------------------------------- validation
+    def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:
+        model: BbqTemplate = template.model
+        lang = project.lang
+        problems: list[Diagnostic] = []
+        slot_names = set(model.persons) | set(model.words)
+        for slot_name, slot in model.persons.items():
+            if slot.group not in project.vocab:
+                problems.append(
+                    template.diagnostic(
+                        ("persons", slot_name, "group"),
+                        "R002",
+                        f"unknown vocab group {slot.group!r}",
+                        hint="define it in sources/vocab/*.yaml or fix the name",
+                    )
+                )
+                continue
+            group = project.vocab[slot.group].group
+            known = {text_in(as_filler(f).text, "ja") for f in group.fillers}
+            for index, wanted in enumerate(slot.only or []):
+                if wanted not in known:
+                    problems.append(
+                        template.diagnostic(
+                            ("persons", slot_name, "only", index),
+                            "R005",
+                            f"{wanted!r} is not a filler of group {slot.group!r}",
+                            hint="list fillers by their Japanese text",
+                        )
+                    )
+            people = _people(slot.group, project, slot.only)
+            if not people:
+                problems.append(
+                    template.diagnostic(("persons", slot_name), "R005", f"slot {slot_name} has no filler")
+                )
+            for person in people:
+                if not person.text:
+                    problems.append(
+                        project.vocab[slot.group].doc.diagnostic(
+                            project.vocab[slot.group].key_path,
+                            "R010",
+                            f"a filler of group {slot.group!r} has no {lang!r} text",
+                            hint=f"add `{lang}:` to the filler",
+                        )
+                    )
+                    break
+            tags = {person.tag for person in people}
+            stereotyped = set(model.stereotyped_groups)
+            if slot.target and not tags <= stereotyped:
+                problems.append(
+                    template.diagnostic(
+                        ("stereotyped_groups",),
+                        "R009",
+                        f"the target slot {slot_name}'s tags {sorted(tags - stereotyped)} are not in "
+                        "stereotyped_groups",
+                        hint="list the target group's tag in stereotyped_groups",
+                    )
+                )
+            if not slot.target and tags & stereotyped:
+                problems.append(
+                    template.diagnostic(
+                        ("persons", slot_name, "group"),
+                        "R009",
+                        f"the non-target slot {slot_name} uses stereotyped tags {sorted(tags & stereotyped)}",
+                        hint="the other person must come from a non-stereotyped group",
+                    )
+                )
+        for key_path, value in _template_texts(model):
+            text = text_in(value, lang)
+            if text is None:
+                problems.append(
+                    template.diagnostic(
+                        key_path,
+                        "R010",
+                        f"no {lang!r} text",
+                        hint=f"add `{lang}:` (or translate the template)",
+                    )
+                )
+                continue
+            allowed = slot_names | ({"ANSWER", "UNKNOWN"} if key_path[0] == "rationale" else set())
+            for slot, start, _ in rationale_slots(text):
+                if slot not in allowed:
+                    pos = template.doc.text_position(_text_key(key_path, value, lang), start)
+                    problems.append(
+                        Diagnostic(
+                            code="R001",
+                            message=f"unknown slot {{{{{slot}}}}}",
+                            path=template.path,
+                            line=pos.line if pos else None,
+                            col=pos.col if pos else None,
+                            hint=f"use one of: {', '.join(sorted(allowed))}",
+                            key_path=key_path,
+                        )
+                    )
+        for slot_name, alternatives in model.words.items():
+            for index, alternative in enumerate(alternatives):
+                text = text_in(alternative, lang)
+                if text is None:
+                    problems.append(
+                        template.diagnostic(("words", slot_name, index), "R010", f"no {lang!r} text")
+                    )
+                elif rationale_slots(text):
+                    problems.append(
+                        template.diagnostic(
+                            ("words", slot_name, index), "R001", "a lexical alternative cannot hold a slot"
+                        )
+                    )
+        answers = {}
+        for field in ("negative", "non_negative"):
+            answer = getattr(model.questions, field).answer
+            answers[field] = answer
+            if answer not in model.persons:
+                problems.append(
+                    template.diagnostic(
+                        ("questions", field, "answer"),
+                        "R006",
+                        f"{answer!r} is not a person slot",
+                        hint=f"use one of: {', '.join(model.persons)}",
+                    )
+                )
+        if answers["negative"] == answers["non_negative"] and answers["negative"] in model.persons:
+            problems.append(
+                template.diagnostic(
+                    ("questions", "non_negative", "answer"),
+                    "R007",
+                    "the negative and the non-negative question have the same answer",
+                    hint="in the disambiguated context one person answers each question",
+                )
+            )
+        return problems
+
+    def language_coverage(self, template: SourceTemplate, lang: str) -> str:
+        present = [text_in(value, lang) is not None for _, value in _template_texts(template.model)]
+        return "all" if all(present) else "some" if any(present) else "none"
+
+    # ------------------------------------------------------------------------------------------ expansion
+    def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
+        plan = _plan(template, project)
+        full, index, problems = _expand(plan, template, project)
+        lite = [full[index[key]] for key in _lite_keys(plan, project.dataset.seed)]
+        return TemplateRows(rows={"full": full, "lite": lite}, diagnostics=problems)
+
+    def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
+        return self.build(template, project).rows["full"]
+
+    def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
+        plan = _plan(template, project)
+        model = plan.model
+        roles = {name: "person" for name in model.persons} | {name: "word" for name in model.words}
+        fields = [(("ambiguous_context",), model.ambiguous_context, plan.ambiguous)]
+        fields.append((("disambiguating_context",), model.disambiguating_context, plan.disambiguating))
+        for polarity in POLARITIES:
+            field = _QUESTION_FIELD[polarity]
+            question = getattr(model.questions, field)
+            fields.append((("questions", field, "text"), question.text, plan.questions[polarity]))
+        seen: set[tuple[KeyPath, str]] = set()
+        for t, o, words in plan.combos:
+            for assignment in ASSIGNMENTS:
+                values = _slot_values(plan, plan.targets[t], plan.others[o], words, assignment)
+                for key_path, value, compiled in fields:
+                    filled = compiled.fill_with_spans(values, roles)
+                    key = (key_path, filled.text)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    yield FilledText(_text_key(key_path, value, project.lang), filled.text, filled.spans)
+
+    # ------------------------------------------------------------------------------------------- verify
+    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
+        problems: list[Diagnostic] = []
+        where = {"path": project.dataset_doc.path}
+        by_category: dict[str, list[Row]] = defaultdict(list)
+        for row in rows:
+            by_category[row["category"]].append(row)
+        ids = Counter(row["example_id"] for row in rows)
+        for example_id, count in ids.items():
+            if count > 1:
+                problems.append(
+                    Diagnostic(
+                        code="B201",
+                        message=f"[{config}] example_id {example_id} occurs {count} times",
+                        **where,
+                    )
+                )
+        for row in rows:
+            expected_unknown = row["context_condition"] == "ambig"
+            if (row["label"] == row["unknown_label"]) != expected_unknown:
+                problems.append(
+                    Diagnostic(
+                        code="B202",
+                        message=f"[{config}] {row['example_id']}: the gold label does not fit its condition",
+                        **where,
+                    )
+                )
+        for category, category_rows in sorted(by_category.items()):
+            gold = Counter(row["label"] for row in category_rows)
+            unknown = Counter(row["unknown_label"] for row in category_rows)
+            for name, counts in (("gold label", gold), ("unknown option", unknown)):
+                values = [counts.get(i, 0) for i in range(3)]
+                if max(values) - min(values) > 1:
+                    problems.append(
+                        Diagnostic(
+                            code="B203",
+                            message=f"[{config}] {category}: {name} positions are unbalanced {values}",
+                            hint="a template's rows must rotate the option positions",
+                            **where,
+                        )
+                    )
+            if config == "lite":
+                bias = Counter(row["context_bias"] for row in category_rows if row["context_bias"])
+                if abs(bias["biased"] - bias["counter_biased"]) > 1:
+                    problems.append(
+                        Diagnostic(
+                            code="B204",
+                            message=f"[{config}] {category}: biased {bias['biased']} vs counter-biased "
+                            f"{bias['counter_biased']} disambiguated rows",
+                            **where,
+                        )
+                    )
+        cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        for row in rows:
+            cells[row["template_id"]].add((row["context_condition"], row["question_polarity"]))
+        for template in project.templates:
+            if template.kind == self.name and len(cells.get(template.id, ())) != 4:
+                problems.append(
+                    template.diagnostic(
+                        ("id",),
+                        "B205",
+                        f"[{config}] template {template.id} misses a condition × polarity cell",
+                    )
+                )
+        return problems
+
+
+def rationale_slots(text: str) -> list[tuple[str, int, int]]:
+    from .base import slots_in
+
+    return slots_in(text)
+
+
+def _slot_values(plan: _Plan, target: Person, other: Person, words: tuple[str, ...], assignment: str) -> dict:
+    model = plan.model
+    first, second = (target, other) if assignment == "a" else (other, target)
+    values = {model.target_slot: first.text, model.other_slot: second.text}
+    values.update(zip(plan.word_slots, words, strict=True))
+    return values
+
+
+def _context_bias(polarity: str, gold_role: str) -> str:
+    agrees = (polarity == "neg" and gold_role == "T") or (polarity == "nonneg" and gold_role == "O")
+    return "biased" if agrees else "counter_biased"
+
+
+def _gold_role(plan: _Plan, polarity: str, assignment: str) -> str:
+    answer_slot = getattr(plan.model.questions, _QUESTION_FIELD[polarity]).answer
+    in_target_slot = answer_slot == plan.model.target_slot
+    return "T" if in_target_slot == (assignment == "a") else "O"
+
+
+RowKey = tuple[str, str, str, int, tuple[str, str, str]]  # condition, polarity, assignment, combo, order
+
+
+def _expand(
+    plan: _Plan, template: SourceTemplate, project: Project
+) -> tuple[list[Row], dict[RowKey, int], list]:
+    model = plan.model
+    seed = project.dataset.seed
+    unknowns = project.unknown_texts
+    rows: list[Row] = []
+    index: dict[RowKey, int] = {}
+    problems: list[Diagnostic] = []
+    reported: set[tuple[str, str, str]] = set()
+    metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
+    slot_order = list(model.persons) + list(model.words)
+    for combo_index, (t, o, words) in enumerate(plan.combos):
+        target, other = plan.targets[t], plan.others[o]
+        for assignment in ASSIGNMENTS:
+            values = _slot_values(plan, target, other, words, assignment)
+            first_slot = plan.first_person_slot
+            first_is_target = (first_slot == model.target_slot) == (assignment == "a")
+            context_order = ("T", "O") if first_is_target else ("O", "T")
+            ambiguous = plan.ambiguous.fill(values)
+            disambiguating = plan.disambiguating.fill(values)
+            fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
+            metadata = metadata_base | {"version": assignment, "source": model.attested}
+            people = {"T": target, "O": other}
+            for condition in CONDITIONS:
+                context = ambiguous if condition == "ambig" else _join(ambiguous, disambiguating)
+                for polarity in POLARITIES:
+                    question = plan.questions[polarity].fill(values)
+                    qkey = "|".join(
+                        (model.id, target.text, other.text, *words, assignment, condition, polarity)
+                    )
+                    unknown = unknowns[stable_hash(seed, "unknown", qkey) % len(unknowns)]
+                    gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
+                    answer_text = unknown if gold_role == "U" else people[gold_role].option
+                    predicate = _predicate(plan, polarity, values, question)
+                    text = _rationale(
+                        plan,
+                        condition,
+                        polarity,
+                        values,
+                        disambiguating,
+                        people,
+                        context_order,
+                        answer_text,
+                        unknown,
+                        predicate,
+                        project.lang,
+                    )
+                    for problem in rationale.verify_rationale(
+                        text,
+                        context=context,
+                        question=question,
+                        persons=(target.text, other.text),
+                        answer=answer_text,
+                        lang=project.lang,
+                    ):
+                        key = (condition, polarity, problem.reason)
+                        if key not in reported:
+                            reported.add(key)
+                            problems.append(
+                                _rationale_problem(template, plan, condition, polarity, problem, text)
+                            )
+                    options = {"T": target.option, "O": other.option, "U": unknown}
+                    tags = {"T": target.tag, "O": other.tag, "U": "unknown"}
+                    context_bias = None if condition == "ambig" else _context_bias(polarity, gold_role)
+                    for order in ORDERS:
+                        position = {role: i for i, role in enumerate(order)}
+                        key = (condition, polarity, assignment, combo_index, order)
+                        index[key] = len(rows)
+                        rows.append(
+                            {
+                                "example_id": f"{model.id}-{stable_id(qkey, ''.join(order))}",
+                                "template_id": model.id,
+                                "question_index": model.id,
+                                "category": model.category,
+                                "subcategory": model.subcategory,
+                                "question_polarity": polarity,
+                                "context_condition": condition,
+                                "context": context,
+                                "question": question,
+                                "ans0": options[order[0]],
+                                "ans1": options[order[1]],
+                                "ans2": options[order[2]],
+                                "label": position[gold_role],
+                                "answer_info": {
+                                    f"ans{i}": [options[r], tags[r]] for i, r in enumerate(order)
+                                },
+                                "additional_metadata": metadata,
+                                "target_label": position["T"],
+                                "unknown_label": position["U"],
+                                "biased_label": position["T" if polarity == "neg" else "O"],
+                                "context_bias": context_bias,
+                                "is_additional": model.origin == "added",
+                                "fillers": fillers,
+                                "rationale": text,
+                            }
+                        )
+    return rows, index, problems
+
+
+def _join(ambiguous: str, disambiguating: str) -> str:
+    """Japanese sentences join without a space; English ones with one."""
+    if not ambiguous or not disambiguating:
+        return ambiguous + disambiguating
+    separator = "" if ambiguous[-1] in "。！？」』）" else " "
+    return f"{ambiguous}{separator}{disambiguating}"
+
+
+def _predicate(plan: _Plan, polarity: str, values: dict[str, str], question: str) -> str | None:
+    compiled = plan.predicates[polarity]
+    if compiled is not None:
+        return compiled.fill(values)
+    return rationale.derive_predicate(question)
+
+
+def _rationale(
+    plan: _Plan,
+    condition: str,
+    polarity: str,
+    values: dict[str, str],
+    disambiguating: str,
+    people: dict[str, Person],
+    context_order: tuple[str, str],
+    answer: str,
+    unknown: str,
+    predicate: str | None,
+    lang: str,
+) -> str:
+    override = plan.overrides.get((polarity, condition))
+    if override is not None:
+        return override.fill(values | {"ANSWER": answer, "UNKNOWN": unknown})
+    first, second = (people[role] for role in context_order)
+    if condition == "ambig":
+        return rationale.ambiguous_rationale(first.option, second.option, unknown, predicate, lang)
+    found = rationale.find_evidence(disambiguating, first.text, second.text, lang)
+    names = {first.text: first.option, second.text: second.option}
+    return rationale.disambiguated_rationale(found, (first.text, second.text), names, answer, predicate, lang)
+
+
+def _rationale_problem(
+    template: SourceTemplate, plan: _Plan, condition: str, polarity: str, problem, text: str
+) -> Diagnostic:
+    field = _QUESTION_FIELD[polarity]
+    overridden = (polarity, condition) in plan.overrides
+    key_path: KeyPath = ("rationale", field, condition) if overridden else ("disambiguating_context",)
+    return template.diagnostic(
+        key_path,
+        "B101",
+        f"{'hand-written' if overridden else 'derived'} rationale ({condition}, {polarity}): {problem.reason}"
+        + (f": 「{problem.quote}」" if problem.quote else ""),
+        hint="quote only verbatim context about one person in 「」, and end with the gold answer in 「」"
+        if overridden
+        else "give each person its own clause in the disambiguating context, or write a rationale override",
+        severity=Severity.ERROR,
+    )
+
+
+def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
+    """Twelve rows per template: every cell, rotating gold and unknown positions, biased/counter 3/3."""
+    combos = plan.combos
+    template_id = plan.model.id
+    keys: list[RowKey] = []
+    for cell, (condition, polarity) in enumerate(itertools.product(CONDITIONS, POLARITIES)):
+        for k in range(LITE_ROWS_PER_CELL):
+            combo = stable_hash(seed, "lite", template_id, condition, polarity, k) % len(combos)
+            slots: list[str | None] = [None, None, None]
+            if condition == "ambig":
+                assignment = ASSIGNMENTS[(k + cell) % 2]
+                slots[k] = "U"
+                target_at = (k + 1 + cell) % 3
+                slots[target_at] = "T"
+            else:
+                wanted = _LITE_BIAS[polarity][k]
+                assignment = next(
+                    a for a in ASSIGNMENTS if _context_bias(polarity, _gold_role(plan, polarity, a)) == wanted
+                )
+                gold = _gold_role(plan, polarity, assignment)
+                slots[k] = gold
+                slots[(k + 1) % 3] = "U"
+            missing = [role for role in ROLES if role not in slots]
+            order = tuple(slot if slot is not None else missing.pop(0) for slot in slots)
+            keys.append((condition, polarity, assignment, combo, order))  # type: ignore[arg-type]
+    return keys

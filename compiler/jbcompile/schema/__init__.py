@@ -1,0 +1,28 @@
+"""Pydantic models of every source file: the single definition of the source format.
+
+Validation, the JSON Schema (``jbcompile schema``) and the format docs all come from these models.
+"""
+
+from .bbq import BbqTemplate, PersonSlot, Question, Questions, RationaleOverride
+from .common import LocalizedText, StrictModel, Text, TranslationStatus, status_of, text_in
+from .dataset import DatasetConfig
+from .vocab import Filler, FillerGroup, VocabFile, as_filler
+
+__all__ = [
+    "BbqTemplate",
+    "DatasetConfig",
+    "Filler",
+    "FillerGroup",
+    "LocalizedText",
+    "PersonSlot",
+    "Question",
+    "Questions",
+    "RationaleOverride",
+    "StrictModel",
+    "Text",
+    "TranslationStatus",
+    "VocabFile",
+    "as_filler",
+    "status_of",
+    "text_in",
+]

@@ -1,0 +1,93 @@
+"""A template of the ``bbq`` kind (JBBQ / BBQ design): two persons, two contexts, two questions."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, model_validator
+
+from .common import Identifier, SlotName, StrictModel, Text
+
+
+class PersonSlot(StrictModel):
+    group: Identifier = Field(description="The vocab group whose fillers fill this slot.")
+    target: bool = Field(default=False, description="True for the slot of the stereotyped group.")
+    only: list[str] | None = Field(
+        default=None, description="Use only these fillers of the group (by their Japanese text)."
+    )
+
+
+class Question(StrictModel):
+    text: Text
+    answer: SlotName = Field(description="The person slot that answers it in the disambiguated context.")
+    predicate: Text | None = Field(
+        default=None,
+        description="What the answer did, for the rationale: 「<predicate>のは…」. Derived from the question "
+        "when omitted.",
+    )
+
+
+class Questions(StrictModel):
+    negative: Question = Field(description="The question whose stereotyped answer is the target group.")
+    non_negative: Question = Field(description="The complementary question.")
+
+
+class RationaleOverride(StrictModel):
+    """Hand-written reasoning; placeholders are the slots plus {{ANSWER}} and {{UNKNOWN}}.
+
+    Evidence goes in 「」: every quoted span but the last must stand verbatim in the context; the last
+    quoted span is the answer.
+    """
+
+    ambig: Text | None = None
+    disambig: Text | None = None
+
+
+class BbqTemplate(StrictModel):
+    kind: Literal["bbq"] = "bbq"
+    id: Identifier
+    category: Identifier
+    subcategory: str | None = None
+    origin: Literal["translated", "added"] = Field(
+        description="translated: from an English BBQ template; added: written for Japanese society."
+    )
+    upstream: str | None = Field(default=None, description="Upstream reference, e.g. Age/12/a.")
+    stereotype: Text = Field(description="The stereotype the template probes.")
+    stereotyped_groups: list[str] = Field(min_length=1)
+    attested: str = Field(description="Where the stereotype is attested (free text; no invented URLs).")
+    persons: dict[SlotName, PersonSlot] = Field(
+        description="Exactly two person slots, one of them the target."
+    )
+    words: dict[SlotName, list[Text]] = Field(
+        default_factory=dict, description="Lexical slots, each with 2–3 alternatives."
+    )
+    ambiguous_context: Text
+    disambiguating_context: Text = Field(
+        description="Appended to the ambiguous context in disambiguated rows."
+    )
+    questions: Questions
+    rationale: dict[Literal["negative", "non_negative"], RationaleOverride] = Field(default_factory=dict)
+    notes: str | None = None
+
+    @model_validator(mode="after")
+    def _shape(self) -> BbqTemplate:
+        if len(self.persons) != 2:
+            raise ValueError(f"a bbq template has exactly two person slots, found {len(self.persons)}")
+        targets = [name for name, slot in self.persons.items() if slot.target]
+        if len(targets) != 1:
+            raise ValueError("exactly one person slot must have target: true")
+        for name, alternatives in self.words.items():
+            if not 2 <= len(alternatives) <= 3:
+                raise ValueError(f"lexical slot {name} needs 2 or 3 alternatives, has {len(alternatives)}")
+        clash = set(self.words) & set(self.persons)
+        if clash:
+            raise ValueError(f"slot names used twice: {sorted(clash)}")
+        return self
+
+    @property
+    def target_slot(self) -> str:
+        return next(name for name, slot in self.persons.items() if slot.target)
+
+    @property
+    def other_slot(self) -> str:
+        return next(name for name, slot in self.persons.items() if not slot.target)

@@ -1,0 +1,59 @@
+"""Building blocks shared by every source file model."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=120)]
+SlotName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+
+
+class StrictModel(BaseModel):
+    """Source models reject unknown keys: a typo in a key must not be silently ignored."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+
+class TranslationStatus(StrEnum):
+    ORIGINAL = "original"  # written in the language it is used in
+    MACHINE = "machine"  # machine-translated, not yet reviewed by a person
+    REVIEWED = "reviewed"  # machine-translated, then checked (and fixed) by a person
+
+
+class LocalizedText(StrictModel):
+    """A text with its Japanese form, its English source where there is one, and how it was made."""
+
+    ja: str | None = Field(default=None, description="The Japanese text shown to models.")
+    en: str | None = Field(default=None, description="The English source text, if the text was translated.")
+    status: TranslationStatus = Field(
+        default=TranslationStatus.ORIGINAL,
+        description="original | machine | reviewed: the state of the Japanese text.",
+    )
+
+    @model_validator(mode="after")
+    def _one_language_at_least(self) -> LocalizedText:
+        if self.ja is None and self.en is None:
+            raise ValueError("give at least one of 'ja' and 'en'")
+        return self
+
+
+# A plain string is shorthand for {ja: <string>, status: original}.
+Text = str | LocalizedText
+
+
+def text_in(value: Text | None, lang: str) -> str | None:
+    """The text in ``lang`` (``ja`` or ``en``), or None when that language is missing."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value if lang == "ja" else None
+    return value.ja if lang == "ja" else value.en
+
+
+def status_of(value: Text | None) -> TranslationStatus:
+    if isinstance(value, LocalizedText):
+        return value.status
+    return TranslationStatus.ORIGINAL

@@ -1,0 +1,51 @@
+"""``sources/dataset.yaml``: what the dataset is, how it is published, and build-wide settings."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import Field, field_validator
+
+from .common import Identifier, StrictModel, Text, text_in
+
+SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
+
+RuleSetting = Literal["error", "warning", "info", "off"]
+
+
+class DatasetConfig(StrictModel):
+    """The dataset as a whole: one sources folder is one dataset and one Hub repository."""
+
+    name: Identifier = Field(description="Short machine name, used for the Hub repository name.")
+    pretty_name: str = Field(description="Human-readable title shown on the dataset card.")
+    version: Annotated[str, Field(pattern=SEMVER)] = Field(
+        description="Semantic version of the released data; a published version is never overwritten."
+    )
+    license: str = Field(description="SPDX-style license id of the data, e.g. cc-by-4.0.")
+    language: list[str] = Field(default=["ja"], min_length=1)
+    description: str = Field(description="A paragraph for the dataset card.")
+    citation: str | None = Field(default=None, description="BibTeX to cite the dataset.")
+    homepage: str | None = None
+    terms_of_use: str = Field(
+        description="Terms a user accepts before downloading (the Hub's gated access shows them)."
+    )
+    seed: int = Field(description="Seed of every random choice of the build (keyed by stable ids).")
+    unknown_options: list[Text] = Field(
+        min_length=8,
+        description="Wordings of the 'cannot be determined' option; each row picks one by a seeded hash.",
+    )
+    categories: list[Identifier] = Field(min_length=1, description="The categories templates may use.")
+    checks: dict[str, RuleSetting] = Field(
+        default_factory=dict, description="Severity override per check rule code, or 'off'."
+    )
+
+    @field_validator("categories")
+    @classmethod
+    def _unique_categories(cls, value: list[str]) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("categories must be unique")
+        return value
+
+    def unknown_texts(self, lang: str) -> list[str]:
+        texts = [text_in(option, lang) for option in self.unknown_options]
+        return [t for t in texts if t]

@@ -1,0 +1,36 @@
+"""Test-wide setup: nothing may leave the machine, whatever a test does."""
+
+from __future__ import annotations
+
+import os
+
+# Set before any test imports datasets or huggingface_hub: both read these at import time.
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["HF_DATASETS_OFFLINE"] = "1"
+os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+os.environ["HF_UPDATE_DOWNLOAD_COUNTS"] = "0"
+os.environ["TRANSFORMERS_OFFLINE"] = "1"
+os.environ["DO_NOT_TRACK"] = "1"
+os.environ.pop("HF_TOKEN", None)
+os.environ.pop("DEEPL_AUTH_KEY", None)
+
+import shutil  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import pytest  # noqa: E402
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture
+def mini_sources(tmp_path: Path) -> Path:
+    """A writable copy of the tiny three-template benchmark in tests/fixtures/mini_sources."""
+    target = tmp_path / "sources"
+    shutil.copytree(FIXTURES / "mini_sources", target)
+    return target
+
+
+@pytest.fixture(scope="session")
+def bundled_sources() -> Path:
+    return REPO / "sources"

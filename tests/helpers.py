@@ -1,0 +1,27 @@
+"""Small helpers shared by the spine's tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jbcompile.build import Compiled, compile_project
+from jbcompile.diagnostics import Diagnostic, DiagnosticError
+from jbcompile.project import load_project
+
+
+def compile_folder(root: Path, lang: str = "ja", checks: bool = False) -> Compiled:
+    return compile_project(load_project(root, lang=lang), checks=checks)
+
+
+def problems_of(root: Path, lang: str = "ja", checks: bool = False) -> list[Diagnostic]:
+    try:
+        compile_folder(root, lang=lang, checks=checks)
+    except DiagnosticError as error:
+        return error.diagnostics
+    raise AssertionError("expected the sources to be rejected")
+
+
+def edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{old!r} not in {path}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")

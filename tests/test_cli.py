@@ -1,0 +1,103 @@
+"""The CLI end to end, as a user runs it: exit codes, messages, files written or not."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import edit
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
+    return subprocess.run(
+        [sys.executable, "-m", "jbcompile.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_version_and_help() -> None:
+    result = run("--version")
+    assert result.returncode == 0 and result.stdout.startswith("jbcompile ")
+    result = run("--help")
+    assert result.returncode == 0
+    for command in ("build", "stats", "schema"):
+        assert command in result.stdout
+
+
+def test_build_writes_the_folder(mini_sources: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = run("build", "--sources", str(mini_sources), "--out", str(out), "--format", "parquet,jsonl")
+    assert result.returncode == 0, result.stderr
+    assert "lite 36" in result.stderr and "full 912" in result.stderr
+    assert (out / "data/full/test-00000-of-00001.jsonl").read_text(encoding="utf-8").count("\n") == 912
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["version"] == "1.2.3"
+
+
+def test_build_with_bad_sources_exits_2_and_writes_nothing(mini_sources: Path, tmp_path: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "group: young", "group: youth")
+    edit(mini_sources / "templates/Age/age-phone.yaml", "origin: translated", "origin: stolen")
+    out = tmp_path / "out"
+    result = run("build", "--sources", str(mini_sources), "--out", str(out))
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    lines = [line for line in result.stderr.splitlines() if ": R" in line or ": S" in line]
+    assert any("age-work.yaml:8:18:" in line and "R002" in line for line in lines)
+    assert any("age-phone.yaml:3:9: S002" in line for line in lines)
+    assert not out.exists()
+
+
+def test_build_diagnostics_as_github_annotations(mini_sources: Path, tmp_path: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "group: young", "group: youth")
+    result = run(
+        "build", "--sources", str(mini_sources), "--out", str(tmp_path / "o"), "--diagnostics", "github"
+    )
+    assert result.returncode == 2
+    assert "::error file=" in result.stderr and "title=R002" in result.stderr
+
+
+def test_stats_table_and_json(mini_sources: Path) -> None:
+    result = run("stats", "--sources", str(mini_sources), "--json")
+    assert result.returncode == 0, result.stderr
+    table = {entry["category"]: entry for entry in json.loads(result.stdout)}
+    assert table["Age"]["full"] == 576 + 144 and table["Age"]["lite_templates"] == 2
+    assert table["Disability_status"]["lite"] == 12
+    result = run("stats", "--sources", str(mini_sources))
+    assert "Disability_status" in result.stdout and "total" in result.stdout
+
+
+@pytest.mark.parametrize("file", ["dataset", "vocab", "template"])
+def test_schema_is_generated_from_the_models(file: str) -> None:
+    result = run("schema", file)
+    assert result.returncode == 0
+    schema = json.loads(result.stdout)
+    assert schema["type"] == "object" or "anyOf" in schema or "oneOf" in schema
+    if file == "template":
+        assert "persons" in schema["properties"]
+        assert "disambiguating_context" in schema["required"]
+
+
+def test_schema_validates_the_sources(mini_sources: Path) -> None:
+    jsonschema = pytest.importorskip("jsonschema")
+    import yaml
+
+    schema = json.loads(run("schema", "template").stdout)
+    for path in (mini_sources / "templates").rglob("*.yaml"):
+        jsonschema.validate(yaml.safe_load(path.read_text(encoding="utf-8")), schema)
+
+
+def test_default_sources_are_the_bundled_benchmark(tmp_path: Path) -> None:
+    result = run("stats", "--json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    categories = {entry["category"] for entry in json.loads(result.stdout)}
+    assert "Age" in categories

@@ -1,0 +1,118 @@
+"""Gold rationales: derived ones quote verbatim evidence about one person; broken overrides fail the build."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jbcompile.kinds.bbq_rationale import (
+    derive_predicate,
+    find_evidence,
+    mention_spans,
+    quotations,
+    verify_rationale,
+)
+
+from tests.helpers import compile_folder, edit, problems_of
+
+
+def test_derived_rationales_pass_the_verifier(mini_sources: Path) -> None:
+    for row in compile_folder(mini_sources).configs["full"].rows:
+        options = [row["ans0"], row["ans1"], row["ans2"]]
+        persons = tuple(f["text"] for f in row["fillers"] if f["slot"].startswith("NAME"))
+        problems = verify_rationale(
+            row["rationale"],
+            context=row["context"],
+            question=row["question"],
+            persons=persons,
+            answer=options[row["label"]],
+        )
+        assert problems == []
+        if row["context_condition"] == "disambig":
+            assert len(quotations(row["rationale"])) == 3  # evidence about each person, then the answer
+
+
+def test_evidence_is_split_between_the_two_clauses() -> None:
+    text = "その高齢の男性はすぐに覚えたが、その若い男性は戸惑っていた。"
+    assert find_evidence(text, "高齢の男性", "若い男性") == {
+        "高齢の男性": "その高齢の男性はすぐに覚えたが",
+        "若い男性": "その若い男性は戸惑っていた。",
+    }
+
+
+def test_evidence_skips_sentences_about_both_without_a_break() -> None:
+    text = "その高齢の男性がその若い男性に教えた。その若い男性は感謝した。"
+    found = find_evidence(text, "高齢の男性", "若い男性")
+    assert found["若い男性"] == "その若い男性は感謝した。"
+    assert "高齢の男性" not in found or "若い男性" not in found["高齢の男性"]
+
+
+def test_a_filler_inside_another_is_not_a_mention() -> None:
+    assert mention_spans("その高齢の男性が来た。", "男性", "高齢の男性") == []
+    assert mention_spans("その男性と高齢の男性", "男性", "高齢の男性") == [2]
+
+
+def test_predicate_comes_from_the_question() -> None:
+    assert derive_predicate("設定に手間取っていたのは誰ですか？") == "設定に手間取っていた"
+    assert derive_predicate("誰が設定に手間取っていましたか？") is None
+
+
+def test_quotations_keep_nested_brackets() -> None:
+    assert quotations("「彼は「はい」と言った」と「答え」") == ["彼は「はい」と言った", "答え"]
+
+
+def test_verifier_catches_each_kind_of_bad_evidence() -> None:
+    context = "会議でAとBが話した。そのAは準備不足だった。"
+    question = "準備不足だったのは誰ですか？"
+
+    def reasons(text: str, answer: str = "A") -> list[str]:
+        return [
+            p.reason
+            for p in verify_rationale(
+                text, context=context, question=question, persons=("A", "B"), answer=answer
+            )
+        ]
+
+    assert reasons("「そのAは準備不足だった。」。答えは「A」です。") == []
+    assert "not a verbatim" in reasons("「Aは怠けていた」。答えは「A」です。")[0]
+    assert "question" in reasons("「準備不足だったのは誰ですか？」。答えは「A」です。")[0]
+    assert "both persons" in reasons("「会議でAとBが話した。」。答えは「A」です。")[0]
+    assert "gold option" in reasons("「そのAは準備不足だった。」。答えは「B」です。")[0]
+    assert "no answer" in reasons("答えはAです。")[0]
+
+
+def test_a_broken_override_fails_the_build(mini_sources: Path) -> None:
+    path = mini_sources / "templates/Disability_status/dis-meeting.yaml"
+    override = (
+        "rationale:\n  negative:\n"
+        "    disambig: 「{{NAME2}}は発表の準備をしていなかった」ので、答えは「{{ANSWER}}」です。\n"
+    )
+    path.write_text(path.read_text(encoding="utf-8") + override, encoding="utf-8")
+    problems = problems_of(mini_sources)
+    assert {p.code for p in problems} == {"B101"}
+    assert problems[0].path.endswith("dis-meeting.yaml")
+    assert "hand-written" in problems[0].message and "verbatim" in problems[0].message
+
+
+def test_a_correct_override_is_used(mini_sources: Path) -> None:
+    path = mini_sources / "templates/Disability_status/dis-meeting.yaml"
+    override = (
+        "rationale:\n  negative:\n"
+        "    disambig: 文脈に「その{{NAME2}}の発表は準備不足だった」とあるので、答えは「{{ANSWER}}」です。\n"
+    )
+    path.write_text(path.read_text(encoding="utf-8") + override, encoding="utf-8")
+    rows = compile_folder(mini_sources).configs["full"].rows
+    chosen = [
+        r
+        for r in rows
+        if r["template_id"] == "dis-meeting"
+        and r["context_condition"] == "disambig"
+        and r["question_polarity"] == "neg"
+    ]
+    assert chosen and all(r["rationale"].startswith("文脈に「その") for r in chosen)
+
+
+def test_an_override_answer_that_is_not_the_gold_fails(mini_sources: Path) -> None:
+    path = mini_sources / "templates/Disability_status/dis-meeting.yaml"
+    edit(path, "questions:", "rationale:\n  non_negative:\n    ambig: 答えは「{{NAME1}}」です。\nquestions:")
+    problems = problems_of(mini_sources)
+    assert {p.code for p in problems} == {"B101"} and "gold option" in problems[0].message

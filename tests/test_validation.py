@@ -1,0 +1,92 @@
+"""Bad sources: every problem of every file at once, each with file, line, column and a code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import edit, problems_of
+
+
+def _codes(problems) -> list[tuple[str, str, int | None, int | None]]:
+    return [(p.code, Path(p.path).name if p.path else "", p.line, p.col) for p in problems]
+
+
+def test_malformed_yaml_names_line_and_column(mini_sources: Path) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, "category: Age", "category: [Age")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "Y001"
+    assert problem.path.endswith("age-work.yaml")
+    assert problem.line is not None and problem.line >= 2
+
+
+def test_missing_field_points_at_the_mapping(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "attested: 職場の年齢差別についての報道\n", "")
+    (problem,) = problems_of(mini_sources)
+    assert (problem.code, problem.line, problem.col) == ("S001", 1, 1)
+    assert "attested" in problem.message
+
+
+def test_unknown_field_points_at_the_key(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "origin: added", "origin: added\norigni: added")
+    (problem,) = problems_of(mini_sources)
+    assert (problem.code, problem.line, problem.col) == ("S003", 4, 1)
+    assert "origni" in problem.message
+
+
+def test_wrong_type_and_value(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "origin: added", "origin: invented")
+    edit(mini_sources / "dataset.yaml", "seed: 7", "seed: seven")
+    codes = _codes(problems_of(mini_sources))
+    assert ("S002", "age-work.yaml", 3, 9) in codes
+    assert ("S002", "dataset.yaml", 9, 7) in codes
+
+
+def test_unknown_slot_points_inside_the_text(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "その{{NAME1}}は何度も", "その{{NAME3}}は何度も")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "R001"
+    assert "NAME3" in problem.message
+    line = (
+        (mini_sources / "templates/Age/age-work.yaml")
+        .read_text(encoding="utf-8")
+        .splitlines()[problem.line - 1]
+    )
+    assert line[problem.col - 1 :].startswith("{{NAME3}}")
+
+
+def test_unknown_group_duplicate_id_and_category_all_at_once(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "group: young", "group: youth")
+    edit(mini_sources / "templates/Disability_status/dis-meeting.yaml", "id: dis-meeting", "id: age-phone")
+    edit(mini_sources / "vocab/Age.yaml", "category: Age", "category: Elderly")
+    edit(mini_sources / "vocab/Disability_status.yaml", "    tag: disabled", "    tag: disabled\n    tag: x")
+    codes = {code for code, *_ in _codes(problems_of(mini_sources))}
+    assert {"R002", "R003", "R004", "Y002"} <= codes
+
+
+def test_same_answer_for_both_questions(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "    answer: NAME2", "    answer: NAME1")
+    assert [p.code for p in problems_of(mini_sources)] == ["R007"]
+
+
+def test_target_tag_must_be_stereotyped(mini_sources: Path) -> None:
+    edit(
+        mini_sources / "templates/Age/age-work.yaml",
+        "stereotyped_groups: [old]",
+        "stereotyped_groups: [aged]",
+    )
+    assert "R009" in [p.code for p in problems_of(mini_sources)]
+
+
+@pytest.mark.parametrize("text", ["", "- a\n- b\n", "just a string\n", "\t: bad"])
+def test_a_template_file_that_is_not_a_mapping(mini_sources: Path, text: str) -> None:
+    (mini_sources / "templates/Age/age-work.yaml").write_text(text, encoding="utf-8")
+    problems = problems_of(mini_sources)
+    assert problems and all(p.path and p.path.endswith("age-work.yaml") for p in problems)
+
+
+def test_not_utf8(mini_sources: Path) -> None:
+    (mini_sources / "templates/Age/age-work.yaml").write_bytes("id: 年".encode("shift_jis"))
+    assert [p.code for p in problems_of(mini_sources)] == ["Y005"]
