@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import importlib.abc
 import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -38,6 +42,32 @@ def _compile(sources: Path | None, lang: str, release: bool, checks: bool = True
         )
 
 
+class _NoPandas(importlib.abc.MetaPathFinder):
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == "pandas" or name.startswith("pandas."):
+            raise ImportError("`jbcompile build` does not use pandas")
+        return None
+
+
+@contextmanager
+def _without_pandas() -> Iterator[None]:
+    """Keep pyarrow from importing pandas in this short-lived process.
+
+    pyarrow imports pandas (about 0.35 s) on its first conversion of a Python list, only to ask whether the
+    list is a pandas object; a build never has one. This is for the `build` command's own process only:
+    library callers (tests, `verify`) keep a normal pyarrow.
+    """
+    if "pandas" in sys.modules:
+        yield
+        return
+    finder = _NoPandas()
+    sys.meta_path.insert(0, finder)
+    try:
+        yield
+    finally:
+        sys.meta_path.remove(finder)
+
+
 @app.command()
 def build(
     sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
@@ -61,7 +91,8 @@ def build(
     try:
         compiled = _compile(sources, lang, release)
         print_diagnostics(compiled.diagnostics, diagnostics_format)
-        manifest = write_build(compiled, out, formats=formats, cards_dir=cards)
+        with _without_pandas():
+            manifest = write_build(compiled, out, formats=formats, cards_dir=cards)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())

@@ -24,7 +24,7 @@ def write_folder(
         files.append(parquet)
         if "jsonl" in formats:
             jsonl = data_path(name, "jsonl")
-            write_jsonl(config.rows, folder / jsonl)
+            write_jsonl(config.rows, config.spec.schema.names, folder / jsonl)
             files.append(jsonl)
     (folder / "README.md").write_text(render_card(compiled, cards_dir), encoding="utf-8")
     files.append("README.md")

@@ -26,8 +26,9 @@ def write_parquet(rows: list[dict[str, Any]], schema: pa.Schema, path: Path) -> 
     pq.write_table(table, path, compression="zstd", write_statistics=True, row_group_size=100_000)
 
 
-def write_jsonl(rows: list[dict[str, Any]], path: Path) -> None:
+def write_jsonl(rows: list[dict[str, Any]], columns: list[str], path: Path) -> None:
+    """One JSON object per line, keys in the schema's column order."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(json.dumps({name: row[name] for name in columns}, ensure_ascii=False) + "\n")

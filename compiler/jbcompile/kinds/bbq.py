@@ -34,6 +34,7 @@ ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES)) 
 CONDITIONS = ("ambig", "disambig")
 POLARITIES = ("neg", "nonneg")
 _QUESTION_FIELD = {"neg": "negative", "nonneg": "non_negative"}
+_ORDER_POSITIONS = tuple((order, {role: i for i, role in enumerate(order)}) for order in ORDERS)
 ASSIGNMENTS = ("a", "b")  # a: target filler in the target slot; b: the two fillers swapped
 LITE_ROWS_PER_CELL = 3
 _LITE_BIAS = {
@@ -530,40 +531,44 @@ def _expand(
                                 _rationale_problem(template, plan, condition, polarity, problem, text)
                             )
                     options = {"T": target.option, "O": other.option, "U": unknown}
-                    tags = {"T": target.tag, "O": other.tag, "U": "unknown"}
-                    context_bias = None if condition == "ambig" else _context_bias(polarity, gold_role)
-                    for order in ORDERS:
-                        position = {role: i for i, role in enumerate(order)}
-                        key = (condition, polarity, assignment, combo_index, order)
-                        index[key] = len(rows)
-                        rows.append(
-                            {
-                                "example_id": f"{model.id}-{stable_id(qkey, ''.join(order))}",
-                                "template_id": model.id,
-                                "question_index": model.id,
-                                "category": model.category,
-                                "subcategory": model.subcategory,
-                                "question_polarity": polarity,
-                                "context_condition": condition,
-                                "context": context,
-                                "question": question,
-                                "ans0": options[order[0]],
-                                "ans1": options[order[1]],
-                                "ans2": options[order[2]],
-                                "label": position[gold_role],
-                                "answer_info": {
-                                    f"ans{i}": [options[r], tags[r]] for i, r in enumerate(order)
-                                },
-                                "additional_metadata": metadata,
-                                "target_label": position["T"],
-                                "unknown_label": position["U"],
-                                "biased_label": position["T" if polarity == "neg" else "O"],
-                                "context_bias": context_bias,
-                                "is_additional": model.origin == "added",
-                                "fillers": fillers,
-                                "rationale": text,
-                            }
-                        )
+                    info = {
+                        "T": [target.option, target.tag],
+                        "O": [other.option, other.tag],
+                        "U": [unknown, "unknown"],
+                    }
+                    question_id = f"{model.id}-{stable_id(qkey)}"
+                    shared = {
+                        "template_id": model.id,
+                        "question_index": model.id,
+                        "category": model.category,
+                        "subcategory": model.subcategory,
+                        "question_polarity": polarity,
+                        "context_condition": condition,
+                        "context": context,
+                        "question": question,
+                        "additional_metadata": metadata,
+                        "context_bias": None if condition == "ambig" else _context_bias(polarity, gold_role),
+                        "is_additional": model.origin == "added",
+                        "fillers": fillers,
+                        "rationale": text,
+                    }
+                    biased_role = "T" if polarity == "neg" else "O"
+                    for order_index, (order, position) in enumerate(_ORDER_POSITIONS):
+                        index[(condition, polarity, assignment, combo_index, order)] = len(rows)
+                        first, second, third = order
+                        row = {
+                            "example_id": f"{question_id}-{order_index}",
+                            "ans0": options[first],
+                            "ans1": options[second],
+                            "ans2": options[third],
+                            "label": position[gold_role],
+                            "answer_info": {"ans0": info[first], "ans1": info[second], "ans2": info[third]},
+                            "target_label": position["T"],
+                            "unknown_label": position["U"],
+                            "biased_label": position[biased_role],
+                        }
+                        row.update(shared)
+                        rows.append(row)
     return rows, index, problems
 
 

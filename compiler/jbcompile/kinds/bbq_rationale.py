@@ -157,21 +157,24 @@ def ambiguous_rationale(
     )
 
 
+_BRACKETS = {lang: re.compile(f"[{OPEN[lang]}{CLOSE[lang]}]") for lang in OPEN}
+
+
 def quotations(text: str, lang: str = "ja") -> list[str]:
     """Top-level 「…」 spans, with nested brackets kept inside (a context may quote speech itself)."""
     spans: list[str] = []
     depth = 0
     start = 0
-    opening, closing = OPEN[lang], CLOSE[lang]
-    for index, char in enumerate(text):
-        if char == opening:
+    opening = OPEN[lang]
+    for match in _BRACKETS[lang].finditer(text):
+        if match.group() == opening:
             if depth == 0:
-                start = index + 1
+                start = match.end()
             depth += 1
-        elif char == closing and depth:
+        elif depth:
             depth -= 1
             if depth == 0:
-                spans.append(text[start:index])
+                spans.append(text[start : match.start()])
     return spans
 
 
