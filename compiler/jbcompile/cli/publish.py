@@ -1,0 +1,284 @@
+"""`jbcompile publish`, `verify` and `diff`: versioned releases on the Hugging Face Hub."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import typer
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from .app import (
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    app,
+    default_sources,
+    err_console,
+    fail,
+    out_console,
+    print_diagnostics,
+)
+
+SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
+FORMAT_HELP = "text (default) or json."
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in ("text", "json"):
+        err_console.print(f"--format takes text or json; got {fmt!r}")
+        raise typer.Exit(EXIT_INPUT)
+
+
+def _repo_id_or_exit(repo: str) -> str:
+    from ..publish.hub import parse_repo_id
+
+    if parse_repo_id(repo) is None:
+        err_console.print(f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
+        raise typer.Exit(EXIT_INPUT)
+    return repo
+
+
+@app.command()
+def publish(
+    repo: str = typer.Option(..., "--repo", help="The Hub dataset repository, ORG/NAME."),
+    private: bool = typer.Option(False, "--private", help="Create the repository private (new repos only)."),
+    dry_run: bool = typer.Option(
+        False, "--dry-run", help="Print what would be created and uploaded; write nothing."
+    ),
+    sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
+    build: Path = typer.Option(Path("build"), "--build", "-b", help="The build folder to publish."),
+    fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
+) -> None:
+    """Publish the build of the version in dataset.yaml: one commit on main, tagged vX.Y.Z, gated.
+
+    Refuses, with nothing pushed, when the tag exists, the build is stale, a machine translation is
+    unreviewed, the changelog has no section for the version, or there is no token.
+    """
+    from ..project import load_project
+    from ..publish.buildfolder import open_build
+    from ..publish.hub import hub_errors, open_session, resolve_token
+    from ..publish.release import execute_release, inspect_remote, plan_summary, prepare_release
+
+    _check_format(fmt)
+    repo_id = _repo_id_or_exit(repo)
+    try:
+        project = load_project(sources or default_sources())
+        build_folder = open_build(build)
+    except DiagnosticError as error:
+        raise fail(error, fmt) from None
+    try:
+        token = resolve_token()
+    except Exception as error:  # e.g. a failed OIDC exchange; its message never holds the token
+        token = None
+        print_diagnostics([Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}")], fmt)
+    session = open_session(token)
+    try:
+        plan = prepare_release(project, build_folder, repo_id, private=private, token=token)
+        with hub_errors(session, f"reading {repo_id} on the Hub"):
+            remote = inspect_remote(session, plan)
+    except DiagnosticError as error:
+        print_diagnostics(error.diagnostics, fmt)
+        if fmt != "json":
+            err_console.print(
+                f"[bold red]refused[/]: {repo_id} {project.dataset.version}; nothing was pushed."
+            )
+        raise typer.Exit(EXIT_FINDINGS) from None
+    print_diagnostics(list(remote.warnings), fmt)
+    summary = plan_summary(plan, remote)
+    if dry_run:
+        if fmt == "json":
+            print(json.dumps({"dry_run": True, **summary}, ensure_ascii=False, indent=2))
+        else:
+            _print_plan(summary)
+        return
+    steps: list[str] = []
+
+    def step(message: str) -> None:
+        steps.append(message)
+        if fmt != "json":
+            err_console.print(f"[green]✓[/] {session.redact(message)}")
+
+    try:
+        with hub_errors(session, f"publishing {plan.tag} to {repo_id}"):
+            result = execute_release(session, plan, remote, on_step=step)
+    except DiagnosticError as error:
+        print_diagnostics(error.diagnostics, fmt)
+        if fmt != "json":
+            done = "; ".join(steps) if steps else "nothing"
+            err_console.print(f"[bold red]publish failed[/]; done before the failure: {done}.")
+        raise typer.Exit(EXIT_FINDINGS) from None
+    if fmt == "json":
+        print(
+            json.dumps(
+                {"dry_run": False, **summary, "commit": result.commit_oid, "commit_url": result.commit_url},
+                ensure_ascii=False,
+                indent=2,
+            )
+        )
+    else:
+        out_console.print(
+            f"[bold green]published[/] {repo_id} {result.tag} "
+            f"({result.verified_files} files checked on the tag)\n"
+            f'load it with: load_dataset("{repo_id}", revision="{result.tag}")'
+        )
+
+
+def _print_plan(summary: dict) -> None:
+    """Plain lines, never truncated: the hashes must be complete to be of any use."""
+    visibility = "private" if summary["private"] else "public"
+    action = "create" if summary["create_repo"] else "use existing"
+    parent = summary["parent_commit"] or "the first commit of the new repository"
+    lines = [
+        "Dry run: nothing is created or uploaded.",
+        f"repository   {action} dataset repository {summary['repo_id']} ({visibility})",
+        f"gated access {summary['gated']}, terms from the card (extra_gated_prompt, extra_gated_fields)",
+        f"commit       to main, on top of {parent}: {summary['commit_message']!r}",
+        "description  " + summary["commit_description"].replace("\n", "\n             "),
+        f"upload       {len(summary['upload'])} files, {summary['total_bytes']:,} bytes (size sha256 path):",
+        *(f"  {f['size']:>12,}  {f['sha256']}  {f['path']}" for f in summary["upload"]),
+        *(f"delete       {path} (on main, not part of this build)" for path in summary["delete"]),
+        f"tag          {summary['tag']} on that commit",
+    ]
+    for line in lines:
+        out_console.print(line, markup=False, soft_wrap=True)
+
+
+@app.command()
+def verify(
+    repo: str = typer.Option(..., "--repo", help="The Hub dataset repository, ORG/NAME."),
+    revision: str = typer.Option(..., "--revision", help="The release tag (vX.Y.Z) or a commit id."),
+    sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
+    cards: Path = typer.Option(
+        None, "--cards", help="Card templates, if the release was built with --cards."
+    ),
+    fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
+) -> None:
+    """Check a release against a fresh build of the sources (file hashes, row counts); 1 if they differ."""
+    from ..publish.hub import HubRef, offline_problem, open_session, resolve_token
+    from ..publish.verify import verify_release
+
+    _check_format(fmt)
+    ref = HubRef(_repo_id_or_exit(repo), revision)
+    offline = offline_problem("verify")
+    if offline:
+        raise fail(DiagnosticError([offline]), fmt)
+    session = open_session(resolve_token())
+    with tempfile.TemporaryDirectory(prefix="jbcompile-verify-") as workdir:
+        try:
+            report = verify_release(session, ref, sources or default_sources(), Path(workdir), cards)
+        except DiagnosticError as error:
+            raise fail(error, fmt) from None
+    if fmt == "json":
+        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_verify(report)
+    if not report.ok:
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+def _print_verify(report) -> None:
+    from rich.table import Table
+
+    rows = ", ".join(f"{name} {counts['actual']}" for name, counts in report.rows.items())
+    if report.ok:
+        out_console.print(
+            f"[bold green]verified[/] {report.ref} (commit {report.commit}): {report.checked_files} files "
+            f"identical to a fresh build of the sources; rows: {rows}"
+        )
+        return
+    table = Table(title=f"{report.ref} differs from a fresh build of the sources")
+    for column in ("kind", "what", "fresh build", "release", "note"):
+        table.add_column(column, overflow="fold")
+    for d in report.differences:
+        table.add_row(d.kind, d.path, _short(d.expected), _short(d.actual), d.note)
+    out_console.print(table)
+    out_console.print(f"[bold red]{len(report.differences)} difference(s)[/]")
+
+
+def _short(value: object) -> str:
+    if value is None:
+        return "—"
+    text = str(value)
+    return text[:16] + "…" if len(text) == 64 else text
+
+
+@app.command()
+def diff(
+    old: str = typer.Argument(..., help="A build folder, or a Hub revision ORG/NAME@vX.Y.Z."),
+    new: str = typer.Argument(..., help="A build folder, or a Hub revision ORG/NAME@vX.Y.Z."),
+    fmt: str = typer.Option("text", "--format", help="text (a table, default) or json."),
+) -> None:
+    """Rows added, removed and changed between two builds, per config, category and template."""
+    from ..publish.buildfolder import open_build
+    from ..publish.diff import diff_builds
+    from ..publish.hub import (
+        download_revision,
+        hub_errors,
+        offline_problem,
+        open_session,
+        parse_hub_ref,
+        resolve_token,
+    )
+
+    _check_format(fmt)
+    with tempfile.TemporaryDirectory(prefix="jbcompile-diff-") as workdir:
+        sides = []
+        try:
+            for index, spec in enumerate((old, new)):
+                ref = parse_hub_ref(spec) if not Path(spec).exists() else None
+                if ref is None:
+                    sides.append(open_build(Path(spec)))
+                    continue
+                offline = offline_problem("diff of a Hub revision")
+                if offline:
+                    raise DiagnosticError([offline])
+                session = open_session(resolve_token())
+                with hub_errors(session, f"downloading {ref}"):
+                    folder = download_revision(session, ref, Path(workdir) / str(index))
+                sides.append(open_build(folder, what=f"revision {ref}"))
+            result = diff_builds(sides[0], sides[1], old, new)
+        except DiagnosticError as error:
+            raise fail(error, fmt) from None
+    if fmt == "json":
+        print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+    else:
+        _print_diff(result)
+
+
+def _print_diff(result) -> None:
+    from rich.table import Table
+
+    title = (
+        f"{result.old['label']} (v{result.old['version']}) → {result.new['label']} (v{result.new['version']})"
+    )
+    summary = Table(title=title)
+    for column in ("config", "old rows", "new rows", "added", "removed", "changed", "unchanged"):
+        summary.add_column(column, justify="left" if column == "config" else "right")
+    for name, c in result.configs.items():
+        summary.add_row(
+            name, *(f"{v:,}" for v in (c.old_rows, c.new_rows, c.added, c.removed, c.changed, c.unchanged))
+        )
+    out_console.print(summary)
+    old_compiler, new_compiler = result.old["compiler_version"], result.new["compiler_version"]
+    if old_compiler != new_compiler:
+        out_console.print(
+            f"note: built by jbcompile {old_compiler} and {new_compiler}; "
+            "rows may differ because the compiler changed, not only the sources",
+            markup=False,
+        )
+    if result.identical:
+        out_console.print("no row differs")
+        return
+    groups = Table(title="changes per template")
+    for column in ("config", "category", "template", "added", "removed", "changed"):
+        groups.add_column(column, justify="right" if column in ("added", "removed", "changed") else "left")
+    for g in result.groups:
+        groups.add_row(
+            g.config, g.category, g.template_id, *(f"{len(v):,}" for v in (g.added, g.removed, g.changed))
+        )
+    out_console.print(groups)
+    for name, c in result.configs.items():
+        if c.changed_columns:
+            columns = ", ".join(f"{column} ({n})" for column, n in c.changed_columns.items())
+            out_console.print(f"{name}: changed columns: {columns}")

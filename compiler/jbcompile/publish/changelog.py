@@ -1,0 +1,32 @@
+"""``sources/CHANGELOG.md``: one ``## <version>`` section per release, whose body becomes the release
+commit's description on the Hub."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+CHANGELOG = "CHANGELOG.md"
+# "## 1.2.0", "## v1.2.0", "## [1.2.0] - 2026-01-31" (Keep a Changelog) all name version 1.2.0.
+_HEADING = re.compile(r"^##\s+\[?v?(?P<version>[0-9][0-9A-Za-z.+-]*)\]?(?:\s.*)?$")
+
+
+def changelog_section(text: str, version: str) -> str | None:
+    """The body of the section for ``version`` (stripped), or None when there is none or it is empty."""
+    lines = text.splitlines()
+    body: list[str] | None = None
+    for line in lines:
+        if body is not None and line.startswith(("# ", "## ")):
+            break  # any heading of the same or a higher level ends the section
+        heading = _HEADING.match(line.strip()) if line.startswith("## ") else None
+        if heading and heading.group("version") == version:
+            body = []
+        elif body is not None:
+            body.append(line)
+    section = "\n".join(body).strip() if body is not None else ""
+    return section or None
+
+
+def read_changelog(sources: Path) -> str | None:
+    path = Path(sources) / CHANGELOG
+    return path.read_text(encoding="utf-8") if path.is_file() else None
