@@ -41,7 +41,9 @@ def _repo_id_or_exit(repo: str) -> str:
 
 @app.command()
 def publish(
-    repo: str = typer.Option(..., "--repo", help="The Hub dataset repository, ORG/NAME."),
+    repo: str = typer.Option(
+        None, "--repo", help="The Hub dataset repository, ORG/NAME. Default: hub_repo in dataset.yaml."
+    ),
     private: bool = typer.Option(False, "--private", help="Create the repository private (new repos only)."),
     dry_run: bool = typer.Option(
         False, "--dry-run", help="Print what would be created and uploaded; write nothing."
@@ -61,12 +63,15 @@ def publish(
     from ..publish.release import execute_release, inspect_remote, plan_summary, prepare_release
 
     _check_format(fmt)
-    repo_id = _repo_id_or_exit(repo)
     try:
         project = load_project(sources or default_sources())
         build_folder = open_build(build)
     except DiagnosticError as error:
         raise fail(error, fmt) from None
+    if repo is None and project.dataset.hub_repo is None:
+        err_console.print("give --repo ORG/NAME, or set hub_repo in dataset.yaml")
+        raise typer.Exit(EXIT_INPUT)
+    repo_id = _repo_id_or_exit(repo or project.dataset.hub_repo)
     try:
         token = resolve_token()
     except Exception as error:  # e.g. a failed OIDC exchange; its message never holds the token

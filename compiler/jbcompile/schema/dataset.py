@@ -10,6 +10,7 @@ from .common import Identifier, StrictModel, Text, text_in
 
 SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
 
+RepoId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")]
 RuleSetting = Literal["error", "warning", "info", "off"]
 
 
@@ -26,6 +27,9 @@ class DatasetConfig(StrictModel):
     description: str = Field(description="A paragraph for the dataset card.")
     citation: str | None = Field(default=None, description="BibTeX to cite the dataset.")
     homepage: str | None = None
+    hub_repo: RepoId | None = Field(
+        default=None, description="The Hub dataset repository (ORG/NAME) releases are published to."
+    )
     terms_of_use: str = Field(
         description="Terms a user accepts before downloading (the Hub's gated access shows them)."
     )
