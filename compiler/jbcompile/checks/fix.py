@@ -1,0 +1,124 @@
+"""``jbcompile check --fix``: apply the rules' edits to the YAML sources until a pass changes nothing.
+
+The loop is guarded (sqlfluff's design): it stops when a pass changes nothing, and gives up after
+:data:`MAX_PASSES` passes or when it meets a state it has already been in. Giving up restores every
+file as it was and reports JA005; so does a pass that leaves the sources unreadable. Each pass writes
+its files atomically through :func:`jbcompile.yamledit.apply_edits`, which keeps comments, key order
+and every byte outside the edited characters.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, DiagnosticError, Edit, Severity
+from ..yamledit import apply_edits, atomic_write_text
+
+MAX_PASSES = 10
+
+
+@dataclass
+class FixReport:
+    passes: int = 0
+    edits_applied: int = 0
+    changed_files: list[str] = field(default_factory=list)
+    converged: bool = True
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # what remains after fixing
+
+
+def _snapshot(root: Path) -> dict[Path, bytes]:
+    return {path: path.read_bytes() for path in sorted(root.rglob("*.yaml")) if path.is_file()}
+
+
+def _state(files: dict[Path, bytes]) -> str:
+    digest = hashlib.sha256()
+    for path, data in sorted(files.items()):
+        digest.update(str(path).encode() + b"\0" + data + b"\0")
+    return digest.hexdigest()
+
+
+def _restore(original: dict[Path, bytes]) -> None:
+    for path, data in original.items():
+        if path.read_bytes() != data:
+            atomic_write_text(path, data.decode("utf-8"))
+
+
+def fix_sources(
+    root: Path,
+    *,
+    lang: str = "ja",
+    release: bool = False,
+    only: Iterable[str] | None = None,
+    max_passes: int = MAX_PASSES,
+) -> FixReport:
+    """Fix what the rules can fix in the sources folder ``root``; DiagnosticError if it does not load.
+
+    ``only`` restricts the fixes (and the findings reported) to some rule codes.
+    """
+    from ..project import load_project
+    from .runner import run_checks
+
+    root = Path(root)
+    original = _snapshot(root)
+    seen = {_state(original)}
+    report = FixReport()
+    first_findings: list[Diagnostic] | None = None
+    only = list(only) if only is not None else None
+    for _ in range(max_passes):
+        try:
+            project = load_project(root, lang)
+        except DiagnosticError as exc:
+            if first_findings is None:
+                raise
+            _restore(original)
+            return _gave_up(report, first_findings, "a fix left the sources unreadable", exc.diagnostics)
+        diagnostics = run_checks(project, release=release, only=only)
+        if first_findings is None:
+            first_findings = diagnostics
+        report.diagnostics = diagnostics
+        by_file: dict[str, list[tuple[tuple, Edit]]] = defaultdict(list)
+        for diagnostic in diagnostics:
+            if diagnostic.edits and diagnostic.path and diagnostic.key_path is not None:
+                by_file[diagnostic.path].extend((diagnostic.key_path, edit) for edit in diagnostic.edits)
+        if not by_file:
+            break
+        changed = 0
+        for path, edits in sorted(by_file.items()):
+            outcome = apply_edits(Path(path), edits)
+            changed += len(outcome.spliced) + len(outcome.rewritten)
+        report.passes += 1
+        report.edits_applied += changed
+        if not changed:
+            break
+        state = _state(_snapshot(root))
+        if state in seen:
+            _restore(original)
+            return _gave_up(report, first_findings, "fixes undo each other", [])
+        seen.add(state)
+    else:
+        _restore(original)
+        return _gave_up(report, first_findings or [], f"still changing after {max_passes} passes", [])
+    current = _snapshot(root)
+    report.changed_files = [str(p) for p, data in original.items() if current.get(p) != data]
+    return report
+
+
+def _gave_up(report: FixReport, findings: list[Diagnostic], why: str, extra: list[Diagnostic]) -> FixReport:
+    report.converged = False
+    report.changed_files = []
+    report.edits_applied = 0
+    report.diagnostics = [
+        *findings,
+        *extra,
+        Diagnostic(
+            code="JA005",
+            message=f"--fix did not converge ({why}); the sources were left as they were",
+            severity=Severity.ERROR,
+            hint="fix the findings by hand, or correct rules/normalization.yaml if its entries conflict",
+        ),
+    ]
+    return report

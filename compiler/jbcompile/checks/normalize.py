@@ -1,0 +1,48 @@
+"""Width and punctuation of Japanese text as pure functions over the table in ``rules/normalization.yaml``.
+
+Placeholders (``{{NAME1}}``) are left alone, and so are the characters the table keeps between digits
+(1,000 / 3.5). Half-width katakana runs are rewritten to full width with NFKC, which also joins a
+half-width voicing mark to its kana (ｶﾞ → ガ).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+from ..diagnostics import Edit
+from ..kinds.base import SLOT_PATTERN
+from ..schema.rules import NormalizationFile
+
+_HALFWIDTH_KATAKANA = re.compile(r"[\uff65-\uff9f]+")
+
+
+def normalization_edits(text: str, table: NormalizationFile) -> list[Edit]:
+    """The edits that bring ``text`` in line with the table, left to right, non-overlapping."""
+    protected = [(m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)]
+
+    def free(start: int, end: int) -> bool:
+        return all(end <= a or b <= start for a, b in protected)
+
+    edits: list[Edit] = []
+    if table.halfwidth_katakana:
+        for match in _HALFWIDTH_KATAKANA.finditer(text):
+            if free(match.start(), match.end()):
+                edits.append(Edit(match.start(), match.group(), unicodedata.normalize("NFKC", match.group())))
+    taken = [(e.start, e.start + len(e.old)) for e in edits]
+    for index, char in enumerate(text):
+        new = table.replace.get(char)
+        if new is None or not free(index, index + 1) or any(a <= index < b for a, b in taken):
+            continue
+        between_digits = 0 < index < len(text) - 1 and text[index - 1].isdigit() and text[index + 1].isdigit()
+        if between_digits and char in table.keep_between_digits:
+            continue
+        edits.append(Edit(index, char, new))
+    return sorted(edits)
+
+
+def normalize_text(text: str, table: NormalizationFile) -> str:
+    """``text`` with every normalization edit applied (for machine translations and tests)."""
+    for edit in reversed(normalization_edits(text, table)):
+        text = text[: edit.start] + edit.new + text[edit.start + len(edit.old) :]
+    return text

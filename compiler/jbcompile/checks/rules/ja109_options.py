@@ -1,0 +1,192 @@
+"""JA109–JA111: the answer options of a row — unknown wordings, duplicates, persons the context names."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import TYPE_CHECKING
+
+from ...diagnostics import Severity
+from ..base import Finding, Rule, register
+from ..corpus import CheckContext
+from ..slots import Person, people
+
+if TYPE_CHECKING:
+    from ...loader import KeyPath
+    from ...project import Project, SourceTemplate
+
+
+def bbq_pairs(project: Project, template: SourceTemplate) -> Iterator[tuple[Person, Person]]:
+    """Every (target, other) pair of persons one row of a bbq template can show."""
+    model = template.model
+    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
+    for t in people(project, target.group, target.only):
+        for o in people(project, other.group, other.only):
+            yield t, o
+
+
+def _other_kind_rows(ctx: CheckContext, template: SourceTemplate) -> list[dict]:
+    """Rows of a kind without a fast path here; each distinct (context, options) once."""
+    from ...kinds import get_kind
+
+    seen: set[tuple] = set()
+    rows = []
+    for row in get_kind(template.kind).expand(template, ctx.project):
+        key = (row.get("context"), row.get("ans0"), row.get("ans1"), row.get("ans2"))
+        if key not in seen:
+            seen.add(key)
+            rows.append(row)
+    return rows
+
+
+@register
+class UnknownOptionWording(Rule):
+    """An unknown-option wording (dataset.yaml unknown_options) inside a context or a filler.
+
+    The third option of every row says that the context does not settle the question (不明,
+    判断できない …). When the same expression appears in the context or names a person, the "cannot
+    be determined" answer becomes ambiguous with the text itself.
+
+    Anti-pattern:
+        その{{NAME1}}は、使い方がわからないと言った。   (わからない is an unknown-option wording)
+
+    Better:
+        その{{NAME1}}は、使い方を店員に尋ねた。
+    """
+
+    code = "JA109"
+    name = "unknown-option-wording"
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        expressions = [
+            (e, [t.surface for t in ctx.tokens(e)]) for e in ctx.project.dataset.unknown_texts("ja")
+        ]
+        for text in ctx.texts:
+            if text.role not in ("context", "filler", "option", "word"):
+                continue
+            candidates = [(e, s) for e, s in expressions if e in text.text and s]
+            if not candidates:
+                continue
+            tokens = ctx.literal_tokens(text)
+            surfaces = [t.surface for t in tokens]
+            for expression, wanted in candidates:
+                for i in range(len(surfaces) - len(wanted) + 1):
+                    if surfaces[i : i + len(wanted)] == wanted:
+                        yield Finding.at(
+                            text,
+                            tokens[i].start,
+                            f"「{expression}」 is an unknown-option wording; in a {text.role} it blurs the "
+                            "answer that the context does not settle the question",
+                            hint="rephrase the text, or drop the wording from unknown_options",
+                        )
+
+
+@register
+class DuplicateOptions(Rule):
+    """Two answer options of a row are the same text once the fillers are in.
+
+    A row offers two persons and the unknown option; when two of them read the same, a model cannot
+    pick the right one and the gold label is meaningless. It happens when two groups share a filler
+    wording, or when a filler reads like an unknown-option wording.
+
+    Anti-pattern:
+        age_old: [高齢の男性]  age_young: [高齢の男性]
+
+    Better:
+        age_old: [高齢の男性]  age_young: [二十代の男性]
+    """
+
+    code = "JA110"
+    name = "duplicate-options"
+    severity = Severity.ERROR
+    japanese = False
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        project = ctx.project
+        unknowns = set(project.unknown_texts)
+        reported: set[tuple] = set()
+        for template in project.templates:
+            if template.kind != "bbq":
+                for row in _other_kind_rows(ctx, template):
+                    options = [row[k] for k in ("ans0", "ans1", "ans2") if row.get(k) is not None]
+                    duplicated = len(options) > 1 and len(set(options)) < len(options)
+                    if duplicated and (template.path, tuple(options)) not in reported:
+                        reported.add((template.path, tuple(options)))
+                        yield Finding(template.doc, ("id",), f"a row has identical options: {options}")
+                continue
+            for target, other in bbq_pairs(project, template):
+                if target.option == other.option and (template.path, target.option) not in reported:
+                    reported.add((template.path, target.option))
+                    yield Finding(
+                        template.doc,
+                        ("persons",),
+                        f"both persons of a row read 「{target.option}」 as options",
+                        hint="the two person groups need different filler wordings",
+                    )
+                for person in (target, other):
+                    key = (person.doc.path, person.option_key_path)
+                    if person.option in unknowns and key not in reported:
+                        reported.add(key)
+                        yield Finding(
+                            person.doc,
+                            person.option_key_path,
+                            f"the person option 「{person.option}」 is also an unknown-option wording",
+                            hint="name the person by their group",
+                        )
+
+
+@register
+class OptionNotInContext(Rule):
+    """A person option does not occur in the context it answers about.
+
+    A person option names one of the two people of the context; when the option wording of a
+    filler (``option:`` in the vocab) differs from the way the context names that person, a model
+    has to guess which option is which person.
+
+    Anti-pattern:
+        fillers: [{text: 七十代の男性, option: 高齢者}]
+
+    Better:
+        fillers: [{text: 七十代の男性, option: 七十代の男性}]   (or leave option out)
+    """
+
+    code = "JA111"
+    name = "option-not-in-context"
+    japanese = False
+
+    def check(self, ctx: CheckContext) -> Iterable[Finding]:
+        project = ctx.project
+        for template in project.templates:
+            if template.kind != "bbq":
+                yield from self._other_kind(ctx, template)
+                continue
+            model = template.model
+            contexts = [t for t in ctx.texts if t.template is template and t.field == ("ambiguous_context",)]
+            reported: set[KeyPath] = set()
+            for slot_name, slot in model.persons.items():
+                for person in people(project, slot.group, slot.only):
+                    if not person.explicit_option or person.option_key_path in reported:
+                        continue
+                    filled = [ctx.filled(text, {slot_name: person.text}) for text in contexts]
+                    if any(f is not None and person.option not in f.text for f in filled):
+                        reported.add(person.option_key_path)
+                        yield Finding(
+                            person.doc,
+                            person.option_key_path,
+                            f"the option 「{person.option}」 of 「{person.text}」 does not occur in "
+                            f"the context of template {template.id}",
+                            hint="use an option wording the context contains, or leave `option` out",
+                        )
+
+    def _other_kind(self, ctx: CheckContext, template: SourceTemplate) -> Iterable[Finding]:
+        reported: set[str] = set()
+        for row in _other_kind_rows(ctx, template):
+            info = row.get("answer_info") or {}
+            for key, value in info.items():
+                if not value or value[-1] == "unknown":
+                    continue
+                option = row.get(key) or value[0]
+                if option and option not in (row.get("context") or "") and option not in reported:
+                    reported.add(option)
+                    yield Finding(
+                        template.doc, ("id",), f"the option 「{option}」 does not occur in its context"
+                    )

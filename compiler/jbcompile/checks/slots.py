@@ -1,0 +1,82 @@
+"""What each slot of a template can hold: the persons of its vocab groups and its lexical alternatives.
+
+The ``bbq`` kind is read directly from its model (fast: no expansion); any other kind through
+``Kind.filled_texts``, collecting the distinct filler of each slot over its filled variants.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..schema import as_filler, text_in
+
+if TYPE_CHECKING:
+    from ..loader import KeyPath, LoadedDocument
+    from ..project import Project, SourceTemplate
+
+
+@dataclass(frozen=True)
+class SlotFill:
+    """The distinct fillers one slot takes, in order, and whether it names a person."""
+
+    slot: str
+    role: str  # "person" | "word"
+    fillers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Person:
+    """A person filler as the context names it (``text``) and as an answer option (``option``)."""
+
+    text: str
+    option: str
+    explicit_option: bool
+    doc: LoadedDocument
+    key_path: KeyPath  # the filler entry in its vocab file
+    option_key_path: KeyPath  # where the option wording is written (the entry itself when implicit)
+
+
+def people(project: Project, group_name: str, only: list[str] | None = None) -> list[Person]:
+    """The fillers of a vocab group in the project's language, with where each is written."""
+    group = project.vocab.get(group_name)
+    if group is None:
+        return []
+    found: list[Person] = []
+    for index, raw in enumerate(group.group.fillers):
+        filler = as_filler(raw)
+        if only is not None and text_in(filler.text, "ja") not in only:
+            continue
+        text = text_in(filler.text, project.lang) or ""
+        option = text_in(filler.option, project.lang) if filler.option is not None else None
+        entry = group.key_path + ("fillers", index)
+        option_path = entry + ("option",) if option is not None else entry
+        if option is not None and not isinstance(filler.option, str):
+            option_path += (project.lang,)
+        found.append(Person(text, option or text, option is not None, group.doc, entry, option_path))
+    return found
+
+
+def template_slots(template: SourceTemplate, project: Project) -> dict[str, SlotFill]:
+    """Slot name → its fillers, for any kind (bbq from its model, others from their filled texts)."""
+    if template.kind == "bbq":
+        model = template.model
+        slots = {
+            name: SlotFill(
+                name, "person", tuple(dict.fromkeys(p.text for p in people(project, s.group, s.only)))
+            )
+            for name, s in model.persons.items()
+        }
+        for name, alternatives in model.words.items():
+            texts = (text_in(alt, project.lang) or "" for alt in alternatives)
+            slots[name] = SlotFill(name, "word", tuple(dict.fromkeys(texts)))
+        return slots
+    from ..kinds import get_kind
+
+    fillers: dict[str, dict[str, None]] = {}
+    roles: dict[str, str] = {}
+    for variant in get_kind(template.kind).filled_texts(template, project):
+        for span in variant.spans:
+            fillers.setdefault(span.slot, {})[span.filler] = None
+            roles[span.slot] = span.role
+    return {slot: SlotFill(slot, roles[slot], tuple(values)) for slot, values in fillers.items()}

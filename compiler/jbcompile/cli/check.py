@@ -1,0 +1,117 @@
+"""`jbcompile check`: lint the sources with the MeCab-based rules; `--fix` rewrites what can be fixed."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+import typer
+
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, has_errors, summarize
+from .app import (
+    EXIT_FINDINGS,
+    EXIT_INPUT,
+    EXIT_OK,
+    app,
+    default_sources,
+    err_console,
+    fail,
+    print_diagnostics,
+)
+
+FORMATS = ("text", "json", "github")
+
+
+def _summary(diagnostics: Sequence[Diagnostic]) -> None:
+    from ..checks import get_rule
+
+    if not diagnostics:
+        err_console.print("[green]no findings[/]")
+        return
+    for code, counts in summarize(diagnostics).items():
+        rule = get_rule(code)
+        name = rule.name if rule is not None else ""
+        parts = ", ".join(f"{n} {severity}" for severity, n in sorted(counts.items()))
+        err_console.print(f"  {code} {name}: {parts}", markup=False)
+    errors = sum(1 for d in diagnostics if d.severity is Severity.ERROR)
+    others = len(diagnostics) - errors
+    colour = "red" if errors else "yellow"
+    err_console.print(f"[bold {colour}]{errors} error(s)[/], {others} warning(s)/note(s)")
+
+
+def _explain(code: str) -> None:
+    from ..checks import get_rule
+    from ..checks.docs import explain
+
+    rule = get_rule(code)
+    if rule is None:
+        err_console.print(
+            f"no rule has the code {code!r}; `jbcompile check --list-rules` lists them", markup=False
+        )
+        raise typer.Exit(EXIT_INPUT)
+    print(explain(rule))
+
+
+@app.command()
+def check(
+    sources: Path = typer.Option(
+        None,
+        "--sources",
+        "-s",
+        help="The sources folder (holds dataset.yaml). Default: ./sources, else bundled.",
+    ),
+    fix: bool = typer.Option(False, "--fix", help="Rewrite the YAML in place for every fixable finding."),
+    fmt: str = typer.Option("text", "--format", help="text | json | github (annotations)."),
+    release: bool = typer.Option(
+        False, "--release", help="Release strictness: unreviewed machine text is an error."
+    ),
+    explain: str = typer.Option(
+        None, "--explain", metavar="CODE", help="Print the documentation of one rule."
+    ),
+    list_rules: bool = typer.Option(
+        False, "--list-rules", help="List every rule with its code and severity."
+    ),
+) -> None:
+    """Check the sources: pronouns (かれら), names, demonstratives, questions, fillers, spelling, options …
+
+    Exit code 0 without errors, 1 with errors (warnings do not fail), 2 when the sources cannot be read.
+    """
+    if explain:
+        _explain(explain)
+        raise typer.Exit(EXIT_OK)
+    if list_rules:
+        from ..checks import all_rules
+
+        for rule in all_rules():
+            fixable = " (fixable)" if rule.fixable else ""
+            print(f"{rule.code}  {rule.name:<24} {rule.severity:<8} {rule.description()}{fixable}")
+        raise typer.Exit(EXIT_OK)
+    if fmt not in FORMATS:
+        err_console.print(f"unknown --format {fmt!r}; use one of: {', '.join(FORMATS)}", markup=False)
+        raise typer.Exit(EXIT_INPUT)
+
+    from ..checks import fix_sources, run_checks
+    from ..project import load_project
+
+    root = sources or default_sources()
+    try:
+        if fix:
+            report = fix_sources(root, release=release)
+            diagnostics = report.diagnostics
+            if fmt != "json":
+                if report.converged:
+                    err_console.print(
+                        f"fixed {report.edits_applied} finding(s) in {len(report.changed_files)} file(s) "
+                        f"({report.passes} pass(es))",
+                        markup=False,
+                    )
+                else:
+                    err_console.print("[bold red]--fix did not converge; nothing was changed[/]")
+        else:
+            diagnostics = run_checks(load_project(root), release=release)
+    except DiagnosticError as error:
+        raise fail(error, fmt) from None
+    print_diagnostics(diagnostics, fmt)
+    if fmt == "text":
+        _summary(diagnostics)
+    raise typer.Exit(EXIT_FINDINGS if has_errors(diagnostics) else EXIT_OK)

@@ -1,0 +1,113 @@
+"""``sources/rules/*.yaml``: the data behind ``jbcompile check`` — reviewed like code, changed without code.
+
+- ``pronouns.yaml``: token sequences to rewrite (彼ら → かれら); also applied by the translator.
+- ``normalization.yaml``: the width and punctuation table of Japanese text.
+- ``lexicon.yaml``: words MeCab does not know, canonical spellings, interrogatives, demonstratives.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field, field_validator, model_validator
+
+from .common import Identifier, StrictModel
+
+PronounScope = Literal["template", "vocab", "dataset", "translation"]
+ALL_SCOPES: tuple[PronounScope, ...] = ("template", "vocab", "dataset", "translation")
+
+
+class TokenPattern(StrictModel):
+    """One morpheme to match; every field given must hold."""
+
+    surface: str | None = Field(default=None, description="The written form of the token, exactly.")
+    lemma: str | None = Field(default=None, description="The UniDic lemma, e.g. 彼.")
+    pos: str | None = Field(
+        default=None,
+        description="Part-of-speech prefix, levels joined by '-', e.g. 代名詞 or 接尾辞-名詞的.",
+    )
+
+    @model_validator(mode="after")
+    def _something_to_match(self) -> TokenPattern:
+        if self.surface is None and self.lemma is None and self.pos is None:
+            raise ValueError("give at least one of surface, lemma, pos")
+        return self
+
+
+class PronounRule(StrictModel):
+    """Rewrite a pronoun matched as a token sequence (彼らしい = 彼 + らしい never matches 彼 + ら)."""
+
+    name: Identifier
+    description: str | None = None
+    match: list[TokenPattern] = Field(min_length=1, description="Consecutive tokens to match.")
+    replace: str = Field(description="What the matched tokens are rewritten to.")
+    scope: list[PronounScope] = Field(
+        default_factory=lambda: list(ALL_SCOPES),
+        description="Where the rule applies: template texts, vocab, dataset.yaml, machine translations.",
+    )
+
+
+class PronounRulesFile(StrictModel):
+    rules: list[PronounRule] = Field(min_length=1)
+
+    @field_validator("rules")
+    @classmethod
+    def _unique_names(cls, value: list[PronounRule]) -> list[PronounRule]:
+        names = [rule.name for rule in value]
+        if len(set(names)) != len(names):
+            raise ValueError("rule names must be unique")
+        return value
+
+
+class NormalizationFile(StrictModel):
+    """Characters that do not belong in Japanese text, and what to write instead."""
+
+    replace: dict[str, str] = Field(
+        description="One character → its replacement, e.g. '?': '？'. Applied to Japanese texts only."
+    )
+    keep_between_digits: list[str] = Field(
+        default_factory=lambda: [",", ".", "，", "．"],
+        description="Characters left alone between two digits (1,000 / 3.5).",
+    )
+    halfwidth_katakana: bool = Field(default=True, description="Rewrite half-width katakana to full width.")
+
+    @field_validator("replace")
+    @classmethod
+    def _single_characters(cls, value: dict[str, str]) -> dict[str, str]:
+        for source, target in value.items():
+            if len(source) != 1:
+                raise ValueError(f"keys are single characters, got {source!r}")
+            if source == target:
+                raise ValueError(f"{source!r} is replaced by itself")
+        return value
+
+
+class LexiconFile(StrictModel):
+    """Word lists the consistency rules consult."""
+
+    known_words: list[str] = Field(
+        default_factory=list, description="Correct words MeCab does not know (not reported as unknown)."
+    )
+    canonical_spellings: list[str] = Field(
+        default_factory=list,
+        description="Preferred spellings; other spellings of the same lemma are reported and fixed to these.",
+    )
+    interrogatives: list[str] = Field(
+        default_factory=lambda: ["誰", "どちら", "どっち", "どの", "どなた", "何", "いずれ"],
+        description="Words that make a question interrogative.",
+    )
+    demonstratives: list[str] = Field(
+        default_factory=lambda: ["その", "この", "あの"],
+        description="Demonstratives that mark a person mention as referring back.",
+    )
+    question_pair_min_similarity: float = Field(
+        default=0.5,
+        ge=0.0,
+        le=1.0,
+        description="The negative and the non-negative question must share at least this share of tokens.",
+    )
+    question_pair_max_changes: int = Field(
+        default=2,
+        ge=1,
+        description="At most this many separate places where the two questions of a pair differ.",
+    )
