@@ -76,7 +76,7 @@ def test_stats_table_and_json(mini_sources: Path) -> None:
     assert "Disability_status" in result.stdout and "total" in result.stdout
 
 
-@pytest.mark.parametrize("file", ["dataset", "vocab", "template"])
+@pytest.mark.parametrize("file", ["dataset", "vocab", "template", "pronouns", "normalization", "lexicon"])
 def test_schema_is_generated_from_the_models(file: str) -> None:
     result = run("schema", file)
     assert result.returncode == 0

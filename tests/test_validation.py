@@ -90,3 +90,19 @@ def test_a_template_file_that_is_not_a_mapping(mini_sources: Path, text: str) ->
 def test_not_utf8(mini_sources: Path) -> None:
     (mini_sources / "templates/Age/age-work.yaml").write_bytes("id: 年".encode("shift_jis"))
     assert [p.code for p in problems_of(mini_sources)] == ["Y005"]
+
+
+def test_unknown_key_inside_a_localized_text_is_named_plainly(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-phone.yaml", "status: reviewed}", "status: reviewed, lang: ja}")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "S003"
+    assert problem.message == "unknown field 'lang'"
+    line = (mini_sources / "templates/Age/age-phone.yaml").read_text(encoding="utf-8").splitlines()[4]
+    assert (problem.line, problem.col) == (5, line.index("lang: ja") + 1)
+
+
+def test_a_wrong_type_inside_a_union_is_reported_once(mini_sources: Path) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, "stereotype: 高齢の社員は新しい仕事を覚えられない", "stereotype: [a, b]")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "S002" and problem.message.startswith("stereotype:")

@@ -21,18 +21,22 @@ _CODES = {
 }
 
 
-def _data_path(data: Any, loc: tuple) -> KeyPath:
-    """Keep the parts of pydantic's location that are real keys; drop union-member and type tags."""
+def _data_path(data: Any, loc: tuple, names_a_key: bool) -> KeyPath:
+    """Keep the parts of pydantic's location that are real keys; drop union-member and type tags.
+
+    ``names_a_key``: the error is about a missing or unknown key, so the last part is a key even though
+    it is not in the data; any other part that is not in the data is a tag such as ``str`` or
+    ``function-after[…, LocalizedText]``.
+    """
     path: list[str | int] = []
-    for part in loc:
+    for index, part in enumerate(loc):
         in_mapping = isinstance(data, dict) and isinstance(part, str)
         in_list = isinstance(data, list) and isinstance(part, int) and 0 <= part < len(data)
         if (in_mapping and part in data) or in_list:
             path.append(part)
             data = data[part]
-        elif in_mapping:  # a missing or unknown key: name it, but it has no position of its own
+        elif in_mapping and names_a_key and index == len(loc) - 1:
             path.append(part)
-            break
     return tuple(path)
 
 
@@ -40,12 +44,23 @@ def schema_diagnostics(error: ValidationError, doc: LoadedDocument, prefix: KeyP
     data = doc.data
     for key in prefix:
         data = data[key]
+    located: list[tuple[KeyPath, dict]] = []
+    for item in error.errors(include_url=False):
+        located.append((prefix + _data_path(data, tuple(item["loc"]), item["type"] in _CODES), item))
+    # A union reports one error per member. When one member got further into the value (an unknown key
+    # inside {ja, en, status}), its error is the useful one; the other members' "not a string" is noise.
+    paths = {path for path, _ in located}
+
+    def has_deeper(path: KeyPath) -> bool:
+        return any(len(other) > len(path) and other[: len(path)] == path for other in paths)
+
     seen: set[tuple] = set()
     out: list[Diagnostic] = []
-    for item in error.errors(include_url=False):
-        path = prefix + _data_path(data, tuple(item["loc"]))
+    for path, item in located:
         kind = item["type"]
-        if (path, kind in _CODES) in seen:  # a union reports one error per member: keep the first
+        if kind not in _CODES and has_deeper(path):
+            continue
+        if (path, kind in _CODES) in seen:  # keep the first error of each place
             continue
         seen.add((path, kind in _CODES))
         field = ".".join(str(p) for p in path) or "<document>"

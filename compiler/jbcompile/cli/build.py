@@ -137,7 +137,9 @@ def stats(
 
 @app.command()
 def schema(
-    file: str = typer.Argument("all", help="dataset, vocab, template, or all."),
+    file: str = typer.Argument(
+        "all", help="dataset, vocab, template, pronouns, normalization, lexicon, or all."
+    ),
 ) -> None:
     """Print the JSON Schema of the source files (for editor validation and completion)."""
     from ..schema.jsonschema import SCHEMA_FILES, json_schema

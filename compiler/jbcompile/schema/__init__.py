@@ -6,6 +6,7 @@ Validation, the JSON Schema (``jbcompile schema``) and the format docs all come 
 from .bbq import BbqTemplate, PersonSlot, Question, Questions, RationaleOverride
 from .common import LocalizedText, StrictModel, Text, TranslationStatus, status_of, text_in
 from .dataset import DatasetConfig
+from .rules import LexiconFile, NormalizationFile, PronounRule, PronounRulesFile, TokenPattern
 from .vocab import Filler, FillerGroup, VocabFile, as_filler
 
 __all__ = [
@@ -13,13 +14,18 @@ __all__ = [
     "DatasetConfig",
     "Filler",
     "FillerGroup",
+    "LexiconFile",
     "LocalizedText",
+    "NormalizationFile",
     "PersonSlot",
+    "PronounRule",
+    "PronounRulesFile",
     "Question",
     "Questions",
     "RationaleOverride",
     "StrictModel",
     "Text",
+    "TokenPattern",
     "TranslationStatus",
     "VocabFile",
     "as_filler",

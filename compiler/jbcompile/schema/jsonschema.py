@@ -6,7 +6,7 @@ from typing import Any, Union
 
 from pydantic import TypeAdapter
 
-SCHEMA_FILES = ("dataset", "vocab", "template")
+SCHEMA_FILES = ("dataset", "vocab", "template", "pronouns", "normalization", "lexicon")
 
 
 def _template_type() -> Any:
@@ -18,11 +18,19 @@ def _template_type() -> Any:
 
 def json_schema(file: str = "all") -> dict:
     from .dataset import DatasetConfig
+    from .rules import LexiconFile, NormalizationFile, PronounRulesFile
     from .vocab import VocabFile
 
     if file == "all":
         return {name: json_schema(name) for name in SCHEMA_FILES}
-    target = {"dataset": DatasetConfig, "vocab": VocabFile, "template": _template_type()}[file]
+    target = {
+        "dataset": DatasetConfig,
+        "vocab": VocabFile,
+        "template": _template_type(),
+        "pronouns": PronounRulesFile,
+        "normalization": NormalizationFile,
+        "lexicon": LexiconFile,
+    }[file]
     schema = TypeAdapter(target).json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema.setdefault("title", f"jbcompile {file} file")
