@@ -95,6 +95,15 @@ def stable_id(*parts: object) -> str:
     return hashlib.blake2b("\x1f".join(str(p) for p in parts).encode("utf-8"), digest_size=6).hexdigest()
 
 
+def join_contexts(first: str, second: str) -> str:
+    """Japanese sentences join without a space; English ones with one."""
+    if not first or not second:
+        return first + second
+    separator = "" if first[-1] in "。！？」』）" else " "
+    return f"{first}{separator}{second}"
+
+
+
 def slots_in(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(1), m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)]
 

@@ -21,7 +21,16 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Diagnostic, Severity
 from ..schema import BbqTemplate, LocalizedText, as_filler, text_in
 from . import bbq_rationale as rationale
-from .base import CompiledText, ConfigSpec, FilledText, Row, TemplateRows, stable_hash, stable_id
+from .base import (
+    CompiledText,
+    ConfigSpec,
+    FilledText,
+    Row,
+    TemplateRows,
+    join_contexts,
+    stable_hash,
+    stable_id,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -493,7 +502,7 @@ def _expand(
             metadata = metadata_base | {"version": assignment, "source": model.attested}
             people = {"T": target, "O": other}
             for condition in CONDITIONS:
-                context = ambiguous if condition == "ambig" else _join(ambiguous, disambiguating)
+                context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
                 for polarity in POLARITIES:
                     question = plan.questions[polarity].fill(values)
                     qkey = "|".join(
@@ -570,14 +579,6 @@ def _expand(
                         row.update(shared)
                         rows.append(row)
     return rows, index, problems
-
-
-def _join(ambiguous: str, disambiguating: str) -> str:
-    """Japanese sentences join without a space; English ones with one."""
-    if not ambiguous or not disambiguating:
-        return ambiguous + disambiguating
-    separator = "" if ambiguous[-1] in "。！？」』）" else " "
-    return f"{ambiguous}{separator}{disambiguating}"
 
 
 def _predicate(plan: _Plan, polarity: str, values: dict[str, str], question: str) -> str | None:

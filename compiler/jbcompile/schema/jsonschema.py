@@ -6,7 +6,7 @@ from typing import Any, Union
 
 from pydantic import TypeAdapter
 
-SCHEMA_FILES = ("dataset", "vocab", "template", "pronouns", "normalization", "lexicon")
+SCHEMA_FILES = ("dataset", "vocab", "template", "pronouns", "normalization", "lexicon", "glossary", "memory")
 
 
 def _template_type() -> Any:
@@ -19,6 +19,7 @@ def _template_type() -> Any:
 def json_schema(file: str = "all") -> dict:
     from .dataset import DatasetConfig
     from .rules import LexiconFile, NormalizationFile, PronounRulesFile
+    from .translation import GlossaryFile, TranslationMemoryFile
     from .vocab import VocabFile
 
     if file == "all":
@@ -30,6 +31,8 @@ def json_schema(file: str = "all") -> dict:
         "pronouns": PronounRulesFile,
         "normalization": NormalizationFile,
         "lexicon": LexiconFile,
+        "glossary": GlossaryFile,
+        "memory": TranslationMemoryFile,
     }[file]
     schema = TypeAdapter(target).json_schema()
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"

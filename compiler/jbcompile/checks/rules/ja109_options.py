@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from ...project import Project, SourceTemplate
 
 
+def _occurs(option: str, text: str, lang: str) -> bool:
+    """English options start a sentence ("The retiree") where the context has "the retiree"."""
+    return option in text if lang == "ja" else option.casefold() in text.casefold()
+
+
 def bbq_pairs(project: Project, template: SourceTemplate) -> Iterator[tuple[Person, Person]]:
     """Every (target, other) pair of persons one row of a bbq template can show."""
     model = template.model
@@ -167,7 +172,8 @@ class OptionNotInContext(Rule):
                     if not person.explicit_option or person.option_key_path in reported:
                         continue
                     filled = [ctx.filled(text, {slot_name: person.text}) for text in contexts]
-                    if any(f is not None and person.option not in f.text for f in filled):
+                    texts = [f.text for f in filled if f is not None]
+                    if any(not _occurs(person.option, text, project.lang) for text in texts):
                         reported.add(person.option_key_path)
                         yield Finding(
                             person.doc,
@@ -185,7 +191,8 @@ class OptionNotInContext(Rule):
                 if not value or value[-1] == "unknown":
                     continue
                 option = row.get(key) or value[0]
-                if option and option not in (row.get("context") or "") and option not in reported:
+                context = row.get("context") or ""
+                if option and not _occurs(option, context, ctx.project.lang) and option not in reported:
                     reported.add(option)
                     yield Finding(
                         template.doc, ("id",), f"the option 「{option}」 does not occur in its context"

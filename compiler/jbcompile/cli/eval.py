@@ -1,0 +1,184 @@
+"""`jbcompile eval` and `jbcompile score`: thin wrappers over ``jbcompile.evaluate.runner``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+
+from ..diagnostics import DiagnosticError
+from .app import EXIT_INPUT, app, err_console, fail, out_console
+
+
+def _progress():
+    """A rich progress bar showing rows and rows/s (drawn by the main process only)."""
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        TextColumn,
+        TimeElapsedColumn,
+    )
+    from rich.text import Text
+
+    from ..evaluate.runner import Progress as Callbacks
+
+    class RowsPerSecond(ProgressColumn):
+        def render(self, task) -> Text:  # type: ignore[override]
+            speed = task.finished_speed or task.speed
+            return Text("" if speed is None else f"{speed:.1f} rows/s")
+
+    bar = Progress(
+        TextColumn("[bold]evaluating"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        RowsPerSecond(),
+        TimeElapsedColumn(),
+        console=err_console,
+    )
+    state: dict = {}
+
+    def start(total: int) -> None:
+        bar.start()
+        state["task"] = bar.add_task("rows", total=total)
+
+    def advance(count: int) -> None:
+        bar.advance(state["task"], count)
+
+    return Callbacks(start=start, advance=advance, stop=bar.stop)
+
+
+def _summary(results: dict, out: Path) -> None:
+    overall = results["metrics"]["overall"]
+
+    def show(name: str) -> str:
+        value = overall.get(name)
+        return "—" if value is None else f"{value:.3f}"
+
+    out_console.print(
+        f"acc {show('acc')} (ambig {show('acc_ambig')}, disambig {show('acc_disambig')}), "
+        f"diff-bias ambig {show('diff_bias_ambig')} / disambig {show('diff_bias_disambig')}, "
+        f"OoC {show('ooc_ratio')}, n {overall.get('n')}"
+    )
+    out_console.print(f"wrote {out / 'results.json'}, {out / 'predictions.jsonl'}, {out / 'report.md'}")
+
+
+@app.command("eval")
+def eval_command(
+    model: str = typer.Option(..., "--model", "-m", help="A Hub model id or a local model folder."),
+    dataset: str = typer.Option(..., "--dataset", "-d", help="A build folder or a Hub dataset id."),
+    config: str = typer.Option("lite", "--config", help="Dataset config: lite or full (bbq)."),
+    revision: str = typer.Option(
+        None, "--revision", help="Dataset revision (tag, branch or commit) on the Hub."
+    ),
+    model_revision: str = typer.Option(None, "--model-revision", help="Model revision on the Hub."),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Run folder. Default: runs/<model>-<config>-<setting>/."
+    ),
+    task: str = typer.Option("qa", "--task", help="qa (gold = label) or detect (gold = the biased option)."),
+    setting: str = typer.Option("basic", "--setting", help="Prompt setting: basic, warning or cot."),
+    prompt_file: Path = typer.Option(
+        None, "--prompt-file", help="A Jinja2 prompt replacing the bundled one."
+    ),
+    shots: int = typer.Option(3, "--shots", help="Few-shot examples (from other categories; not evaluated)."),
+    chat: bool = typer.Option(
+        False, "--chat/--no-chat", help="Wrap prompts in the tokenizer's chat template."
+    ),
+    scoring: str = typer.Option("logprob", "--scoring", help="logprob (option-label log-prob) or generate."),
+    max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Generation limit (16; 384 for cot)."),
+    batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward pass (halved on OOM)."),
+    dtype: str = typer.Option("auto", "--dtype", help="auto (bf16 on GPU, fp32 on CPU), bfloat16, float16."),
+    trust_remote_code: bool = typer.Option(
+        False, "--trust-remote-code", help="Run code shipped with the model."
+    ),
+    prefix_cache: bool = typer.Option(
+        True, "--prefix-cache/--no-prefix-cache", help="Reuse shared prefixes."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of shot sampling and of the bootstrap."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
+    limit: int = typer.Option(None, "--limit", help="Evaluate only the first N rows (smoke tests)."),
+    overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+) -> None:
+    """Run a transformers model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
+    from ..evaluate.kind import EvalOptions
+    from ..evaluate.runner import EvalRequest, Progress, default_out_dir, run_eval
+
+    options = EvalOptions(
+        task=task,
+        setting=setting,
+        shots=shots,
+        seed=seed,
+        scoring=scoring,
+        chat=chat,
+        prompt_file=prompt_file,
+    )
+    request = EvalRequest(
+        model=model,
+        dataset=dataset,
+        config=config,
+        revision=revision,
+        model_revision=model_revision,
+        out=out or default_out_dir(model, config, setting, task),
+        options=options,
+        batch_size=batch_size,
+        max_new_tokens=max_new_tokens,
+        dtype=dtype,
+        trust_remote_code=trust_remote_code,
+        prefix_cache=prefix_cache,
+        bootstrap=bootstrap,
+        limit=limit,
+        overwrite=overwrite,
+    )
+    try:
+        results = run_eval(request, Progress() if quiet else _progress())
+    except DiagnosticError as error:
+        raise fail(error, code=EXIT_INPUT) from None
+    if results is not None:
+        _summary(results, request.out)
+
+
+@app.command("score")
+def score_command(
+    predictions: Path = typer.Argument(
+        ..., help="predictions.jsonl of `jbcompile eval`, or BBQ-format JSONL."
+    ),
+    dataset: str = typer.Option(
+        None, "--dataset", "-d", help="Build folder or Hub id to join rows by example_id."
+    ),
+    config: str = typer.Option("lite", "--config", help="Dataset config when --dataset is given."),
+    revision: str = typer.Option(None, "--revision", help="Dataset revision when --dataset is a Hub id."),
+    prediction_field: str = typer.Option(
+        None, "--prediction-field", help="Column with the predicted option index or option text (BBQ format)."
+    ),
+    task: str = typer.Option("qa", "--task", help="qa or detect (for files that do not say)."),
+    out: Path = typer.Option(None, "--out", "-o", help="Output folder. Default: runs/score-<file name>/."),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
+) -> None:
+    """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
+    from ..evaluate.runner import ScoreRequest, run_score
+
+    request = ScoreRequest(
+        predictions=predictions,
+        dataset=dataset,
+        config=config,
+        revision=revision,
+        prediction_field=prediction_field,
+        task=task,
+        out=out or Path("runs") / f"score-{predictions.stem}",
+        bootstrap=bootstrap,
+        seed=seed,
+    )
+    try:
+        results = run_score(request)
+    except DiagnosticError as error:
+        raise fail(error, code=EXIT_INPUT) from None
+    ambiguous = results.get("ambiguous_rows") or []
+    if ambiguous:
+        err_console.print(
+            f"{len(ambiguous)} row(s): the stereotyped option could not be derived; they are listed in "
+            "results.json and report.md and left out of the bias scores."
+        )
+    _summary(results, request.out)

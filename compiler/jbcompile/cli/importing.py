@@ -1,0 +1,119 @@
+"""`jbcompile import bbq-templates|bbq-jsonl`: bring BBQ-format data in as editable sources."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from ..diagnostics import DiagnosticError, Severity
+from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
+
+import_app = typer.Typer(
+    help="Import BBQ-format templates or data as YAML sources (English texts go into `en`).",
+    no_args_is_help=True,
+)
+app.add_typer(import_app, name="import")
+
+OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
+
+
+def _finish(
+    report,
+    out: Path,
+    report_path: Path | None,
+    diagnostics_format: str,
+    strict: bool,
+    verbose: bool,
+    unit: str,
+) -> None:
+    """Print the per-template report and the coverage; exit 1 under --strict when anything was lost."""
+    from rich.table import Table
+
+    shown = [d for d in report.diagnostics if verbose or d.severity is not Severity.INFO]
+    print_diagnostics(shown, diagnostics_format)
+    notes = len(report.diagnostics) - len(shown)
+    table = Table(title="import report", show_lines=False)
+    table.add_column("template", overflow="fold")
+    table.add_column("upstream", overflow="fold")
+    table.add_column("rows", justify="right")
+    table.add_column("reproduced", justify="right")
+    table.add_column("findings", justify="right")
+    for entry in sorted(report.templates.values(), key=lambda r: r.template):
+        coverage = f"{entry.reproduced}/{entry.rows}" if entry.rows else "-"
+        problems = sum(1 for d in entry.findings if d.severity is not Severity.INFO)
+        table.add_row(entry.template, entry.upstream or "", str(entry.rows or "-"), coverage, str(problems))
+    out_console.print(table)
+    if report_path is not None:
+        report_path.write_text(
+            json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
+        )
+    errors = report.count(Severity.ERROR)
+    warnings = report.count(Severity.WARNING)
+    coverage = report.coverage
+    summary = (
+        f"coverage {coverage:.1%} ({report.reproduced_rows}/{report.total_rows} {unit}); "
+        if coverage is not None
+        else ""
+    )
+    hidden = f", {notes} note(s) (--verbose shows them)" if notes else ""
+    err_console.print(
+        f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
+        f"{errors} error(s), {warnings} warning(s){hidden}"
+    )
+    if strict and (errors or (coverage is not None and coverage < 1.0)):
+        raise typer.Exit(EXIT_FINDINGS)
+
+
+@import_app.command("bbq-templates")
+def bbq_templates(
+    folder: Path = typer.Argument(
+        ..., help="BBQ's templates folder ('new_templates - <Category>.csv', vocabulary.csv)."
+    ),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 when any template could not be imported."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
+    from ..importers import import_bbq_templates, write_sources
+
+    try:
+        from ..importers.writer import check_target
+
+        check_target(out, force)
+        draft, report = import_bbq_templates(folder, categories or None)
+        write_sources(draft, out, report, force=force)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "template rows imported")
+
+
+@import_app.command("bbq-jsonl")
+def bbq_jsonl(
+    files: list[Path] = typer.Argument(..., help="BBQ-format JSONL files (BBQ or JBBQ releases)."),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    lang: str = typer.Option("auto", "--lang", help="Language of the data: en, ja, or auto (detect)."),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Recover editable templates from released BBQ-format rows; check that they reproduce every row."""
+    from ..importers import import_bbq_jsonl, verify_round_trip, write_sources
+
+    try:
+        from ..importers.writer import check_target
+
+        check_target(out, force)
+        draft, report, rows = import_bbq_jsonl(files, lang)
+        write_sources(draft, out, report, force=force)
+        verify_round_trip(out, draft.lang, rows, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")

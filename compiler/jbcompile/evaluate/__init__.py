@@ -1,0 +1,9 @@
+"""The reference evaluator: prompts → backend → predictions → metrics → report.
+
+Modules, in pipeline order: ``dataset`` (load a build folder or Hub id), ``kind`` (what a benchmark kind
+plugs in; ``bbq/`` is one), ``prompting`` (Jinja2 prompt files in ``prompts/``), ``backends``
+(transformers, batched, prefix-cache reuse), ``parsing`` (free text → option), ``bootstrap`` (metrics
+from counts, cluster-bootstrap intervals), ``predictions`` (resumable JSONL, atomic writes), ``report``
+(report.md and charts) and ``runner`` (``run_eval`` / ``run_score``, called by the CLI).
+Heavy libraries (torch, transformers, datasets, matplotlib) are imported inside functions.
+"""

@@ -1,0 +1,391 @@
+"""The transformers backend: batched log-prob scoring and greedy generation, with shared-prefix reuse.
+
+Prompts of one category share their instruction and examples, and the option orders of one question
+share everything up to the options. Each batch is run as a shallow prefix tree: the longest common
+token prefix of every group is computed once, its key/value cache is copied to the group's members
+(``Cache.reorder_cache``), and only the rest is run per prompt. Padding therefore sits in the middle of
+a sequence; the attention mask hides it and position ids are counted from the mask, so every prompt sees
+exactly the positions it would see alone. ``--no-prefix-cache`` (or a model whose cache is not a plain
+``DynamicCache``) runs whole prompts instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    model: str
+    revision: str | None = None
+    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    trust_remote_code: bool = False
+    batch_size: int = 8
+    prefix_cache: bool = True
+    device: str | None = None  # data-parallel: this process's device; None = auto
+
+
+def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_size: int) -> list[list[int]]:
+    """Deterministic batches of prompt indices: whole groups together, longest first.
+
+    Groups (same keys) stay in one batch when they fit, so their shared prefix is computed once; groups
+    are ordered by their outermost key, then by length, so a batch's prompts are of similar length and
+    share their outer prefix. Batches are ordered longest first, so memory trouble shows at once.
+    """
+    size = max(1, batch_size)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for index, key in enumerate(keys):
+        groups.setdefault(tuple(key), []).append(index)
+    ordered = sorted(
+        groups.items(), key=lambda kv: (kv[0][:1], -max(lengths[i] for i in kv[1]), kv[0], kv[1][0])
+    )
+    batches: list[list[int]] = []
+    current: list[int] = []
+    for _, members in ordered:
+        for start in range(0, len(members), size):
+            chunk = members[start : start + size]
+            if current and len(current) + len(chunk) > size:
+                batches.append(current)
+                current = []
+            current.extend(chunk)
+    if current:
+        batches.append(current)
+    batches.sort(key=lambda batch: (-max(lengths[i] for i in batch), batch[0]))
+    return batches
+
+
+def common_prefix_length(sequences: Sequence[Sequence[int]], start: int, limit: int) -> int:
+    """Common prefix length of ``sequences``: at least ``start`` (already shared), at most ``limit``."""
+    end = start
+    first = sequences[0]
+    while end < limit and all(seq[end] == first[end] for seq in sequences[1:]):
+        end += 1
+    return max(start, min(end, limit))
+
+
+def _is_oom(error: BaseException) -> bool:
+    import torch
+
+    oom_type = getattr(torch, "OutOfMemoryError", None)
+    if oom_type is not None and isinstance(error, oom_type):
+        return True
+    return isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
+
+
+class TransformersBackend:
+    """A causal LM from the Hub or a folder, loaded with ``from_pretrained`` like any model."""
+
+    def __init__(self, config: BackendConfig):
+        import torch
+        import transformers
+
+        self.config = config
+        self.batch_size = max(1, config.batch_size)
+        self.prefix_cache = config.prefix_cache
+        cuda = torch.cuda.is_available()
+        dtype = _resolve_dtype(config.dtype, cuda)
+        if config.device is not None and config.device != "cpu":
+            device_map: Any = {"": config.device}
+        elif cuda and config.device is None:
+            device_map = "auto"
+        else:
+            device_map = None
+        torch.manual_seed(0)
+        try:
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
+            )
+            self.model = transformers.AutoModelForCausalLM.from_pretrained(
+                config.model,
+                revision=config.revision,
+                dtype=dtype,
+                device_map=device_map,
+                trust_remote_code=config.trust_remote_code,
+            )
+        except Exception as error:  # noqa: BLE001 - hub, file, config and memory errors: "cannot load this"
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV050",
+                        f"cannot load model {config.model!r}: {str(error).splitlines()[0]}",
+                        hint="give a Hub id or a local folder saved with save_pretrained; "
+                        "--trust-remote-code if the model ships its own code",
+                    )
+                ]
+            ) from None
+        self.model.eval()
+        self._logits_to_keep = "logits_to_keep" in inspect.signature(self.model.forward).parameters
+        self.dtype = str(dtype).replace("torch.", "")
+        self.input_device = self.model.get_input_embeddings().weight.device
+        pad = self.tokenizer.pad_token_id
+        if pad is None:
+            pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
+        self.pad_id = int(pad)
+
+    # ---- tokens ----------------------------------------------------------------------------------
+
+    def encode(self, texts: Sequence[str], *, chat: bool) -> list[list[int]]:
+        """Token ids of whole prompts; a chat-templated text already holds its special tokens."""
+        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=not chat)["input_ids"]]
+
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[int]:
+        """The first token of each option label as it follows a prompt (one forward pass scores all)."""
+        base = self.encode([sample_prompt], chat=chat)[0]
+        ids = []
+        for label in labels:
+            joined = self.encode([sample_prompt + label], chat=chat)[0]
+            if joined[: len(base)] == base and len(joined) > len(base):
+                ids.append(joined[len(base)])
+            else:
+                ids.append(self.tokenizer(label, add_special_tokens=False)["input_ids"][0])
+        if len(set(ids)) != len(ids):
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV051", f"option labels {list(labels)} share their first token in this tokenizer"
+                    )
+                ]
+            )
+        return ids
+
+    # ---- running ---------------------------------------------------------------------------------
+
+    def score(
+        self, sequences: Sequence[Sequence[int]], keys: Sequence[tuple[str, ...]], label_ids: Sequence[int]
+    ) -> list[list[float]]:
+        """Next-token log-probabilities of ``label_ids`` after each prompt."""
+        return self._with_oom_retry(
+            lambda idx: self._score([sequences[i] for i in idx], [keys[i] for i in idx], label_ids),
+            len(sequences),
+        )
+
+    def generate(
+        self,
+        sequences: Sequence[Sequence[int]],
+        keys: Sequence[tuple[str, ...]],
+        max_new_tokens: int,
+        stop_strings: Sequence[str] = (),
+    ) -> list[str]:
+        """Greedy continuations, decoded without special tokens."""
+        return self._with_oom_retry(
+            lambda idx: self._generate(
+                [sequences[i] for i in idx], [keys[i] for i in idx], max_new_tokens, stop_strings
+            ),
+            len(sequences),
+        )
+
+    def _with_oom_retry(self, run: Callable[[list[int]], list], count: int) -> list:
+        """Run in chunks of the current batch size; on out-of-memory halve it and retry."""
+        results: list = []
+        start = 0
+        while start < count:
+            chunk = list(range(start, min(count, start + self.batch_size)))
+            try:
+                results.extend(run(chunk))
+            except Exception as error:  # noqa: BLE001 - only out-of-memory is retried
+                if not _is_oom(error):
+                    raise
+                self._free_memory()
+                if len(chunk) == 1:
+                    raise DiagnosticError(
+                        [
+                            Diagnostic(
+                                "EV052",
+                                "out of memory on a single prompt",
+                                hint="use a smaller model or dtype",
+                            )
+                        ]
+                    ) from None
+                self.batch_size = max(1, len(chunk) // 2)
+                log.warning("out of memory; batch size halved to %d", self.batch_size)
+                continue
+            start += len(chunk)
+        return results
+
+    def _free_memory(self) -> None:
+        import gc
+
+        import torch
+
+        gc.collect()
+        if torch.cuda.is_available():
+            torch.cuda.empty_cache()
+
+    def _stop_criteria(self, stop_strings: tuple[str, ...]):
+        """One stop-string criterion per run: building it scans the whole vocabulary, so keep it."""
+        import transformers
+
+        cached = getattr(self, "_stops", None)
+        if cached is None or cached[0] != stop_strings:
+            cached = (stop_strings, transformers.StopStringCriteria(self.tokenizer, list(stop_strings)))
+            self._stops = cached
+        return cached[1]
+
+    def _shared_prefixes(
+        self, sequences: Sequence[Sequence[int]], keys: Sequence[tuple[str, ...]]
+    ) -> _TreeState:
+        """Run every shared prefix level; what is left per prompt is ``state.suffixes``."""
+        state = _TreeState(ends=[0] * len(sequences))
+        depth = len(keys[0]) if (self.prefix_cache and keys and len(sequences) > 1) else 0
+        for level in range(1, depth + 1):
+            groups: dict[tuple[str, ...], list[int]] = {}
+            for index, key in enumerate(keys):
+                parent = state.row_of[index] if state.row_of else -1
+                groups.setdefault((parent, *key[:level]), []).append(index)
+            nodes = list(groups.values())
+            segments = []
+            new_ends = list(state.ends)
+            for members in nodes:
+                start = state.ends[members[0]]
+                limit = min(len(sequences[i]) for i in members) - 1
+                end = common_prefix_length([sequences[i] for i in members], start, limit)
+                segments.append(list(sequences[members[0]][start:end]))
+                for i in members:
+                    new_ends[i] = end
+            if not any(segments) or len(nodes) == len(sequences):
+                continue  # nothing shared at this level
+            parents = [state.row_of[m[0]] for m in nodes] if state.row_of else None
+            cache = self._extend(state, segments, parents)[0]
+            if not _reusable(cache):
+                self.prefix_cache = False
+                log.warning("this model's cache cannot be shared between prompts; prefix reuse is off")
+                return _TreeState(ends=[0] * len(sequences))
+            state.cache = cache
+            state.ends = new_ends
+            state.row_of = [0] * len(sequences)
+            for row, members in enumerate(nodes):
+                for i in members:
+                    state.row_of[i] = row
+        return state
+
+    def _extend(self, state: _TreeState, segments: Sequence[Sequence[int]], parents: Sequence[int] | None):
+        """Append one left-padded segment per row to the cached rows ``parents``; returns (cache, logits)."""
+        import torch
+
+        width = max(1, max(len(s) for s in segments))
+        ids = torch.full((len(segments), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(segments), width), dtype=torch.long)
+        for row, segment in enumerate(segments):
+            if segment:
+                ids[row, width - len(segment) :] = torch.tensor(segment, dtype=torch.long)
+                mask[row, width - len(segment) :] = 1
+        cache = None
+        if state.cache is not None and parents is not None:
+            index = torch.tensor(parents, dtype=torch.long, device=self.input_device)
+            cache = state.cache
+            cache.reorder_cache(index)
+            mask = torch.cat([state.mask[index.cpu()], mask], dim=1)
+            ids = torch.cat([state.ids[index.cpu()], ids], dim=1)
+        positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -width:]
+        extra = {"logits_to_keep": 1} if self._logits_to_keep else {}
+        with torch.inference_mode():
+            out = self.model(
+                input_ids=ids[:, -width:].to(self.input_device),
+                attention_mask=mask.to(self.input_device),
+                position_ids=positions.to(self.input_device),
+                past_key_values=cache,
+                use_cache=True,
+                **extra,
+            )
+        state.mask, state.ids = mask, ids
+        return out.past_key_values, out.logits
+
+    def _score(self, sequences, keys, label_ids) -> list[list[float]]:
+        import torch
+
+        state = self._shared_prefixes(sequences, keys)
+        suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
+        _, logits = self._extend(state, suffixes, state.row_of)
+        last = torch.log_softmax(logits[:, -1, :].float(), dim=-1)
+        picked = last[:, torch.tensor(list(label_ids), device=last.device)]
+        return picked.cpu().tolist()
+
+    def _generate(self, sequences, keys, max_new_tokens, stop_strings) -> list[str]:
+        import torch
+        import transformers
+
+        state = self._shared_prefixes(sequences, keys)
+        suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
+        width = max(len(s) for s in suffixes)
+        ids = torch.full((len(suffixes), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(suffixes), width), dtype=torch.long)
+        for row, suffix in enumerate(suffixes):
+            ids[row, width - len(suffix) :] = torch.tensor(suffix, dtype=torch.long)
+            mask[row, width - len(suffix) :] = 1
+        cache = None
+        if state.cache is not None:
+            index = torch.tensor(state.row_of, dtype=torch.long)
+            cache = state.cache
+            cache.reorder_cache(index.to(self.input_device))
+            ids = torch.cat([state.ids[index], ids], dim=1)
+            mask = torch.cat([state.mask[index], mask], dim=1)
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        config = transformers.GenerationConfig(
+            do_sample=False,
+            num_beams=1,
+            max_new_tokens=max_new_tokens,
+            pad_token_id=self.pad_id,
+            eos_token_id=eos,
+            # set explicitly, so that a model's own generation_config.json cannot change greedy decoding
+            repetition_penalty=1.0,
+            no_repeat_ngram_size=0,
+            min_new_tokens=0,
+        )
+        extra: dict[str, Any] = {}
+        if stop_strings:
+            extra["stopping_criteria"] = transformers.StoppingCriteriaList(
+                [self._stop_criteria(tuple(stop_strings))]
+            )
+        if cache is not None:
+            extra["past_key_values"] = cache
+        with torch.inference_mode():
+            out = self.model.generate(
+                input_ids=ids.to(self.input_device),
+                attention_mask=mask.to(self.input_device),
+                generation_config=config,
+                **extra,
+            )
+        new = out[:, ids.shape[1] :].cpu().tolist()
+        return [self.tokenizer.decode(tokens, skip_special_tokens=True) for tokens in new]
+
+
+@dataclass
+class _TreeState:
+    ends: list[int]
+    cache: Any = None
+    mask: Any = None
+    ids: Any = None
+    row_of: list[int] | None = None
+
+
+def _reusable(cache: Any) -> bool:
+    """Only a plain DynamicCache of full-attention layers can be copied row by row and extended."""
+    from transformers import DynamicCache
+    from transformers.cache_utils import DynamicLayer
+
+    return type(cache) is DynamicCache and all(type(layer) is DynamicLayer for layer in cache.layers)
+
+
+def _resolve_dtype(name: str, cuda: bool):
+    import torch
+
+    if name == "auto":
+        if cuda:
+            return torch.bfloat16 if torch.cuda.is_bf16_supported() else torch.float16
+        return torch.float32
+    try:
+        return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
+    except KeyError:
+        raise DiagnosticError(
+            [Diagnostic("EV053", f"unknown --dtype {name!r}; use auto, float32, bfloat16 or float16")]
+        ) from None

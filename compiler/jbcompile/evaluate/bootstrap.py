@@ -1,0 +1,120 @@
+"""Count-based metrics and their cluster-bootstrap confidence intervals, for any kind.
+
+A kind describes its metrics in two pure functions: ``count(record) -> {name: number}`` (what one row
+adds to each counter) and ``formulas(counts) -> {metric: value}`` written with numpy so the same code
+runs on one set of counts (the point estimate) and on a vector of resampled counts (the bootstrap).
+Empty denominators are NaN inside, and ``None`` (JSON null) outside — never 0.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+Counts = Mapping[str, Any]  # counter name -> number or numpy array of replicates
+CountFn = Callable[[Mapping[str, Any]], Mapping[str, float]]
+FormulaFn = Callable[[Counts], dict[str, Any]]
+
+
+def ratio(numerator: Any, denominator: Any) -> np.ndarray:
+    """numerator / denominator, NaN where the denominator is 0."""
+    num = np.asarray(numerator, dtype=float)
+    den = np.asarray(denominator, dtype=float)
+    out = np.full(np.broadcast(num, den).shape, np.nan)
+    np.divide(num, den, out=out, where=den > 0)
+    return out
+
+
+def to_json_value(value: Any) -> Any:
+    """A 0-d metric (or a list of them) as a JSON number, or None where it is undefined."""
+    if isinstance(value, list | tuple):
+        items = [to_json_value(v) for v in value]
+        return None if all(item is None for item in items) else items
+    number = float(np.asarray(value))
+    return None if np.isnan(number) else number
+
+
+def count_records(
+    records: Iterable[Mapping[str, Any]], count: CountFn, names: Sequence[str]
+) -> dict[str, float]:
+    totals = dict.fromkeys(names, 0.0)
+    for record in records:
+        for name, value in count(record).items():
+            totals[name] += value
+    return totals
+
+
+def point_metrics(
+    records: Sequence[Mapping[str, Any]], count: CountFn, names: Sequence[str], formulas: FormulaFn
+) -> dict[str, Any]:
+    counts = count_records(records, count, names)
+    return {name: to_json_value(value) for name, value in formulas(counts).items()}
+
+
+def stable_seed(seed: int, scope: str) -> list[int]:
+    """A numpy seed sequence keyed by the run seed and a scope name (``overall``, a category …)."""
+    digest = hashlib.sha256(scope.encode("utf-8")).digest()
+    return [seed, int.from_bytes(digest[:8], "little")]
+
+
+def cluster_bootstrap(
+    records: Sequence[Mapping[str, Any]],
+    *,
+    cluster: Callable[[Mapping[str, Any]], str],
+    count: CountFn,
+    names: Sequence[str],
+    formulas: FormulaFn,
+    resamples: int,
+    seed: int,
+    scope: str,
+    confidence: float = 0.95,
+    no_interval: Iterable[str] = (),
+) -> dict[str, Any]:
+    """Percentile intervals of every metric, resampling whole clusters (templates) with replacement.
+
+    Rows of one template share wording, so they are not independent; resampling templates keeps that
+    dependence inside each replicate. A metric undefined in some replicates is summarized over the
+    replicates where it is defined; undefined everywhere gives None.
+    """
+    skip = set(no_interval)
+    point = formulas(count_records(records, count, names))
+    if not records or resamples <= 0:
+        return {name: None for name in point}
+    keys = sorted({cluster(record) for record in records})
+    index = {key: i for i, key in enumerate(keys)}
+    matrix = np.zeros((len(keys), len(names)))
+    column = {name: j for j, name in enumerate(names)}
+    for record in records:
+        row = index[cluster(record)]
+        for name, value in count(record).items():
+            matrix[row, column[name]] += value
+    rng = np.random.default_rng(stable_seed(seed, scope))
+    draws = rng.integers(0, len(keys), size=(resamples, len(keys)))
+    weights = np.zeros((resamples, len(keys)))
+    np.add.at(weights, (np.arange(resamples)[:, None], draws), 1.0)
+    replicated = weights @ matrix  # resamples x counters
+    results = formulas({name: replicated[:, column[name]] for name in names})
+    alpha = (1.0 - confidence) / 2.0
+    intervals: dict[str, Any] = {}
+    for name, values in results.items():
+        if name in skip:
+            intervals[name] = None
+        elif isinstance(values, list | tuple):
+            intervals[name] = [_interval(v, alpha) for v in values]
+            if all(item is None for item in intervals[name]):
+                intervals[name] = None
+        else:
+            intervals[name] = _interval(values, alpha)
+    return intervals
+
+
+def _interval(values: Any, alpha: float) -> list[float] | None:
+    array = np.asarray(values, dtype=float)
+    finite = array[~np.isnan(array)]
+    if finite.size == 0:
+        return None
+    low, high = np.quantile(finite, [alpha, 1.0 - alpha])
+    return [float(low), float(high)]

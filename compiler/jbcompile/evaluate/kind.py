@@ -1,0 +1,196 @@
+"""What a benchmark kind plugs into the evaluator: its prompts, answer reading and metrics.
+
+The runner, backends, bootstrap and report never branch on kind. A kind (``bbq`` today; ``sobaco`` and
+``jubaku`` later) subclasses ``EvalKind`` in its own subpackage and registers itself in ``KINDS``.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from . import bootstrap
+from .prompting import PromptItem, PromptTemplate
+
+Row = Mapping[str, Any]
+Record = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class EvalOptions:
+    """The choices of one run that shape prompts and answers (not the model or the hardware)."""
+
+    task: str = "qa"
+    setting: str = "basic"
+    shots: int = 3
+    seed: int = 0
+    scoring: str = "logprob"
+    chat: bool = False
+    prompt_file: Path | None = None
+
+
+@dataclass
+class PreparedPrompts:
+    items: list[PromptItem]
+    records: dict[str, Record]  # example_id -> the row's fields that the metrics need
+    shot_ids: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Answer:
+    pred: int | None  # option index, None = out-of-choice
+    extra: dict[str, Any] = field(default_factory=dict)  # e.g. quoted evidence
+
+
+@dataclass
+class ForeignRecords:
+    """Records derived from another harness's file, with the rows whose labels could not be derived."""
+
+    records: list[Record]
+    ambiguous: list[dict[str, Any]] = field(default_factory=list)
+
+
+class EvalKind(ABC):
+    name: str
+    tasks: tuple[str, ...]
+    settings: tuple[str, ...]
+    generation_only_settings: frozenset[str] = frozenset()
+    option_labels: tuple[str, ...] = ("0", "1", "2")
+    required_columns: frozenset[str] = frozenset()
+    default_config: str = "lite"
+    count_names: tuple[str, ...] = ()
+    no_interval: tuple[str, ...] = ()  # metrics reported without a confidence interval (sizes)
+
+    def matches(self, columns: Sequence[str]) -> bool:
+        return self.required_columns <= set(columns)
+
+    def check_options(self, options: EvalOptions) -> list[Diagnostic]:
+        problems = []
+        if options.task not in self.tasks:
+            problems.append(
+                Diagnostic("EV020", f"{self.name} has no task {options.task!r}; use {', '.join(self.tasks)}")
+            )
+        if options.prompt_file is None and options.setting not in self.settings:
+            problems.append(
+                Diagnostic(
+                    "EV021",
+                    f"{self.name} has no prompt setting {options.setting!r}; use {', '.join(self.settings)}",
+                )
+            )
+        if options.setting in self.generation_only_settings and options.scoring != "generate":
+            problems.append(
+                Diagnostic(
+                    "EV022",
+                    f"the {options.setting} setting reads a free-text answer, so it needs generation",
+                    hint="add --scoring generate",
+                )
+            )
+        if options.shots < 0:
+            problems.append(Diagnostic("EV023", "--shots must be 0 or more"))
+        return problems
+
+    @abstractmethod
+    def prepare(self, rows: Sequence[Row], options: EvalOptions, template: PromptTemplate) -> PreparedPrompts:
+        """Prompts for every evaluated row (shots excluded), and each row's metric fields."""
+
+    @abstractmethod
+    def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
+        """Parse one generated reply."""
+
+    @abstractmethod
+    def count(self, record: Record) -> dict[str, float]:
+        """What one scored record adds to each counter of ``count_names``."""
+
+    @abstractmethod
+    def formulas(self, counts: bootstrap.Counts) -> dict[str, Any]:
+        """Every metric from counters (numpy, NaN for empty denominators), in report order."""
+
+    @abstractmethod
+    def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
+        """Records from another harness's prediction file (e.g. BBQ-format JSONL)."""
+
+    def cluster(self, record: Record) -> str:
+        """The unit the bootstrap resamples (a template)."""
+        return f"{record.get('category')}/{record.get('template_id')}"
+
+    def category(self, record: Record) -> str:
+        return str(record.get("category"))
+
+    # ---- generic metric plumbing ---------------------------------------------------------------------
+
+    def metrics(self, records: Sequence[Record]) -> dict[str, dict[str, Any]]:
+        """``{"overall": {...}, "by_category": {cat: {...}}}`` of point estimates."""
+        return self._per_scope(records, lambda scope, rows: self.point(rows))
+
+    def intervals(self, records: Sequence[Record], resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+        """Same shape as ``metrics``, each value ``[low, high]`` (or None)."""
+
+        def one(scope: str, rows: Sequence[Record]) -> dict[str, Any]:
+            return bootstrap.cluster_bootstrap(
+                rows,
+                cluster=self.cluster,
+                count=self.count,
+                names=self.count_names,
+                formulas=self.formulas,
+                resamples=resamples,
+                seed=seed,
+                scope=scope,
+                no_interval=self.no_interval,
+            )
+
+        return self._per_scope(records, one)
+
+    def point(self, records: Sequence[Record]) -> dict[str, Any]:
+        return bootstrap.point_metrics(records, self.count, self.count_names, self.formulas)
+
+    def _per_scope(self, records: Sequence[Record], compute) -> dict[str, Any]:
+        by_category: dict[str, list[Record]] = {}
+        for record in records:
+            by_category.setdefault(self.category(record), []).append(record)
+        return {
+            "overall": compute("overall", records),
+            "by_category": {
+                name: compute(f"category:{name}", by_category[name]) for name in sorted(by_category)
+            },
+        }
+
+
+KINDS: dict[str, EvalKind] = {}
+
+
+def register(kind: EvalKind) -> EvalKind:
+    KINDS[kind.name] = kind
+    return kind
+
+
+def _load_kinds() -> None:
+    from . import bbq  # noqa: F401  (registers itself)
+
+
+def get_eval_kind(name: str) -> EvalKind:
+    _load_kinds()
+    if name not in KINDS:
+        raise DiagnosticError([Diagnostic("EV001", f"the evaluator does not know the kind {name!r}")])
+    return KINDS[name]
+
+
+def detect_kind(columns: Sequence[str], where: str) -> EvalKind:
+    """The kind whose row schema the dataset's columns match."""
+    _load_kinds()
+    for kind in KINDS.values():
+        if kind.matches(columns):
+            return kind
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "EV002",
+                f"the dataset's columns match no kind the evaluator knows ({', '.join(sorted(KINDS))})",
+                path=where,
+                hint="evaluate a folder written by `jbcompile build`, or its Hub id",
+            )
+        ]
+    )

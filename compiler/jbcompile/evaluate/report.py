@@ -1,0 +1,183 @@
+"""``report.md`` with per-category tables and PNG charts (matplotlib, Agg backend), from results.json.
+
+What to show comes from the kind (``table_metrics``, ``charts``), so the report needs no kind branches.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .predictions import REPORT, write_atomic
+
+CHART_DIR = "charts"
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    file: str
+    title: str
+    metrics: tuple[str, ...]  # one bar per metric and category; "shares" charts take one list metric
+    ylabel: str
+    style: str = "bars"  # bars | shares
+    ylim: tuple[float, float] | None = None
+
+
+def fmt(value: Any, digits: int = 3) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value)
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return f"{value:+.{digits}f}" if value < 0 else f"{value:.{digits}f}"
+    if isinstance(value, list):
+        return " / ".join(fmt(v, digits) for v in value)
+    return str(value)
+
+
+def fmt_ci(interval: Any) -> str:
+    if not interval:
+        return "—"
+    if isinstance(interval[0], list):
+        return " / ".join(fmt_ci(part) for part in interval)
+    return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return lines
+
+
+def render_markdown(
+    results: dict[str, Any], table_metrics: Sequence[str], charts: Sequence[ChartSpec]
+) -> str:
+    metrics, cis = results["metrics"], results.get("metrics_ci") or {}
+    overall, overall_ci = metrics["overall"], cis.get("overall", {})
+    lines = [f"# Evaluation report ({results.get('kind')}, task {results.get('task')})", ""]
+    if "model" in results:
+        prompt, scoring, dataset = results["prompt"], results["scoring"], results["dataset"]
+        lines += [
+            f"- **Model:** `{results['model']['name']}`"
+            + (f" @ `{results['model']['revision']}`" if results["model"].get("revision") else ""),
+            f"- **Dataset:** `{dataset['path']}` config `{dataset['config']}`"
+            + (f" @ `{dataset['revision']}`" if dataset.get("revision") else "")
+            + f" — {dataset['evaluated']} rows evaluated",
+            f"- **Prompt:** {prompt['setting']} ({prompt['template']}), {prompt['shots']} shots, "
+            f"chat {'on' if prompt['chat'] else 'off'}",
+            f"- **Scoring:** {scoring['method']}",
+        ]
+    else:
+        source = results["source"]
+        lines += [f"- **Predictions:** `{source['predictions']}` ({source['format']} format)"]
+    boot = results.get("bootstrap") or {}
+    lines += [
+        f"- **Intervals:** {round(boot.get('confidence', 0.95) * 100)}% bootstrap over "
+        f"{boot.get('unit', 'template')}s, {boot.get('resamples')} resamples, seed {boot.get('seed')}",
+        "",
+        "## Overall",
+        "",
+    ]
+    lines += _table(
+        ["metric", "value", "95% CI"],
+        [[f"`{name}`", fmt(overall.get(name)), fmt_ci(overall_ci.get(name))] for name in overall],
+    )
+    lines += ["", "## By category", ""]
+    by_category = metrics.get("by_category", {})
+    lines += _table(
+        ["category", *table_metrics],
+        [[name, *(fmt(values.get(m)) for m in table_metrics)] for name, values in by_category.items()],
+    )
+    lines += ["", "Intervals by category are in `results.json` (`metrics_ci.by_category`).", ""]
+    if charts:
+        lines += ["## Charts", ""]
+        lines += [f"![{chart.title}]({CHART_DIR}/{chart.file})" for chart in charts]
+        lines.append("")
+    ambiguous = results.get("ambiguous_rows") or []
+    if ambiguous:
+        lines += [
+            "## Rows whose stereotyped option could not be derived",
+            "",
+            f"{len(ambiguous)} row(s); they count for accuracy but not for the bias scores.",
+            "",
+        ]
+        lines += _table(
+            ["example_id", "line", "problem"],
+            [[str(a["example_id"]), str(a.get("line", "")), a["problem"]] for a in ambiguous[:200]],
+        )
+        if len(ambiguous) > 200:
+            lines.append(f"… and {len(ambiguous) - 200} more (all listed in results.json).")
+        lines.append("")
+    lines += ["Empty denominators are shown as —: the metric is undefined there, not zero.", ""]
+    return "\n".join(lines)
+
+
+def draw_charts(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec]) -> list[Path]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    folder = out / CHART_DIR
+    folder.mkdir(parents=True, exist_ok=True)
+    metrics = results["metrics"]
+    scopes = ["overall", *metrics.get("by_category", {})]
+    values_of = {"overall": metrics["overall"], **metrics.get("by_category", {})}
+    intervals = results.get("metrics_ci") or {}
+    cis_of = {"overall": intervals.get("overall") or {}, **(intervals.get("by_category") or {})}
+    written = []
+    for chart in charts:
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(scopes) + 2), 4.0), dpi=100)
+        x = np.arange(len(scopes))
+        if chart.style == "shares":
+            (name,) = chart.metrics
+            shares = [values_of[s].get(name) or [np.nan, np.nan, np.nan] for s in scopes]
+            width = 0.8 / 3
+            for position in range(3):
+                heights = [np.nan if v[position] is None else v[position] for v in shares]
+                ax.bar(x + (position - 1) * width, heights, width, label=f"option {position}")
+            ax.axhline(1 / 3, color="gray", linewidth=0.8, linestyle="--")
+        else:
+            width = 0.8 / len(chart.metrics)
+            for k, name in enumerate(chart.metrics):
+                heights = [np.nan if values_of[s].get(name) is None else values_of[s][name] for s in scopes]
+                errors = np.array(
+                    [_error_bar(heights[j], (cis_of.get(s) or {}).get(name)) for j, s in enumerate(scopes)]
+                )
+                offset = x + (k - (len(chart.metrics) - 1) / 2) * width
+                ax.bar(offset, heights, width, label=name, yerr=errors.T, capsize=3, ecolor="dimgray")
+            ax.axhline(0, color="gray", linewidth=0.8)
+        if chart.ylim:
+            ax.set_ylim(*chart.ylim)
+        ax.set_xticks(x, scopes, rotation=20, ha="right")
+        ax.set_ylabel(chart.ylabel)
+        ax.set_title(chart.title)
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        path = folder / chart.file
+        temp = folder / f".{chart.file}.tmp.png"
+        fig.savefig(temp, format="png", metadata={"Software": None})
+        plt.close(fig)
+        temp.replace(path)
+        written.append(path)
+    return written
+
+
+def _error_bar(value: float, interval: Any) -> tuple[float, float]:
+    """Distances from the value down and up to its 95% interval (0, 0 where there is none)."""
+    if interval is None or value is None or math.isnan(value):
+        return (0.0, 0.0)
+    low, high = interval
+    return (max(0.0, value - low), max(0.0, high - value))
+
+
+def write_report(out: Path, results: dict[str, Any], kind: Any) -> None:
+    charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
+    draw_charts(out, results, charts)
+    write_atomic(out / REPORT, render_markdown(results, getattr(kind, "table_metrics", ()), charts))

@@ -1,0 +1,472 @@
+"""``run_eval`` and ``run_score``: the whole evaluation as two library calls (the CLI is a thin layer).
+
+Data-parallel runs (``accelerate launch`` / ``torchrun``): every process builds the same prompts and the
+same global batch plan; batch ``b`` runs on process ``b % world``; after each round the results are
+gathered and only the main process writes. Batches do not depend on the number of processes, so one and
+several processes write the same predictions. A run appends to ``predictions.jsonl`` after every round
+and, started again with the same settings, skips the rows already there.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..diagnostics import Diagnostic, DiagnosticError
+from . import predictions as files
+from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
+from .prompting import apply_chat_template, load_prompt_template, prompt_hash
+
+SCHEMA_VERSION = 1
+CONFIDENCE = 0.95
+STOP_STRINGS = ("###",)
+
+
+@dataclass
+class EvalRequest:
+    model: str
+    dataset: str
+    config: str = "lite"
+    revision: str | None = None
+    model_revision: str | None = None
+    out: Path | None = None
+    options: EvalOptions = field(default_factory=EvalOptions)
+    batch_size: int = 8
+    max_new_tokens: int | None = None
+    dtype: str = "auto"
+    trust_remote_code: bool = False
+    prefix_cache: bool = True
+    bootstrap: int = 1000
+    limit: int | None = None
+    overwrite: bool = False
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI uses to draw a progress bar (main process only)."""
+
+    start: Callable[[int], None] = lambda total: None
+    advance: Callable[[int], None] = lambda count: None
+    stop: Callable[[], None] = lambda: None
+
+
+def default_out_dir(model: str, config: str, setting: str, task: str = "qa") -> Path:
+    path = Path(model)
+    name = path.name if path.exists() else model.replace("/", "__")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
+    suffix = "" if task == "qa" else f"-{task}"
+    return Path("runs") / f"{name}-{config}-{setting}{suffix}"
+
+
+def library_versions(names: Sequence[str]) -> dict[str, str | None]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    found: dict[str, str | None] = {"python": sys.version.split()[0], "jbcompile": __version__}
+    for name in names:
+        try:
+            found[name] = version(name)
+        except PackageNotFoundError:
+            found[name] = None
+    return found
+
+
+# ---- distributed ---------------------------------------------------------------------------------
+
+
+@dataclass
+class _Dist:
+    rank: int = 0
+    world: int = 1
+    device: str | None = None
+    state: Any = None
+
+    @property
+    def main(self) -> bool:
+        return self.rank == 0
+
+    def gather(self, items: list) -> list:
+        if self.world == 1:
+            return items
+        from accelerate.utils import gather_object
+
+        return list(gather_object(items))
+
+    def barrier(self) -> None:
+        if self.state is not None and self.world > 1:
+            self.state.wait_for_everyone()
+
+    def agree(self, ok: bool) -> bool:
+        """True when every process says ok (so all stop together on an error)."""
+        return all(self.gather([ok])) if self.world > 1 else ok
+
+
+def _distributed() -> _Dist:
+    launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
+    if not launched:
+        return _Dist()
+    import torch
+    from accelerate import PartialState
+
+    cpu = not torch.cuda.is_available() or os.environ.get("ACCELERATE_USE_CPU", "").lower() in ("1", "true")
+    state = PartialState(cpu=cpu)
+    device = None if cpu else str(state.device)
+    return _Dist(rank=state.process_index, world=state.num_processes, device=device or "cpu", state=state)
+
+
+# ---- eval ----------------------------------------------------------------------------------------
+
+
+def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
+    """What must match for a run folder to be resumed."""
+    options = asdict(request.options)
+    options["prompt_file"] = str(request.options.prompt_file) if request.options.prompt_file else None
+    return {
+        "model": request.model,
+        "model_revision": request.model_revision,
+        "dataset": request.dataset,
+        "config": request.config,
+        "revision": request.revision,
+        "options": options,
+        "template_sha256": template_sha,
+        "max_new_tokens": request.max_new_tokens,
+        "dtype": request.dtype,
+        "limit": request.limit,
+    }
+
+
+def _max_new_tokens(request: EvalRequest) -> int:
+    if request.max_new_tokens is not None:
+        return request.max_new_tokens
+    return 384 if request.options.setting == "cot" else 16
+
+
+def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str, Any] | None:
+    """Evaluate; returns results.json's content on the main process (None on the others)."""
+    from .backends import BackendConfig, TransformersBackend, plan_batches
+    from .dataset import load_rows
+
+    progress = progress or Progress()
+    dist = _distributed()
+    options = request.options
+    loaded = load_rows(request.dataset, request.config, request.revision)
+    kind = detect_kind(loaded.columns, request.dataset)
+    problems = kind.check_options(options)
+    if request.options.scoring not in ("logprob", "generate"):
+        problems.append(
+            Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
+        )
+    if problems:
+        raise DiagnosticError(problems)
+    template = load_prompt_template(kind.name, options.setting, options.prompt_file)
+    prepared = kind.prepare(loaded.rows, options, template)
+    items = prepared.items[: request.limit] if request.limit is not None else prepared.items
+    if not items:
+        raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
+
+    out = request.out or default_out_dir(request.model, request.config, options.setting, options.task)
+    run_path, pred_path = out / files.RUN, out / files.PREDICTIONS
+    fingerprint = _fingerprint(request, template.source_sha256)
+    conflict = False
+    if run_path.is_file() and not request.overwrite:
+        try:
+            conflict = json.loads(run_path.read_text(encoding="utf-8")) != fingerprint
+        except ValueError:
+            conflict = True
+    dist.barrier()
+    if conflict:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV007",
+                    "this output folder holds a run with other settings",
+                    path=str(run_path),
+                    hint="choose another --out, or add --overwrite to start over",
+                )
+            ]
+        )
+
+    backend = TransformersBackend(
+        BackendConfig(
+            model=request.model,
+            revision=request.model_revision,
+            dtype=request.dtype,
+            trust_remote_code=request.trust_remote_code,
+            batch_size=request.batch_size,
+            prefix_cache=request.prefix_cache,
+            device=dist.device if dist.world > 1 else None,
+        )
+    )
+    texts = [
+        apply_chat_template(backend.tokenizer, item.text) if options.chat else item.text for item in items
+    ]
+    hashes = [prompt_hash(text) for text in texts]
+
+    if dist.main:
+        out.mkdir(parents=True, exist_ok=True)
+        if request.overwrite:
+            for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
+                (out / name).unlink(missing_ok=True)
+        files.write_atomic(run_path, files.dump_json(fingerprint))
+        files.repair(pred_path)
+    dist.barrier()
+    existing = files.latest_by_id(files.read_records(pred_path))
+    done = {
+        i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
+    }
+
+    encoded = backend.encode(texts, chat=options.chat)
+    keys = [item.prefix_keys for item in items]
+    batches = [
+        [i for i in batch if i not in done]
+        for batch in plan_batches([len(ids) for ids in encoded], keys, request.batch_size)
+    ]
+    batches = [batch for batch in batches if batch]
+    label_ids = (
+        backend.label_token_ids(kind.option_labels, texts[0], chat=options.chat)
+        if options.scoring == "logprob"
+        else None
+    )
+    max_new = _max_new_tokens(request)
+
+    def run_batch(batch: list[int]) -> list[Record]:
+        sequences = [encoded[i] for i in batch]
+        batch_keys = [keys[i] for i in batch]
+        records = []
+        if label_ids is not None:
+            scores = backend.score(sequences, batch_keys, label_ids)
+            for i, logprobs in zip(batch, scores, strict=True):
+                record = dict(prepared.records[items[i].example_id])
+                best = max(range(len(logprobs)), key=lambda j: (logprobs[j], -j))
+                record.update(
+                    prompt_hash=hashes[i],
+                    raw_output=None,
+                    pred=best,
+                    option_logprobs=[round(v, 6) for v in logprobs],
+                )
+                records.append(record)
+        else:
+            outputs = backend.generate(sequences, batch_keys, max_new, STOP_STRINGS)
+            for i, output in zip(batch, outputs, strict=True):
+                record = dict(prepared.records[items[i].example_id])
+                answer = kind.read_answer(output, items[i], record, options)
+                record.update(
+                    prompt_hash=hashes[i], raw_output=output, pred=answer.pred, option_logprobs=None
+                )
+                record.update(answer.extra)
+                records.append(record)
+        return records
+
+    pending = sum(len(batch) for batch in batches)
+    if dist.main:
+        progress.start(pending)
+    rounds = math.ceil(len(batches) / dist.world)
+    computed_here = 0
+    try:
+        for round_index in range(rounds):
+            index = round_index * dist.world + dist.rank
+            mine = run_batch(batches[index]) if index < len(batches) else []
+            computed_here += len(mine)
+            gathered = dist.gather(mine)
+            if dist.main:
+                files.append_records(pred_path, gathered)
+                progress.advance(len(gathered))
+    finally:
+        if dist.main:
+            progress.stop()
+    if dist.world > 1:
+        print(
+            f"process {dist.rank + 1}/{dist.world} evaluated {computed_here} rows",
+            file=sys.stderr,
+            flush=True,
+        )
+    dist.barrier()
+    if not dist.main:
+        return None
+
+    latest = files.latest_by_id(files.read_records(pred_path))
+    records = [latest[item.example_id] for item in items if item.example_id in latest]
+    files.write_records(pred_path, records)
+    results = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind.name,
+        "task": options.task,
+        "model": {
+            "name": request.model,
+            "revision": request.model_revision,
+            "dtype": backend.dtype,
+            "trust_remote_code": request.trust_remote_code,
+        },
+        "dataset": {
+            "path": request.dataset,
+            "config": request.config,
+            "revision": request.revision,
+            "manifest": loaded.manifest,
+            "rows": len(loaded.rows),
+            "evaluated": len(records),
+        },
+        "prompt": {
+            "setting": options.setting,
+            "template": template.name,
+            "template_sha256": template.source_sha256,
+            "prompt_file": str(options.prompt_file) if options.prompt_file else None,
+            "chat": options.chat,
+            "shots": options.shots,
+            "shot_ids": prepared.shot_ids,
+        },
+        "scoring": {
+            "method": options.scoring,
+            "max_new_tokens": max_new if options.scoring == "generate" else None,
+            "stop_strings": list(STOP_STRINGS) if options.scoring == "generate" else None,
+        },
+        "seeds": {"shots": options.seed, "bootstrap": options.seed},
+        "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
+    }
+    results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
+    _write_outputs(out, results, kind)
+    return results
+
+
+def _metrics_block(kind: EvalKind, records: Sequence[Record], resamples: int, seed: int) -> dict[str, Any]:
+    return {
+        "bootstrap": {"resamples": resamples, "unit": "template", "confidence": CONFIDENCE, "seed": seed},
+        "metrics": kind.metrics(records),
+        "metrics_ci": kind.intervals(records, resamples, seed),
+    }
+
+
+def _write_outputs(out: Path, results: dict[str, Any], kind: EvalKind) -> None:
+    from .report import write_report
+
+    write_report(out, results, kind)
+    files.write_atomic(out / files.RESULTS, files.dump_json(results))
+
+
+# ---- score ---------------------------------------------------------------------------------------
+
+
+@dataclass
+class ScoreRequest:
+    predictions: Path
+    dataset: str | None = None
+    config: str = "lite"
+    revision: str | None = None
+    prediction_field: str | None = None
+    task: str = "qa"
+    kind: str = "bbq"
+    out: Path | None = None
+    bootstrap: int = 1000
+    seed: int = 0
+
+
+def read_jsonl_strict(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
+    rows = []
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise DiagnosticError(
+                    [
+                        Diagnostic(
+                            "EV061",
+                            f"not a JSON line: {error.msg}",
+                            path=str(path),
+                            line=number,
+                            col=error.colno,
+                        )
+                    ]
+                ) from None
+            if not isinstance(value, dict):
+                raise DiagnosticError(
+                    [Diagnostic("EV061", "a line is not a JSON object", path=str(path), line=number)]
+                )
+            rows.append(value)
+    if not rows:
+        raise DiagnosticError([Diagnostic("EV062", "the predictions file is empty", path=str(path))])
+    return rows
+
+
+def run_score(request: ScoreRequest) -> dict[str, Any]:
+    """Metrics of an existing predictions file: ours, or BBQ-format JSONL with a prediction column."""
+    raw = read_jsonl_strict(request.predictions)
+    kind = get_eval_kind(request.kind)
+    if request.dataset:
+        from .dataset import load_rows
+
+        loaded = load_rows(request.dataset, request.config, request.revision)
+        by_id = {str(row["example_id"]): row for row in loaded.rows}
+        unknown = [str(r.get("example_id")) for r in raw if str(r.get("example_id")) not in by_id]
+        if unknown:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV063",
+                        f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0]!r}",
+                        path=str(request.predictions),
+                    )
+                ]
+            )
+        raw = [{**by_id[str(r["example_id"])], **r} for r in raw]
+    ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
+    ambiguous: list[dict[str, Any]] = []
+    if ours:
+        records = list(files.latest_by_id(raw).values())
+        source_format = "jbcompile"
+        task = str(records[0].get("task", request.task))
+    else:
+        if request.prediction_field is None:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV064",
+                        "these are not jbcompile predictions; say which column holds the predicted answer",
+                        path=str(request.predictions),
+                        hint="add --prediction-field NAME (an option index or an option text)",
+                    )
+                ]
+            )
+        try:
+            foreign = kind.foreign_records(raw, request.prediction_field, request.task)
+        except DiagnosticError as error:
+            raise DiagnosticError(
+                [
+                    Diagnostic(d.code, d.message, path=str(request.predictions), line=d.line)
+                    for d in error.diagnostics
+                ]
+            ) from None
+        records, ambiguous = foreign.records, foreign.ambiguous
+        source_format = "bbq"
+        task = request.task
+    results: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "kind": kind.name,
+        "task": task,
+        "source": {
+            "predictions": str(request.predictions),
+            "format": source_format,
+            "prediction_field": request.prediction_field,
+            "dataset": request.dataset,
+            "config": request.config if request.dataset else None,
+            "revision": request.revision,
+        },
+        "seeds": {"bootstrap": request.seed},
+        "versions": library_versions(["numpy", "datasets"]),
+        "ambiguous_rows": ambiguous,
+    }
+    results.update(_metrics_block(kind, records, request.bootstrap, request.seed))
+    out = request.out or Path("runs") / f"score-{request.predictions.stem}"
+    out.mkdir(parents=True, exist_ok=True)
+    _write_outputs(out, results, kind)
+    return results

@@ -1,0 +1,543 @@
+"""``jbcompile import bbq-templates DIR``: BBQ's template CSVs and vocabulary → English-source YAML.
+
+Input: ``new_templates - <Category>.csv`` (one row per template and version) and ``vocabulary.csv``.
+Each row becomes a ``bbq`` template whose texts go into ``en`` (to be translated); a version b that is
+version a with {{NAME1}} and {{NAME2}} swapped becomes part of version a's template, because the
+expansion swaps the slots itself. What our format cannot hold is reported, never dropped silently.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..kinds.base import SLOT_PATTERN
+from .report import ImportReport
+from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
+
+TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
+VOCABULARY_FILE = "vocabulary.csv"
+REQUIRED = (
+    "Q_id",
+    "Ambiguous_Context",
+    "Disambiguating_Context",
+    "Question_negative_stereotype",
+    "Question_non_negative",
+    "Answer_negative",
+    "Answer_non_negative",
+    "Known_stereotyped_groups",
+)
+KNOWN = set(REQUIRED) | {
+    "version",
+    "Category",
+    "Subcategory",
+    "Names",
+    "Lexical_diversity",
+    "NAME1_info",
+    "NAME2_info",
+    "Proper_nouns_only",
+    "Relevant_social_values",
+    "Notes",
+    "Source",
+}
+SWAPPED_FIELDS = (
+    "Ambiguous_Context",
+    "Disambiguating_Context",
+    "Question_negative_stereotype",
+    "Question_non_negative",
+    "Answer_negative",
+    "Answer_non_negative",
+)
+PERSON_SLOTS = ("NAME1", "NAME2")
+
+
+@dataclass(frozen=True)
+class CsvRow:
+    path: str
+    line: int
+    cells: dict[str, str]
+
+    def get(self, column: str) -> str:
+        return (self.cells.get(column) or "").strip()
+
+    def diagnostic(
+        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
+    ):
+        return Diagnostic(
+            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
+        )
+
+
+@dataclass(frozen=True)
+class VocabEntry:
+    category: str
+    subcategory: str
+    name: str
+    info: str
+
+
+def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
+    """Rows with their first line number; a file that is not CSV text raises DiagnosticError."""
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"cannot read {display}: {exc}",
+                    path=display,
+                    hint="save the file as UTF-8 CSV",
+                )
+            ]
+        ) from None
+    reader = csv.DictReader(text.splitlines(keepends=True))
+    rows: list[CsvRow] = []
+    try:
+        start = 2
+        for cells in reader:
+            rows.append(CsvRow(display, start, {k: v for k, v in cells.items() if k is not None}))
+            start = reader.line_num + 1
+    except csv.Error as exc:
+        raise DiagnosticError(
+            [Diagnostic(code="IM001", message=f"malformed CSV: {exc}", path=display, line=reader.line_num)]
+        ) from None
+    return list(reader.fieldnames or []), rows
+
+
+def parse_slot_lists(cell: str) -> dict[str, list[str]]:
+    """``NAME1: [a, b]; NAME2: [c, d]`` (or WORD1 …) → {"NAME1": [a, b], "NAME2": [c, d]}."""
+    found: dict[str, list[str]] = {}
+    for part in cell.split(";"):
+        if not part.strip():
+            continue
+        match = re.match(r"\s*\{*\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}*\s*:\s*(.*)$", part, re.S)
+        if not match:
+            raise ValueError(f"cannot read {part.strip()!r} (expected SLOT: [a, b])")
+        body = match.group(2).strip()
+        if body.startswith("[") and body.endswith("]"):
+            body = body[1:-1]
+        items = [item.strip().strip("'\"").strip() for item in body.split(",")]
+        found[match.group(1)] = [item for item in items if item]
+    return found
+
+
+def parse_groups(cell: str) -> list[str]:
+    """``["old"]``, ``[old, young]`` or ``old`` → ["old"]."""
+    cell = cell.strip()
+    if not cell:
+        return []
+    if cell.startswith("["):
+        try:
+            value = ast.literal_eval(cell)
+            if isinstance(value, list):
+                return [str(v).strip() for v in value if str(v).strip()]
+        except (ValueError, SyntaxError):
+            cell = cell[1:-1] if cell.endswith("]") else cell[1:]
+    return [v.strip().strip("'\"") for v in cell.split(",") if v.strip().strip("'\"")]
+
+
+def swap_slots(text: str) -> str:
+    return SLOT_PATTERN.sub(
+        lambda m: {"NAME1": "{{NAME2}}", "NAME2": "{{NAME1}}"}.get(m.group(1), m.group(0)), text
+    )
+
+
+def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
+    """True when row b is row a with {{NAME1}} and {{NAME2}} exchanged everywhere (texts, names, info)."""
+    if any(swap_slots(a.get(column)) != b.get(column) for column in SWAPPED_FIELDS):
+        return False
+    names_a, names_b = _safe_lists(a.get("Names")), _safe_lists(b.get("Names"))
+    if names_a is None or names_b is None:
+        return False
+    if names_a.get("NAME1") != names_b.get("NAME2") or names_a.get("NAME2") != names_b.get("NAME1"):
+        return False
+    same = ("Lexical_diversity", "Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
+    return (
+        a.get("NAME1_info") == b.get("NAME2_info")
+        and a.get("NAME2_info") == b.get("NAME1_info")
+        and all(a.get(c) == b.get(c) for c in same)
+    )
+
+
+def _safe_lists(cell: str) -> dict[str, list[str]] | None:
+    try:
+        return parse_slot_lists(cell)
+    except ValueError:
+        return None
+
+
+def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
+    _, rows = read_csv(path, display)
+    return [
+        VocabEntry(row.get("Category"), row.get("SubCat"), row.get("Name"), row.get("Info"))
+        for row in rows
+        if row.get("Name") and row.get("Pilot_include").lower() != "no"
+    ]
+
+
+def _matches_group(value: str, groups: Sequence[str]) -> bool:
+    lowered = value.lower()
+    return any(lowered == g.lower() for g in groups)
+
+
+class _Skip(Exception):
+    """The template cannot be represented; the diagnostic says why."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        self.diagnostic = diagnostic
+
+
+def _slot_reference(row: CsvRow, column: str) -> str:
+    slots = [m.group(1) for m in SLOT_PATTERN.finditer(row.get(column)) if m.group(1) in PERSON_SLOTS]
+    if len(set(slots)) != 1:
+        raise _Skip(
+            row.diagnostic(
+                "IM007",
+                f"{column} must name exactly one of {{{{NAME1}}}} / {{{{NAME2}}}}, found {row.get(column)!r}",
+            )
+        )
+    others = [m.group(1) for m in SLOT_PATTERN.finditer(row.get(column)) if m.group(1) not in PERSON_SLOTS]
+    if others:
+        raise _Skip(
+            row.diagnostic("IM007", f"{column} holds slots other than the person ({', '.join(others)})")
+        )
+    return slots[0]
+
+
+def template_from_row(
+    row: CsvRow,
+    category: str,
+    vocabulary: Sequence[VocabEntry],
+    draft: SourcesDraft,
+    report: ImportReport,
+    name: str,
+    merged_version: str | None,
+) -> DraftTemplate:
+    """One template from one CSV row (raises _Skip when it cannot be represented)."""
+    version = row.get("version") or "a"
+    upstream = f"{category}/{row.get('Q_id')}/{version}" + (f"+{merged_version}" if merged_version else "")
+
+    def note(code: str, message: str, severity: Severity = Severity.INFO) -> None:
+        report.add(name, row.diagnostic(code, message, severity))
+
+    if row.get("Proper_nouns_only").upper() == "TRUE":
+        raise _Skip(
+            row.diagnostic(
+                "IM003",
+                "Proper_nouns_only templates draw first names from BBQ's name lists, which this importer "
+                "does not read",
+                hint="write the names into the Names column (NAME1: [...]; NAME2: [...]) and re-import",
+            )
+        )
+    groups = parse_groups(row.get("Known_stereotyped_groups"))
+    if not groups:
+        raise _Skip(row.diagnostic("IM002", "Known_stereotyped_groups is empty"))
+    try:
+        names = parse_slot_lists(row.get("Names"))
+        words = parse_slot_lists(row.get("Lexical_diversity"))
+    except ValueError as exc:
+        raise _Skip(row.diagnostic("IM002", str(exc))) from None
+    info = {slot: row.get(f"{slot}_info") for slot in PERSON_SLOTS}
+    if names.get("NAME1") and names.get("NAME2"):
+        people = {slot: names[slot] for slot in PERSON_SLOTS}
+        target = [
+            s
+            for s in PERSON_SLOTS
+            if _matches_group(info[s], groups) or any(_matches_group(w, groups) for w in people[s])
+        ]
+        if len(target) == 2:
+            raise _Skip(row.diagnostic("IM004", "both NAME1 and NAME2 belong to the stereotyped groups"))
+        if not target:
+            note(
+                "IM009",
+                "no slot is marked as the stereotyped group; NAME1 taken as the target (BBQ's convention)",
+            )
+            target = ["NAME1"]
+        target_slot = target[0]
+        target_tags = {w: info[target_slot] or groups[0] for w in people[target_slot]}
+        other_tags: dict[str, str] = {}
+    else:
+        people, target_slot, target_tags, other_tags = _people_from_vocabulary(
+            row, category, groups, vocabulary, note
+        )
+        info = {slot: "" for slot in PERSON_SLOTS}
+    other_slot = "NAME2" if target_slot == "NAME1" else "NAME1"
+    target_tag = info[target_slot] or groups[0]
+    other_tag = (
+        info[other_slot]
+        or _most_common(other_tags.values())
+        or f"non{target_tag[:1].upper()}{target_tag[1:]}"
+    )
+    if not info[other_slot] and not other_tags:
+        note("IM009", f"no {other_slot}_info: the other group's tag is set to {other_tag!r}")
+    for tag in {other_tag, *other_tags.values()}:
+        if _matches_group(tag, groups):
+            raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
+    stereotyped = list(groups)
+    for tag in sorted(set(target_tags.values())):
+        if not _matches_group(tag, stereotyped):
+            stereotyped.append(tag)
+            note("IM009", f"tag {tag!r} of the target added to stereotyped_groups")
+
+    negative_slot = _slot_reference(row, "Answer_negative")
+    non_negative_slot = _slot_reference(row, "Answer_non_negative")
+    if negative_slot == non_negative_slot:
+        raise _Skip(row.diagnostic("IM007", "Answer_negative and Answer_non_negative name the same person"))
+    wording = {negative_slot: row.get("Answer_negative"), non_negative_slot: row.get("Answer_non_negative")}
+
+    def fillers(slot: str, tags: dict[str, str] | None, group_tag: str) -> tuple[DraftFiller, ...]:
+        out = []
+        for word in dict.fromkeys(people[slot]):
+            option = wording[slot].replace("{{" + slot + "}}", word)
+            tag = (tags or {}).get(word, group_tag)
+            out.append(
+                DraftFiller(word, None if option == word else option, None if tag == group_tag else tag)
+            )
+        return tuple(out)
+
+    word_slots: dict[str, list[str]] = {}
+    for slot, alternatives in words.items():
+        unique = list(dict.fromkeys(alternatives))
+        if len(unique) > 3:
+            note(
+                "IM005",
+                f"{slot} has {len(unique)} alternatives; the format takes 2–3, so only the first 3 are kept "
+                f"(dropped: {', '.join(unique[3:])})",
+                Severity.WARNING,
+            )
+            unique = unique[:3]
+        if len(unique) < 2:
+            note("IM005", f"{slot} has a single alternative; it is written into the texts", Severity.INFO)
+            continue
+        word_slots[slot] = unique
+    texts = {column: row.get(column) for column in SWAPPED_FIELDS[:4]}
+    for slot, alternatives in words.items():
+        if slot not in word_slots and alternatives:
+            texts = {k: v.replace("{{" + slot + "}}", alternatives[0]) for k, v in texts.items()}
+    used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
+    unknown = used - set(PERSON_SLOTS) - set(word_slots)
+    if unknown:
+        raise _Skip(row.diagnostic("IM007", f"the texts use slots with no values: {sorted(unknown)}"))
+    for slot in list(word_slots):
+        if slot not in used:
+            note("IM005", f"{slot} is listed in Lexical_diversity but no text uses it; left out")
+            del word_slots[slot]
+    _warn_articles(row, texts, people, note)
+
+    stereotype = row.get("Relevant_social_values")
+    if not stereotype:
+        stereotype = f"{', '.join(groups)}: {row.get('Question_negative_stereotype')}"
+        note("IM009", "no Relevant_social_values: the stereotype is written from the negative question")
+    attested = row.get("Source") or row.get("Notes")
+    if not attested:
+        attested = f"BBQ template {upstream}"
+        note("IM009", "no Source or Notes: `attested` names the upstream template only")
+    target_group = draft.group_for(category, target_tag, fillers(target_slot, target_tags, target_tag), None)
+    other_group = draft.group_for(category, other_tag, fillers(other_slot, other_tags, other_tag), None)
+    return DraftTemplate(
+        id=name,
+        category=category,
+        subcategory=row.get("Subcategory") or None,
+        upstream=upstream,
+        stereotype=stereotype,
+        stereotyped_groups=stereotyped,
+        attested=attested,
+        target_slot=target_slot,
+        other_slot=other_slot,
+        target_group=target_group,
+        other_group=other_group,
+        words=word_slots,
+        ambiguous=texts["Ambiguous_Context"],
+        disambiguating=texts["Disambiguating_Context"],
+        negative=(texts["Question_negative_stereotype"], negative_slot),
+        non_negative=(texts["Question_non_negative"], non_negative_slot),
+        notes=row.get("Notes") if row.get("Source") and row.get("Notes") else None,
+    )
+
+
+def _people_from_vocabulary(row, category, groups, vocabulary, note):
+    """Persons from vocabulary.csv when the Names column is empty: stereotyped words vs the rest."""
+    subcategory = row.get("Subcategory")
+    entries = [
+        v for v in vocabulary if v.category == category and (not subcategory or v.subcategory == subcategory)
+    ]
+    if not entries:
+        raise _Skip(
+            row.diagnostic("IM011", f"no Names and no vocabulary.csv words for {category}/{subcategory}")
+        )
+    targets = [v for v in entries if _matches_group(v.name, groups) or _matches_group(v.info, groups)]
+    others = [v for v in entries if v not in targets]
+    if not targets or not others:
+        raise _Skip(
+            row.diagnostic(
+                "IM011",
+                "the vocabulary words cannot be split into stereotyped and other persons (BBQ pairs any two "
+                "words of one list, which a template with two groups cannot express)",
+                hint="write the two lists into the Names column and re-import",
+            )
+        )
+    note(
+        "IM011",
+        "persons drawn from vocabulary.csv: stereotyped words fill the target slot, "
+        "the others the other slot",
+        Severity.WARNING,
+    )
+    people = {"NAME1": [v.name for v in targets], "NAME2": [v.name for v in others]}
+    tags = {v.name: (v.info if _matches_group(v.info, groups) else v.name) for v in targets}
+    other_tags = {v.name: v.info for v in others if v.info}
+    return people, "NAME1", tags, other_tags
+
+
+def _most_common(values) -> str | None:
+    counts = Counter(values)
+    return counts.most_common(1)[0][0] if counts else None
+
+
+def _warn_articles(row: CsvRow, texts: dict[str, str], people: dict[str, list[str]], note) -> None:
+    """BBQ's generator turned 'a' into 'an' before vowels; a template keeps its text as written."""
+    for slot, words in people.items():
+        if any(re.search(rf"\b[aA] \{{\{{{slot}\}}\}}", t) for t in texts.values()) and any(
+            w[:1].lower() in "aeiou" for w in words
+        ):
+            note(
+                "IM015",
+                f"'a {{{{{slot}}}}}' meets fillers starting with a vowel; write 'an' into those fillers' "
+                "contexts by hand",
+                Severity.WARNING,
+            )
+
+
+def import_bbq_templates(
+    folder: Path, categories: Sequence[str] | None = None
+) -> tuple[SourcesDraft, ImportReport]:
+    """Read every template CSV of ``folder`` (optionally only some categories) into a draft."""
+    from ..project import display_path
+
+    folder = Path(folder)
+    report = ImportReport()
+    draft = SourcesDraft(lang="en", name="bbq-templates", pretty_name="Imported BBQ templates")
+    found = sorted(p for p in folder.glob("*.csv") if TEMPLATE_FILE.match(p.name))
+    if not found:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"no 'new_templates - <Category>.csv' files in {display_path(folder)}",
+                    path=display_path(folder),
+                    hint="point at BBQ's templates folder",
+                )
+            ]
+        )
+    vocabulary: list[VocabEntry] = []
+    if (folder / VOCABULARY_FILE).is_file():
+        vocabulary = read_vocabulary(folder / VOCABULARY_FILE, display_path(folder / VOCABULARY_FILE))
+    wanted = set(categories or [])
+    for path in found:
+        category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
+        if wanted and category not in wanted:
+            continue
+        display = display_path(path)
+        columns, rows = read_csv(path, display)
+        missing = [c for c in REQUIRED if c not in columns]
+        if missing:
+            report.add(
+                None,
+                Diagnostic(
+                    code="IM002",
+                    message=f"missing columns: {', '.join(missing)}; file skipped",
+                    path=display,
+                    line=1,
+                    col=1,
+                ),
+            )
+            continue
+        ignored = [c for c in columns if c not in KNOWN and any(r.get(c) for r in rows)]
+        if ignored:
+            report.add(
+                None,
+                Diagnostic(
+                    code="IM012",
+                    message=f"columns with no place in the format were not imported: {', '.join(ignored)}",
+                    path=display,
+                    line=1,
+                    col=1,
+                    severity=Severity.WARNING,
+                ),
+            )
+        _import_category(rows, category, vocabulary, draft, report)
+    return draft, report
+
+
+def _import_category(
+    rows: list[CsvRow], category: str, vocabulary: list[VocabEntry], draft: SourcesDraft, report: ImportReport
+) -> None:
+    by_question: dict[str, list[CsvRow]] = {}
+    for row in rows:
+        if not row.get("Ambiguous_Context"):
+            if any(row.cells.values()):
+                report.add(
+                    None,
+                    row.diagnostic(
+                        "IM010", "row without Ambiguous_Context skipped (BBQ skips it too)", Severity.INFO
+                    ),
+                )
+            continue
+        if row.get("Category") and row.get("Category") != category:
+            report.add(
+                None,
+                row.diagnostic(
+                    "IM002",
+                    f"Category {row.get('Category')!r} differs from the file's {category!r}; file's used",
+                    Severity.WARNING,
+                ),
+            )
+        by_question.setdefault(row.get("Q_id"), []).append(row)
+    for q_id, group in by_question.items():
+        versions = {row.get("version") or "a": row for row in group}
+        merged: set[str] = set()
+        if set(versions) == {"a", "b"} and is_slot_swap(versions["a"], versions["b"]):
+            merged.add("b")
+        if len(versions) != len(group):
+            report.add(
+                None, group[-1].diagnostic("IM007", f"Q_id {q_id} repeats a version; later rows skipped")
+            )
+        for version, row in versions.items():
+            if version in merged:
+                continue
+            suffix = "" if len(versions) - len(merged) == 1 else f"-{version}"
+            name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
+            try:
+                template = template_from_row(
+                    row,
+                    category,
+                    vocabulary,
+                    draft,
+                    report,
+                    name,
+                    "b" if "b" in merged and version == "a" else None,
+                )
+            except _Skip as skip:
+                ref = f"{category}/{q_id}/{version}"
+                report.add(ref, skip.diagnostic)
+                report.template(ref).rows += 1
+                continue
+            entry = report.template(name, template.upstream)
+            entry.rows += 1 + (1 if merged and version == "a" else 0)
+            entry.reproduced = entry.rows
+            draft.add_template(draft.bbq_template(template))
+            if merged and version == "a":
+                report.add(
+                    name,
+                    row.diagnostic(
+                        "IM013",
+                        "version b is version a with the persons swapped: one template",
+                        Severity.INFO,
+                    ),
+                )

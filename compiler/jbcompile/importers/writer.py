@@ -1,0 +1,310 @@
+"""Assemble imported templates and vocabulary into a sources folder in our format, and write it atomically.
+
+Both importers fill a :class:`SourcesDraft`; the draft owns the YAML shape (English goes into ``en`` of a
+text, Japanese data into plain strings), deduplicates vocab groups by content, validates every file
+against the schema and writes the folder in one step: the folder appears whole or not at all.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ..diagnostics import Diagnostic, DiagnosticError
+
+# Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
+DEFAULT_UNKNOWN = {
+    "en": [
+        "Unknown",
+        "Cannot be determined",
+        "Not enough information",
+        "Cannot answer",
+        "Not known",
+        "Undetermined",
+        "Can't tell",
+        "Not answerable",
+        "Impossible to say",
+    ],
+    "ja": [
+        "不明",
+        "判断できない",
+        "情報が足りない",
+        "わからない",
+        "答えられない",
+        "どちらとも言えない",
+        "決められない",
+        "特定できない",
+        "確かなことは言えない",
+    ],
+}
+MIN_UNKNOWN = 8
+SHORT = 60  # texts up to this length are written as flow mappings: {en: …}
+
+
+class _Flow(dict):
+    """A mapping written on one line."""
+
+
+class _FlowList(list):
+    """A list written on one line."""
+
+
+class _Dumper(yaml.SafeDumper):
+    pass
+
+
+_Dumper.add_representer(
+    _FlowList, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+)
+_Dumper.add_representer(
+    _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+)
+
+
+def dump_yaml(data: Any, header: str = "") -> str:
+    """Deterministic YAML: key order as built, Unicode as is, no line folding."""
+    body = yaml.dump(data, Dumper=_Dumper, allow_unicode=True, sort_keys=False, width=100_000)
+    return header + body
+
+
+def slug(value: str) -> str:
+    """An identifier-safe form of a name (letters, digits, _ . -)."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]+", "-", value).strip("-.")
+    return cleaned or "x"
+
+
+@dataclass(frozen=True)
+class DraftFiller:
+    text: str
+    option: str | None = None  # answer wording, when it differs from the text
+    tag: str | None = None  # when it differs from the group's tag
+
+
+@dataclass
+class DraftGroup:
+    name: str
+    category: str
+    tag: str
+    fillers: tuple[DraftFiller, ...]
+    description: str | None = None
+
+
+@dataclass
+class DraftTemplate:
+    """A recovered ``bbq`` template, before it is rendered into YAML."""
+
+    id: str
+    category: str
+    subcategory: str | None
+    upstream: str
+    stereotype: str
+    stereotyped_groups: list[str]
+    attested: str
+    target_slot: str
+    other_slot: str
+    target_group: str
+    other_group: str
+    words: dict[str, list[str]]
+    ambiguous: str
+    disambiguating: str
+    negative: tuple[str, str]  # question text, answering slot
+    non_negative: tuple[str, str]
+    notes: str | None = None
+
+
+@dataclass
+class SourcesDraft:
+    lang: str  # language of the imported texts: "en" (BBQ) or "ja" (JBBQ-style data)
+    name: str = "imported-bbq"
+    pretty_name: str = "Imported BBQ-format benchmark"
+    description: str = ""
+    unknown_options: list[str] = field(default_factory=list)
+    groups: dict[str, DraftGroup] = field(default_factory=dict)
+    templates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    categories: list[str] = field(default_factory=list)
+    _by_content: dict[tuple, str] = field(default_factory=dict)
+
+    # ----------------------------------------------------------------------------------------- texts
+    def text(self, value: str) -> Any:
+        """A text in our format: English goes into ``en`` (to translate), Japanese stays a plain string."""
+        if self.lang == "ja":
+            return value
+        return _Flow(en=value) if len(value) <= SHORT and "\n" not in value else {"en": value}
+
+    def filler(self, filler: DraftFiller, group_tag: str) -> Any:
+        if filler.option is None and filler.tag in (None, group_tag) and self.lang == "ja":
+            return filler.text
+        entry: dict[str, Any] = {"text": self.text(filler.text)}
+        if filler.option is not None:
+            entry["option"] = self.text(filler.option)
+        if filler.tag not in (None, group_tag):
+            entry["tag"] = filler.tag
+        return entry
+
+    # ------------------------------------------------------------------------------------------ vocab
+    def group_for(
+        self, category: str, tag: str, fillers: tuple[DraftFiller, ...], description: str | None
+    ) -> str:
+        """The name of the vocab group with exactly these fillers (created on first use)."""
+        self.add_category(category)
+        key = (category, tag, fillers)
+        if key in self._by_content:
+            return self._by_content[key]
+        base = slug(f"{category}-{tag}")
+        name, n = base, 1
+        while name in self.groups:
+            n += 1
+            name = f"{base}-{n}"
+        self.groups[name] = DraftGroup(name, category, tag, fillers, description)
+        self._by_content[key] = name
+        return name
+
+    def add_category(self, category: str) -> None:
+        if category not in self.categories:
+            self.categories.append(category)
+
+    def add_template(self, template: dict[str, Any]) -> None:
+        self.add_category(template["category"])
+        self.templates[template["id"]] = template
+
+    def bbq_template(self, t: DraftTemplate) -> dict[str, Any]:
+        """A ``bbq`` template in our source format (key order as in the bundled examples)."""
+        persons = {
+            slot: _Flow(group=t.target_group, target=True)
+            if slot == t.target_slot
+            else _Flow(group=t.other_group)
+            for slot in sorted((t.target_slot, t.other_slot))
+        }
+        data: dict[str, Any] = {
+            "id": t.id,
+            "category": t.category,
+            "subcategory": t.subcategory,
+            "origin": "translated",
+            "upstream": t.upstream,
+            "stereotype": self.text(t.stereotype),
+            "stereotyped_groups": _FlowList(t.stereotyped_groups),
+            "attested": t.attested,
+            "persons": persons,
+        }
+        if t.words:
+            data["words"] = {slot: [self.text(a) for a in alts] for slot, alts in t.words.items()}
+        data["ambiguous_context"] = self.text(t.ambiguous)
+        data["disambiguating_context"] = self.text(t.disambiguating)
+        data["questions"] = {
+            "negative": {"text": self.text(t.negative[0]), "answer": t.negative[1]},
+            "non_negative": {"text": self.text(t.non_negative[0]), "answer": t.non_negative[1]},
+        }
+        if t.notes:
+            data["notes"] = t.notes
+        return data
+
+    def unique_template_id(self, wanted: str) -> str:
+        name, n = slug(wanted), 1
+        while name in self.templates:
+            n += 1
+            name = f"{slug(wanted)}-{n}"
+        return name
+
+    # ---------------------------------------------------------------------------------------- render
+    def dataset(self) -> dict[str, Any]:
+        unknown = list(dict.fromkeys(self.unknown_options))
+        for extra in DEFAULT_UNKNOWN[self.lang]:
+            if len(unknown) >= MIN_UNKNOWN:
+                break
+            if extra not in unknown:
+                unknown.append(extra)
+        return {
+            "name": slug(self.name),
+            "pretty_name": self.pretty_name,
+            "version": "0.1.0",
+            "license": "other",
+            "language": ["ja"],
+            "description": self.description or "Imported with `jbcompile import`; describe the dataset here.",
+            "citation": None,
+            "homepage": None,
+            "terms_of_use": "Set the terms of use of the imported data before publishing it.",
+            "seed": 1,
+            "unknown_options": [self.text(u) for u in unknown],
+            "categories": list(self.categories),
+        }
+
+    def files(self) -> dict[str, str]:
+        """Relative path → YAML text of every file of the folder."""
+        header = "# Written by `jbcompile import`; edit freely.\n"
+        out = {"dataset.yaml": dump_yaml(self.dataset(), header)}
+        by_category: dict[str, dict[str, Any]] = {}
+        for group in self.groups.values():
+            entry: dict[str, Any] = {"tag": group.tag}
+            if group.description:
+                entry["description"] = group.description
+            entry["fillers"] = [self.filler(f, group.tag) for f in group.fillers]
+            by_category.setdefault(group.category, {})[group.name] = entry
+        for category, groups in sorted(by_category.items()):
+            out[f"vocab/{slug(category)}.yaml"] = dump_yaml({"category": category, "groups": groups}, header)
+        glossary = bundled_glossary()
+        if self.lang == "en" and glossary is not None:
+            out["translations/glossary.yaml"] = glossary  # so that `translate` keeps the JBBQ conventions
+        for template_id, template in sorted(self.templates.items()):
+            out[f"templates/{slug(template['category'])}/{template_id}.yaml"] = dump_yaml(template, header)
+        return out
+
+
+def bundled_glossary() -> str | None:
+    """The EN→JA glossary of the bundled benchmark, copied into English imports."""
+    from ..paths import bundled_sources
+    from ..translate.glossary import GLOSSARY_FILE
+
+    path = bundled_sources() / GLOSSARY_FILE
+    return path.read_text(encoding="utf-8") if path.is_file() else None
+
+
+def check_target(out: Path, force: bool) -> None:
+    """Refuse to overwrite a non-empty folder unless asked to (before any work is done)."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM020",
+                    message=f"{out} exists and is not empty",
+                    path=str(out),
+                    hint="choose a new --out folder, or pass --force to replace it",
+                )
+            ]
+        )
+
+
+def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: str = "ja") -> None:
+    """Write ``files`` as the folder ``out`` in one step, after checking it loads as a project.
+
+    The folder is built next to ``out``, loaded with the compiler's own loader (so what is written is a
+    sources folder ``jbcompile build`` accepts), then swapped in.
+    """
+    from ..project import load_project
+
+    check_target(out, force)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    try:
+        for relative, text in files.items():
+            path = staging / relative
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, encoding="utf-8")
+        load_project(staging, lang=lang)
+        if out.exists():
+            old = out.with_name(f".{out.name}.replaced-{os.getpid()}")
+            os.replace(out, old)
+            os.replace(staging, out)
+            shutil.rmtree(old, ignore_errors=True)
+        else:
+            os.replace(staging, out)
+    except BaseException:
+        shutil.rmtree(staging, ignore_errors=True)
+        raise

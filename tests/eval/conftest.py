@@ -1,0 +1,134 @@
+"""Fixtures of the evaluator tests: a small compiled benchmark and a tiny random Llama, both offline.
+
+The benchmark is compiled by jbcompile itself from ``fixtures/sources`` (three categories, one template
+each). The model is a randomly initialized Llama with a byte-level BPE tokenizer trained on the rows,
+saved to a temp folder and loaded through ``from_pretrained`` like any model. Nothing is downloaded.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURE_SOURCES = Path(__file__).parent / "fixtures" / "sources"
+CHAT_TEMPLATE = (
+    "{% for m in messages %}<|{{ m.role }}|>\n{{ m.content }}\n{% endfor %}"
+    "{% if add_generation_prompt %}<|assistant|>\n{% endif %}"
+)
+
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture(scope="session")
+def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from jbcompile.build import compile_project, write_build
+    from jbcompile.project import load_project
+
+    out = tmp_path_factory.mktemp("eval-build") / "build"
+    # lint rules are not what these tests are about: compile without them, so rule changes cannot break us
+    write_build(compile_project(load_project(FIXTURE_SOURCES), checks=False), out)
+    return out
+
+
+@pytest.fixture(scope="session")
+def lite_rows(build_dir: Path) -> list[dict]:
+    from jbcompile.evaluate.dataset import load_rows
+
+    return load_rows(str(build_dir), "lite").rows
+
+
+def make_tiny_model(
+    folder: Path,
+    texts: list[str],
+    *,
+    seed: int = 0,
+    vocab_size: int = 2000,
+    hidden_size: int = 32,
+    layers: int = 2,
+) -> Path:
+    """A random 2-layer Llama and a BPE tokenizer trained on ``texts``, saved like any Hub model."""
+    import torch
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    tokenizer = Tokenizer(models.BPE())
+    tokenizer.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tokenizer.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=["<pad>", "<s>", "</s>"],
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tokenizer.train_from_iterator(texts, trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tokenizer, bos_token="<s>", eos_token="</s>", pad_token="<pad>"
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    fast.save_pretrained(folder)
+    config = LlamaConfig(
+        vocab_size=len(fast),
+        hidden_size=hidden_size,
+        intermediate_size=2 * hidden_size,
+        num_hidden_layers=layers,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        bos_token_id=fast.bos_token_id,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+        # A wide init makes the random model's answer depend on the prompt (with the usual 0.02 it answers
+        # the same option everywhere); see ``tiny_model`` for how the seed is chosen.
+        initializer_range=1.0,
+    )
+    torch.manual_seed(seed)
+    model = LlamaForCausalLM(config)
+    model.save_pretrained(folder)
+    return folder
+
+
+def corpus(rows: list[dict]) -> list[str]:
+    from jbcompile.evaluate.prompting import PROMPTS_DIR
+
+    texts = [p.read_text(encoding="utf-8") for p in PROMPTS_DIR.rglob("*.j2")]
+    for row in rows:
+        texts.append("\n".join([row["context"], row["question"], row["ans0"], row["ans1"], row["ans2"]]))
+        texts.append(row["rationale"])
+    return texts
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory: pytest.TempPathFactory, lite_rows: list[dict]) -> Path:
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    folder = tmp_path_factory.mktemp("tiny-model")
+    for seed in range(10):
+        make_tiny_model(folder, corpus(lite_rows), seed=seed)
+        if _answers_vary(folder, lite_rows):
+            return folder
+    raise AssertionError("no seed gave a tiny model whose answers depend on the prompt")
+
+
+def _answers_vary(folder: Path, rows: list[dict]) -> bool:
+    """Does the model pick every option somewhere, with no near-tie that float noise could flip?
+
+    A random model that always answers one option would leave the tests of answer order, argmax
+    agreement and data parallelism toothless.
+    """
+    from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
+    from jbcompile.evaluate.bbq import BBQ
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.prompting import load_prompt_template
+
+    items = BBQ.prepare(rows, EvalOptions(shots=3), load_prompt_template("bbq", "basic")).items
+    backend = TransformersBackend(BackendConfig(model=str(folder), prefix_cache=False))
+    encoded = backend.encode([item.text for item in items], chat=False)
+    labels = backend.label_token_ids(["0", "1", "2"], items[0].text, chat=False)
+    scores = backend.score(encoded, [item.prefix_keys for item in items], labels)
+    picks = {max(range(3), key=row.__getitem__) for row in scores}
+    gaps = [sorted(row)[-1] - sorted(row)[-2] for row in scores]
+    return picks == {0, 1, 2} and min(gaps) > 0.05

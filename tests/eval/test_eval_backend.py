@@ -1,0 +1,139 @@
+"""The transformers backend on the tiny model: prefix reuse changes nothing but speed; OOM halves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, common_prefix_length, plan_batches
+from jbcompile.evaluate.bbq import BBQ
+from jbcompile.evaluate.kind import EvalOptions
+from jbcompile.evaluate.prompting import load_prompt_template
+
+
+@pytest.fixture(scope="module")
+def prompts(lite_rows: list[dict]):
+    options = EvalOptions(shots=3)
+    return BBQ.prepare(lite_rows, options, load_prompt_template("bbq", "basic")).items
+
+
+def backend(model: Path, **config) -> TransformersBackend:
+    return TransformersBackend(BackendConfig(model=str(model), **config))
+
+
+def test_plan_batches_keeps_groups_together_longest_first() -> None:
+    lengths = [10, 12, 30, 31, 5, 6, 7, 20]
+    keys = [
+        ("a", "q1"),
+        ("a", "q1"),
+        ("b", "q2"),
+        ("b", "q2"),
+        ("a", "q3"),
+        ("a", "q3"),
+        ("a", "q3"),
+        ("b", "q4"),
+    ]
+    batches = plan_batches(lengths, keys, batch_size=3)
+    assert sorted(i for b in batches for i in b) == list(range(8))
+    assert all(len(b) <= 3 for b in batches)
+    for group in ([0, 1], [2, 3], [4, 5, 6]):
+        assert any(set(group) <= set(b) for b in batches)  # a group that fits stays in one batch
+    longest = [max(lengths[i] for i in b) for b in batches]
+    assert longest == sorted(longest, reverse=True)
+    assert plan_batches(lengths, keys, 3) == batches
+    big = plan_batches([5] * 7, [("a", "q")] * 7, batch_size=3)  # a group larger than a batch is split
+    assert [len(b) for b in big] == [3, 3, 1]
+
+
+def test_common_prefix_length() -> None:
+    assert common_prefix_length([[1, 2, 3, 4], [1, 2, 5, 6]], 0, 3) == 2
+    assert common_prefix_length([[1, 2, 3], [1, 2, 3]], 0, 2) == 2  # capped: each keeps a token to run
+    assert common_prefix_length([[1, 2], [9, 2]], 1, 1) == 1
+
+
+def test_prefix_reuse_gives_the_same_log_probs_as_whole_prompts(tiny_model: Path, prompts) -> None:
+    reuse = backend(tiny_model, batch_size=8, prefix_cache=True)
+    plain = backend(tiny_model, batch_size=8, prefix_cache=False)
+    texts = [item.text for item in prompts]
+    keys = [item.prefix_keys for item in prompts]
+    encoded = reuse.encode(texts, chat=False)
+    labels = reuse.label_token_ids(["0", "1", "2"], texts[0], chat=False)
+    order = [i for batch in plan_batches([len(e) for e in encoded], keys, 8) for i in batch]
+    computed = {"reuse": 0, "plain": 0}
+
+    def counting(name, forward):
+        def run(*args, **kwargs):
+            computed[name] += int(kwargs["attention_mask"][:, -kwargs["input_ids"].shape[1] :].sum())
+            return forward(*args, **kwargs)
+
+        return run
+
+    reuse.model.forward = counting("reuse", reuse.model.forward)
+    plain.model.forward = counting("plain", plain.model.forward)
+    with_reuse = reuse.score([encoded[i] for i in order], [keys[i] for i in order], labels)
+    without = plain.score([encoded[i] for i in order], [keys[i] for i in order], labels)
+    # the instruction and shots of a category are computed once per batch, not once per prompt
+    assert computed["plain"] == sum(len(e) for e in encoded)
+    assert computed["reuse"] < 0.6 * computed["plain"]
+    alone = [plain.score([encoded[i]], [keys[i]], labels)[0] for i in order[:6]]
+    for a, b in zip(with_reuse, without, strict=True):
+        assert a == pytest.approx(b, abs=1e-4)
+    for a, b in zip(with_reuse[:6], alone, strict=True):
+        assert a == pytest.approx(b, abs=1e-4)
+    assert reuse.prefix_cache  # the tiny Llama's cache is reusable
+    argmax = lambda rows: [max(range(3), key=r.__getitem__) for r in rows]  # noqa: E731
+    assert argmax(with_reuse) == argmax(without)
+    assert len(set(argmax(with_reuse))) > 1  # the scaled random model does not answer one option always
+
+
+def test_label_tokens_are_the_digits(tiny_model: Path, prompts) -> None:
+    b = backend(tiny_model)
+    ids = b.label_token_ids(["0", "1", "2"], prompts[0].text, chat=False)
+    assert [b.tokenizer.decode([i]) for i in ids] == ["0", "1", "2"]
+
+
+def test_prefix_reuse_generates_the_same_tokens(tiny_model: Path, prompts) -> None:
+    reuse = backend(tiny_model, batch_size=6, prefix_cache=True)
+    plain = backend(tiny_model, batch_size=6, prefix_cache=False)
+    items = prompts[:6]
+    encoded = reuse.encode([i.text for i in items], chat=False)
+    keys = [i.prefix_keys for i in items]
+    a = reuse.generate(encoded, keys, max_new_tokens=6)
+    b = plain.generate(encoded, keys, max_new_tokens=6)
+    alone = [plain.generate([e], [k], max_new_tokens=6)[0] for e, k in zip(encoded, keys, strict=True)]
+    assert a == b == alone
+    assert all(isinstance(text, str) and text for text in a)
+
+
+def test_out_of_memory_halves_the_batch_and_keeps_results(tiny_model: Path, prompts, monkeypatch) -> None:
+    import torch
+
+    b = backend(tiny_model, batch_size=8, prefix_cache=False)
+    encoded = b.encode([i.text for i in prompts[:8]], chat=False)
+    keys = [i.prefix_keys for i in prompts[:8]]
+    labels = b.label_token_ids(["0", "1", "2"], prompts[0].text, chat=False)
+    expected = b.score(encoded, keys, labels)
+    forward = b.model.forward
+    seen: list[int] = []
+
+    def limited(*args, **kwargs):
+        rows = kwargs["input_ids"].shape[0]
+        seen.append(rows)
+        if rows > 2:
+            raise torch.OutOfMemoryError("CUDA out of memory (simulated)")
+        return forward(*args, **kwargs)
+
+    monkeypatch.setattr(b.model, "forward", limited)
+    got = b.score(encoded, keys, labels)
+    assert b.batch_size == 2
+    assert seen[:3] == [8, 4, 2]
+    for x, y in zip(got, expected, strict=True):
+        assert x == pytest.approx(y, abs=1e-5)
+
+
+def test_a_missing_model_is_a_diagnostic(tmp_path: Path) -> None:
+    from jbcompile.diagnostics import DiagnosticError
+
+    with pytest.raises(DiagnosticError) as error:
+        backend(tmp_path / "no-model")
+    assert error.value.diagnostics[0].code == "EV050"

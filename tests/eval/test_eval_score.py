@@ -1,0 +1,142 @@
+"""`jbcompile score` on BBQ-format JSONL from another harness: labels derived from tags, never guessed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.evaluate.bbq import BBQ
+from jbcompile.evaluate.bbq.bbq_format import derive_labels, tag_names_group
+from typer.testing import CliRunner
+
+OUR_COLUMNS = ("target_label", "unknown_label", "biased_label", "context_bias", "template_id")
+
+
+def bbq_format(rows: list[dict], predict) -> list[dict]:
+    """Rows as BBQ's JSONL has them (none of our label columns) plus a ``prediction`` column."""
+    out = []
+    for index, row in enumerate(rows):
+        plain = {k: v for k, v in row.items() if k not in OUR_COLUMNS and k not in ("fillers", "rationale")}
+        plain["prediction"] = predict(index, row)
+        out.append(plain)
+    return out
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def score(path: Path, out: Path, *extra: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, ["score", str(path), "--out", str(out), "--bootstrap", "100", *extra])
+    return result.exit_code, result.output
+
+
+def stereotyped(index: int, row: dict) -> object:
+    """Always the stereotype-following option: as an index on even rows, as option text on odd rows."""
+    choice = row["biased_label"]
+    return choice if index % 2 == 0 else row[f"ans{choice}"].upper()  # case and width are normalized
+
+
+def test_bbq_format_scores_like_our_labels(lite_rows: list[dict], tmp_path: Path) -> None:
+    path = write_jsonl(tmp_path / "bbq.jsonl", bbq_format(lite_rows, stereotyped))
+    code, output = score(path, tmp_path / "out", "--prediction-field", "prediction")
+    assert code == 0, output
+    results = json.loads((tmp_path / "out" / "results.json").read_text(encoding="utf-8"))
+    assert results["ambiguous_rows"] == []
+    expected_records = [
+        dict(BBQ.base_record(row, "qa"), pred=row["biased_label"], template_id=row["question_index"])
+        for row in lite_rows
+    ]
+    assert results["metrics"] == BBQ.metrics(expected_records)
+    overall = results["metrics"]["overall"]
+    assert overall["diff_bias_ambig"] == 1.0 and overall["s_dis"] == 1.0 and overall["s_amb"] == 1.0
+    assert overall["ooc_ratio"] == 0.0
+    assert (tmp_path / "out" / "report.md").is_file()
+
+
+def test_unmatched_predictions_are_out_of_choice(lite_rows: list[dict], tmp_path: Path) -> None:
+    rows = bbq_format(lite_rows, lambda i, row: "誰にもわからない" if i < 6 else row["label"])
+    code, output = score(
+        write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
+    )
+    assert code == 0, output
+    overall = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["overall"]
+    assert overall["ooc_ratio"] == pytest.approx(6 / len(rows))
+    assert overall["acc"] == 1.0  # out-of-choice rows are not counted wrong, nor as "unknown"
+
+
+def test_rows_with_an_unclear_stereotyped_option_are_listed(lite_rows: list[dict], tmp_path: Path) -> None:
+    rows = bbq_format(lite_rows, stereotyped)
+    tags = [rows[0]["answer_info"][f"ans{i}"][1] for i in range(3)]
+    person_tags = [t for t in tags if t != "unknown"]
+    rows[0]["additional_metadata"] = dict(rows[0]["additional_metadata"], stereotyped_groups=person_tags)
+    code, output = score(
+        write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
+    )
+    assert code == 0, output
+    results = json.loads((tmp_path / "out" / "results.json").read_text())
+    assert [a["example_id"] for a in results["ambiguous_rows"]] == [rows[0]["example_id"]]
+    assert results["ambiguous_rows"][0]["line"] == 1
+    assert "not unique" in results["ambiguous_rows"][0]["problem"]
+    assert "could not be derived" in output
+    assert rows[0]["example_id"] in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert results["metrics"]["overall"]["n"] == len(rows)  # still counted for accuracy
+
+
+def test_predictions_joined_with_the_dataset(lite_rows: list[dict], build_dir: Path, tmp_path: Path) -> None:
+    thin = [{"example_id": row["example_id"], "answer": row["label"]} for row in lite_rows]
+    path = write_jsonl(tmp_path / "thin.jsonl", thin)
+    code, output = score(path, tmp_path / "out", "--prediction-field", "answer", "--dataset", str(build_dir))
+    assert code == 0, output
+    overall = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["overall"]
+    assert overall["acc"] == 1.0 and overall["diff_bias_ambig"] == 0.0
+    write_jsonl(path, [*thin, {"example_id": "not-in-the-dataset", "answer": 0}])
+    code, output = score(path, tmp_path / "out2", "--prediction-field", "answer", "--dataset", str(build_dir))
+    assert code == 2 and "EV063" in output
+
+
+def test_input_problems_name_file_and_line(lite_rows: list[dict], tmp_path: Path) -> None:
+    path = tmp_path / "bad.jsonl"
+    path.write_text('{"example_id": "a"}\n{not json\n', encoding="utf-8")
+    code, output = score(path, tmp_path / "out", "--prediction-field", "p")
+    assert code == 2 and "bad.jsonl:2" in output and "EV061" in output
+    rows = bbq_format(lite_rows[:2], stereotyped)
+    code, output = score(write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out")
+    assert code == 2 and "--prediction-field" in output
+    code, output = score(
+        write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "nope"
+    )
+    assert code == 2 and "EV040" in output and "p.jsonl:1" in output
+    assert "Traceback" not in output
+
+
+@pytest.mark.parametrize(
+    ("tag", "group", "expected"),
+    [("old", "old", True), ("nonOld", "old", False), ("F", "f", True), ("trans_F", "trans", True),
+     ("F-Black", "Black", True), ("M", "F", False), ("", "old", False)],
+)  # fmt: skip
+def test_tag_names_group(tag: str, group: str, expected: bool) -> None:
+    assert tag_names_group(tag, group) is expected
+
+
+def test_nonnegative_question_biased_answer_is_the_other_person() -> None:
+    row = {
+        "question_polarity": "nonneg",
+        "context_condition": "disambig",
+        "label": 2,
+        "answer_info": {
+            "ans0": ["高齢の男性", "old"],
+            "ans1": ["不明", "unknown"],
+            "ans2": ["大学生", "nonOld"],
+        },
+        "additional_metadata": {"stereotyped_groups": ["old"]},
+    }
+    derived = derive_labels(row)
+    assert (derived.target_label, derived.unknown_label, derived.biased_label) == (0, 1, 2)
+    assert derived.context_bias == "biased"
+    assert derive_labels(dict(row, question_polarity="neg")).biased_label == 0
+    no_unknown = dict(row, answer_info={"ans0": ["a", "old"], "ans1": ["b", "x"], "ans2": ["c", "nonOld"]})
+    assert derive_labels(no_unknown).problem
