@@ -30,13 +30,14 @@ BBQ_ROWS, BBQ_SECONDS = 31_372, 18.0
 def run_once(sources: Path, out: Path) -> tuple[float, int]:
     """Wall seconds and peak RSS (KiB) of one `jbcompile build` process."""
     command = [sys.executable, "-m", "jbcompile.cli", "build", "--sources", str(sources), "--out", str(out)]
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    process.returncode = os.waitstatus_to_exitcode(status)
-    if process.returncode != 0:
-        raise SystemExit(f"build failed: {process.stderr.read().decode()}")
+    with tempfile.TemporaryFile() as log:  # a pipe could fill up and stall the build
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log)
+        _, status, usage = os.wait4(process.pid, 0)
+        elapsed = time.perf_counter() - start
+        if os.waitstatus_to_exitcode(status) != 0:
+            log.seek(0)
+            raise SystemExit(f"build failed: {log.read().decode()}")
     return elapsed, usage.ru_maxrss
 
 

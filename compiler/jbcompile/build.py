@@ -10,10 +10,12 @@ import gc
 import hashlib
 import os
 import shutil
+import sys
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, has_errors
@@ -35,6 +37,10 @@ class Compiled:
     project: Project
     configs: dict[str, ConfigRows]
     diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
+
+    @cached_property
+    def sources_hash(self) -> str:
+        return sources_hash(self.project.root)
 
     @property
     def default_config(self) -> str | None:
@@ -69,6 +75,46 @@ def run_source_checks(project: Project, *, release: bool = False) -> list[Diagno
     return list(run_checks(project, release=release))
 
 
+# Below this many templates the lint rules run in this process: forking would cost more than it saves.
+PARALLEL_CHECKS_MIN_TEMPLATES = 100
+_FORKED_PROJECT: tuple[Project, bool] | None = None
+
+
+def _checks_of_forked_project() -> list[Diagnostic]:
+    assert _FORKED_PROJECT is not None
+    project, release = _FORKED_PROJECT
+    return run_source_checks(project, release=release)
+
+
+def _start_checks(project: Project, release: bool) -> Callable[[], list[Diagnostic]]:
+    """Start the lint rules; return how to wait for their findings.
+
+    On a large benchmark they run in a forked process while this one expands the templates (two cores,
+    two independent jobs); the child inherits the loaded project, so nothing is pickled on the way in.
+    """
+    global _FORKED_PROJECT
+    if len(project.templates) < PARALLEL_CHECKS_MIN_TEMPLATES or not sys.platform.startswith("linux"):
+        findings = run_source_checks(project, release=release)
+        return lambda: findings
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _FORKED_PROJECT = (project, release)
+    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+    try:
+        future = pool.submit(_checks_of_forked_project)
+    finally:
+        _FORKED_PROJECT = None
+
+    def wait() -> list[Diagnostic]:
+        try:
+            return future.result()
+        finally:
+            pool.shutdown()
+
+    return wait
+
+
 def compile_project(
     project: Project,
     *,
@@ -76,12 +122,12 @@ def compile_project(
     release: bool = False,
     progress: ProgressCallback | None = None,
 ) -> Compiled:
-    """Expand every template into its configs and verify every invariant; raise on any error."""
+    """Expand every template into its configs and verify every invariant; raise on any error.
+
+    Check findings and expansion problems are reported together, so one run shows every problem.
+    """
     diagnostics: list[Diagnostic] = list(project.notes)
-    if checks:
-        diagnostics.extend(run_source_checks(project, release=release))
-    if has_errors(diagnostics):
-        raise DiagnosticError(diagnostics)
+    findings = _start_checks(project, release) if checks else list
     configs: dict[str, ConfigRows] = {}
     present = sorted({t.kind for t in project.templates}, key=_kind_rank)
     for kind_name in present:
@@ -98,6 +144,7 @@ def compile_project(
                 progress("expand", done, total)
         for name, config in configs.items():
             diagnostics.extend(get_kind(config.kind).verify(name, config.rows, project))
+    diagnostics[len(project.notes) : len(project.notes)] = findings()
     if has_errors(diagnostics):
         raise DiagnosticError(diagnostics)
     return Compiled(project, configs, diagnostics)

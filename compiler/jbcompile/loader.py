@@ -61,7 +61,7 @@ class LoadedDocument:
         start = self.values.get(tuple(key_path))
         if start is None:
             return self.position(key_path)
-        value = _get(self.data, key_path)
+        value = value_at(self.data, key_path)
         if not isinstance(value, str):
             return start
         if start.style in ("|", ">"):
@@ -84,7 +84,8 @@ class LoadedDocument:
         )
 
 
-def _get(data: Any, key_path: KeyPath) -> Any:
+def value_at(data: Any, key_path: KeyPath) -> Any:
+    """The value at a key path in plain YAML data, or None when the path does not exist."""
     for key in key_path:
         try:
             data = data[key]

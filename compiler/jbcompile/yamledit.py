@@ -25,6 +25,7 @@ from typing import Any
 import yaml
 
 from .diagnostics import DiagnosticError, Edit
+from .loader import value_at
 
 KeyPath = tuple[str | int, ...]
 
@@ -298,15 +299,6 @@ def _source_offset(segments: list[Segment], start: int, length: int) -> int | No
     return None
 
 
-def _get(data: Any, key_path: KeyPath) -> Any:
-    for key in key_path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data
-
-
 def _reads_as(text: str, path: Path, expected: dict[KeyPath, str]) -> bool:
     """Does ``text`` parse, with exactly the expected values at the edited key paths?"""
     from .loader import parse_yaml
@@ -315,7 +307,7 @@ def _reads_as(text: str, path: Path, expected: dict[KeyPath, str]) -> bool:
         data = parse_yaml(text, str(path)).data
     except DiagnosticError:
         return False
-    return all(_get(data, key_path) == value for key_path, value in expected.items())
+    return all(value_at(data, key_path) == value for key_path, value in expected.items())
 
 
 def _choose(value: str, edits: list[Edit]) -> tuple[list[Edit], list[Edit]]:
@@ -366,7 +358,7 @@ def apply_edits(path: Path, edits: Sequence[tuple[KeyPath, Edit]]) -> EditOutcom
     spliced: dict[KeyPath, tuple[str, list[Edit]]] = {}
     fallback: dict[KeyPath, tuple[str, list[Edit]]] = {}
     for key_path, scalar_edits in by_scalar.items():
-        value = _get(data, key_path)
+        value = value_at(data, key_path)
         node = nodes.get(key_path)
         if not isinstance(value, str) or node is None:
             outcome.skipped.extend((key_path, e) for e in scalar_edits)

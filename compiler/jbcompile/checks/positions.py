@@ -12,6 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..loader import value_at
+
 if TYPE_CHECKING:
     from ..loader import KeyPath, LoadedDocument
 
@@ -54,7 +56,7 @@ class Locator:
         node = source.nodes.get(key_path) if source else None
         if source is None or node is None:
             return None
-        value = _get(doc.data, key_path)
+        value = value_at(doc.data, key_path)
         if not isinstance(value, str):
             return None
         segments = scalar_segments(source.text, node, value)
@@ -83,12 +85,3 @@ def _read(path: Path) -> _File | None:
     starts = [0]
     starts.extend(i + 1 for i, ch in enumerate(text) if ch == "\n")
     return _File(text, starts, nodes)
-
-
-def _get(data: Any, key_path: KeyPath) -> Any:
-    for key in key_path:
-        try:
-            data = data[key]
-        except (KeyError, IndexError, TypeError):
-            return None
-    return data

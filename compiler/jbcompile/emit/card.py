@@ -72,7 +72,6 @@ def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
     import jinja2
 
     from .. import __version__
-    from ..build import sources_hash
     from ..paths import bundled_cards
 
     folder = Path(cards_dir) if cards_dir else _cards_for(compiled.project.root) or bundled_cards()
@@ -97,7 +96,7 @@ def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
         templates=len(compiled.project.templates),
         templates_by_origin=dict(templates_by_origin),
         compiler_version=__version__,
-        sources_hash=sources_hash(compiled.project.root),
+        sources_hash=compiled.sources_hash,
     )
 
 

@@ -24,7 +24,6 @@ def file_sha256(path: Path) -> str:
 
 def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
     from .. import __version__
-    from ..build import sources_hash
 
     project = compiled.project
     return {
@@ -34,7 +33,7 @@ def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
         "dataset": project.dataset.name,
         "version": project.dataset.version,
         "language": project.lang,
-        "sources_hash": sources_hash(project.root),
+        "sources_hash": compiled.sources_hash,
         "configs": {
             name: {
                 "kind": config.kind,

@@ -10,6 +10,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from ..text import top_level_spans
+
 # Characters that wrap an answer without changing it: quotes, brackets, markdown emphasis, final stops.
 _WRAPPERS = "「」『』\"'`*_()（）[]［］<>〈〉《》.。、,，:：!！?？ 　\t"
 _INTEGER = re.compile(r"(?<![0-9])[0-9]+(?![0-9])")
@@ -41,19 +43,7 @@ def parse_option_number(output: str, n_options: int = 3) -> int | None:
 
 def bracketed(output: str, open_mark: str = "【", close_mark: str = "】") -> list[str]:
     """Top-level spans between the marks, in order (a nested pair stays inside its span)."""
-    spans: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(output):
-        if char == open_mark:
-            if depth == 0:
-                start = index + 1
-            depth += 1
-        elif char == close_mark and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(output[start:index])
-    return spans
+    return top_level_spans(output, open_mark, close_mark)
 
 
 def match_option_text(answer: str, options: Sequence[str]) -> int | None:

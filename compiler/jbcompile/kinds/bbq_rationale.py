@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ..text import top_level_spans
+
 _SENTENCE = {"ja": re.compile(r"[^。！？]+[。！？]?"), "en": re.compile(r"[^.!?]+[.!?]?")}
 _CLAUSE_BREAK = {"ja": "、", "en": ","}
 OPEN = {"ja": "「", "en": "“"}
@@ -157,25 +159,9 @@ def ambiguous_rationale(
     )
 
 
-_BRACKETS = {lang: re.compile(f"[{OPEN[lang]}{CLOSE[lang]}]") for lang in OPEN}
-
-
 def quotations(text: str, lang: str = "ja") -> list[str]:
-    """Top-level 「…」 spans, with nested brackets kept inside (a context may quote speech itself)."""
-    spans: list[str] = []
-    depth = 0
-    start = 0
-    opening = OPEN[lang]
-    for match in _BRACKETS[lang].finditer(text):
-        if match.group() == opening:
-            if depth == 0:
-                start = match.end()
-            depth += 1
-        elif depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(text[start : match.start()])
-    return spans
+    """Top-level 「…」 spans (“…” in English), with nested brackets kept inside."""
+    return top_level_spans(text, OPEN[lang], CLOSE[lang])
 
 
 @dataclass(frozen=True)

@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...text import top_level_spans
 
 Row = Mapping[str, Any]
 
@@ -35,19 +36,7 @@ def question_key(row: Row) -> str:
 
 def quotations(text: str, open_mark: str = "「", close_mark: str = "」") -> list[str]:
     """Top-level quoted spans; a quotation nested inside another stays part of it."""
-    spans: list[str] = []
-    depth = 0
-    start = 0
-    for index, char in enumerate(text):
-        if char == open_mark:
-            if depth == 0:
-                start = index + 1
-            depth += 1
-        elif char == close_mark and depth:
-            depth -= 1
-            if depth == 0:
-                spans.append(text[start:index])
-    return spans
+    return top_level_spans(text, open_mark, close_mark)
 
 
 def rationale_in_brackets(rationale: str) -> str:

@@ -1,0 +1,31 @@
+"""Small text helpers shared by the kinds, the linter and the evaluator."""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+
+@cache
+def _marks(open_mark: str, close_mark: str) -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(open_mark)}{re.escape(close_mark)}]")
+
+
+def top_level_spans(text: str, open_mark: str = "「", close_mark: str = "」") -> list[str]:
+    """The spans between top-level marks, in order; a nested pair stays inside its span.
+
+    A rationale may quote context that quotes speech (「…「はい」…」): brackets are matched, not split.
+    """
+    spans: list[str] = []
+    depth = 0
+    start = 0
+    for match in _marks(open_mark, close_mark).finditer(text):
+        if match.group() == open_mark:
+            if depth == 0:
+                start = match.end()
+            depth += 1
+        elif depth:
+            depth -= 1
+            if depth == 0:
+                spans.append(text[start : match.start()])
+    return spans
