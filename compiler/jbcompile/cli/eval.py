@@ -50,16 +50,20 @@ def _progress():
 
 
 def _summary(results: dict, out: Path) -> None:
+    """The run's headline metrics: the ones its kind puts in the report's tables."""
+    from ..evaluate.kind import get_eval_kind
+
     overall = results["metrics"]["overall"]
+    names = get_eval_kind(results.get("kind", "bbq")).table_metrics
 
     def show(name: str) -> str:
         value = overall.get(name)
-        return "—" if value is None else f"{value:.3f}"
+        if value is None:
+            return "—"
+        return f"{value:.3f}" if isinstance(value, float) else str(value)
 
     out_console.print(
-        f"acc {show('acc')} (ambig {show('acc_ambig')}, disambig {show('acc_disambig')}), "
-        f"diff-bias ambig {show('diff_bias_ambig')} / disambig {show('diff_bias_disambig')}, "
-        f"OoC {show('ooc_ratio')}, n {overall.get('n')}"
+        ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
     out_console.print(f"wrote {out / 'results.json'}, {out / 'predictions.jsonl'}, {out / 'report.md'}")
 
@@ -153,6 +157,9 @@ def score_command(
         None, "--prediction-field", help="Column with the predicted option index or option text (BBQ format)."
     ),
     task: str = typer.Option("qa", "--task", help="qa or detect (for files that do not say)."),
+    kind: str = typer.Option(
+        "bbq", "--kind", help="The benchmark kind of the predictions: bbq, sobaco, jubaku."
+    ),
     out: Path = typer.Option(None, "--out", "-o", help="Output folder. Default: runs/score-<file name>/."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
@@ -167,6 +174,7 @@ def score_command(
         revision=revision,
         prediction_field=prediction_field,
         task=task,
+        kind=kind,
         out=out or Path("runs") / f"score-{predictions.stem}",
         bootstrap=bootstrap,
         seed=seed,
@@ -182,3 +190,18 @@ def score_command(
             "results.json and report.md and left out of the bias scores."
         )
     _summary(results, request.out)
+
+
+@app.command("compare")
+def compare_command(
+    runs: list[Path] = typer.Argument(..., help="Run folders of `jbcompile eval` (sobaco settings)."),
+    out: Path = typer.Option(Path("runs/summary"), "--out", "-o", help="Where summary.json and .md go."),
+) -> None:
+    """Compare sobaco runs of one model: mean and std over wordings, change rates, Spearman correlation."""
+    from ..evaluate.sobaco_summary import read_runs, summarize, write_summary
+
+    try:
+        write_summary(out, summarize(read_runs(runs)))
+    except DiagnosticError as error:
+        raise fail(error, code=EXIT_INPUT) from None
+    out_console.print(f"wrote {out / 'summary.json'} and {out / 'summary.md'}")

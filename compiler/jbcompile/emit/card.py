@@ -33,9 +33,9 @@ def front_matter(compiled: Compiled) -> dict:
     dataset = compiled.project.dataset
     largest = max((len(c.rows) for c in compiled.configs.values()), default=0)
     configs = []
-    for name, config in compiled.configs.items():
+    for name in compiled.configs:
         entry: dict = {"config_name": name}
-        if config.spec.default:
+        if name == compiled.default_config:
             entry["default"] = True
         entry["data_files"] = [{"split": SPLIT, "path": f"data/{name}/{SPLIT}-*.parquet"}]
         configs.append(entry)

@@ -14,7 +14,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
-from .prompting import PromptItem, PromptTemplate
+from .prompting import PromptItem, PromptTemplate, apply_chat_template
 
 Row = Mapping[str, Any]
 Record = dict[str, Any]
@@ -113,6 +113,16 @@ class EvalKind(ABC):
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         """Records from another harness's prediction file (e.g. BBQ-format JSONL)."""
 
+    def prompt_texts(
+        self, items: Sequence[PromptItem], backend: Any, options: EvalOptions, prepared: PreparedPrompts
+    ) -> list[str]:
+        """The text each prompt is run as; a kind whose settings talk twice runs the first turns here."""
+        return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
+
+    def max_new_tokens(self, options: EvalOptions) -> int:
+        """Generation limit when --max-new-tokens is not given."""
+        return 384 if options.setting == "cot" else 16
+
     def cluster(self, record: Record) -> str:
         """The unit the bootstrap resamples (a template)."""
         return f"{record.get('category')}/{record.get('template_id')}"
@@ -168,7 +178,7 @@ def register(kind: EvalKind) -> EvalKind:
 
 
 def _load_kinds() -> None:
-    from . import bbq  # noqa: F401  (registers itself)
+    from . import bbq, jubaku, sobaco  # noqa: F401  (each registers itself)
 
 
 def get_eval_kind(name: str) -> EvalKind:

@@ -23,7 +23,7 @@ from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
-from .prompting import apply_chat_template, load_prompt_template, prompt_hash
+from .prompting import load_prompt_template, prompt_hash
 
 SCHEMA_VERSION = 1
 CONFIDENCE = 0.95
@@ -142,10 +142,10 @@ def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
     }
 
 
-def _max_new_tokens(request: EvalRequest) -> int:
+def _max_new_tokens(request: EvalRequest, kind: EvalKind) -> int:
     if request.max_new_tokens is not None:
         return request.max_new_tokens
-    return 384 if request.options.setting == "cot" else 16
+    return kind.max_new_tokens(request.options)
 
 
 def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str, Any] | None:
@@ -204,9 +204,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             device=dist.device if dist.world > 1 else None,
         )
     )
-    texts = [
-        apply_chat_template(backend.tokenizer, item.text) if options.chat else item.text for item in items
-    ]
+    texts = kind.prompt_texts(items, backend, options, prepared)
     hashes = [prompt_hash(text) for text in texts]
 
     if dist.main:
@@ -234,7 +232,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         if options.scoring == "logprob"
         else None
     )
-    max_new = _max_new_tokens(request)
+    max_new = _max_new_tokens(request, kind)
 
     def run_batch(batch: list[int]) -> list[Record]:
         sequences = [encoded[i] for i in batch]

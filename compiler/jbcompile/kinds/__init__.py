@@ -10,8 +10,10 @@ from .base import ConfigSpec, FilledText, Kind, Row, SlotSpan, TemplateRows
 @cache
 def _registry() -> dict[str, Kind]:
     from .bbq import BbqKind
+    from .jubaku import JubakuKind
+    from .sobaco import SobacoKind
 
-    kinds: list[Kind] = [BbqKind()]
+    kinds: list[Kind] = [BbqKind(), SobacoKind(), JubakuKind()]
     return {kind.name: kind for kind in kinds}
 
 

@@ -1,0 +1,93 @@
+"""Two-turn sobaco prompts (cot-r, cot-e) end to end with a tiny random model, offline."""
+
+from __future__ import annotations
+
+import pytest
+from jbcompile.evaluate import sobaco
+from jbcompile.evaluate.conversation import TurnItem, conversation_texts
+from jbcompile.evaluate.kind import EvalOptions
+from jbcompile.evaluate.prompting import load_prompt_template
+from jbcompile.evaluate.sobaco import SOBACO
+
+from tests.helpers import compile_folder
+from tests.kinds.conftest import KINDS_SOURCES
+
+pytest.importorskip("transformers")
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    """Twelve sobaco rows: the bias and culture rows of two questions' first option orders."""
+    all_rows = compile_folder(KINDS_SOURCES).configs["sobaco"].rows
+    return [r for r in all_rows if r["template_id"] == "age-plain"][:12]
+
+
+@pytest.fixture(scope="module")
+def backend(kinds_model):
+    from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
+
+    return TransformersBackend(BackendConfig(model=str(kinds_model), batch_size=6, prefix_cache=True))
+
+
+@pytest.fixture(autouse=True)
+def short_first_turns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """First replies of a random model are noise: a few tokens test the same plumbing as a hundred."""
+    monkeypatch.setattr(sobaco, "TWO_TURN", {"cot-e": 8, "cot-r": 4})
+
+
+def _run(
+    backend, rows: list[dict], setting: str, *, chat: bool, scoring: str
+) -> tuple[list, list[str], list]:
+    options = EvalOptions(setting=setting, chat=chat, scoring=scoring, shots=0)
+    assert SOBACO.check_options(options) == [] or setting.startswith(("cot-e", "cot-r"))
+    prepared = SOBACO.prepare(rows, options, load_prompt_template("sobaco", setting))
+    texts = SOBACO.prompt_texts(prepared.items, backend, options, prepared)
+    encoded = backend.encode(texts, chat=chat)
+    keys = [item.prefix_keys for item in prepared.items]
+    records = []
+    if scoring == "logprob":
+        label_ids = backend.label_token_ids(SOBACO.option_labels, texts[0], chat=chat)
+        for item, logprobs in zip(prepared.items, backend.score(encoded, keys, label_ids), strict=True):
+            record = dict(prepared.records[item.example_id])
+            record["pred"] = max(range(3), key=lambda j: (logprobs[j], -j))
+            records.append(record)
+    else:
+        outputs = backend.generate(encoded, keys, SOBACO.max_new_tokens(options), ("###",))
+        for item, output in zip(prepared.items, outputs, strict=True):
+            record = dict(prepared.records[item.example_id])
+            record["pred"] = SOBACO.read_answer(output, item, record, options).pred
+            records.append(record)
+    return prepared.items, texts, records
+
+
+def test_cot_r_runs_the_first_turn_then_scores_the_refined_answer(backend, rows: list[dict]) -> None:
+    items, texts, records = _run(backend, rows, "cot-r-1", chat=False, scoring="logprob")
+    assert all(isinstance(item, TurnItem) for item in items)
+    for item, text, record in zip(items, texts, records, strict=True):
+        assert text.startswith(item.first)  # turn 1: the basic prompt
+        assert text.endswith(item.text) and "もう一度答えてください" in item.text  # turn 2: refine
+        reply = text[len(item.first) : len(text) - len(item.text)]
+        assert reply == record["first_output"].strip() + "\n\n"
+        assert record["pred"] in (0, 1, 2)
+    # the same prompts give the same conversation (greedy first turns)
+    again, _ = conversation_texts(items, backend, chat=False)
+    assert again == texts
+    metrics = SOBACO.metrics(records)["overall"]
+    assert metrics["n"] == 12 and metrics["n_valid"] == 12
+    assert metrics["bias_score"] is not None and metrics["culture_acc"] is not None
+    parsed = [r for r in records if r["first_pred"] is not None]
+    expected = sum(r["pred"] != r["first_pred"] for r in parsed) / len(parsed) if parsed else None
+    assert metrics["changed_after_first_turn"] == pytest.approx(expected)
+
+
+def test_cot_e_in_chat_form_keeps_both_turns_in_the_template(backend, rows: list[dict]) -> None:
+    items, texts, records = _run(backend, rows[:6], "cot-e-2", chat=True, scoring="generate")
+    for item, text, record in zip(items, texts, records, strict=True):
+        assert "ステレオタイプの選択肢" in item.first and "ステレオタイプの選択肢" not in item.text
+        expected = (
+            f"<|user|>\n{item.first}\n<|assistant|>\n{record['first_output'].strip()}\n"
+            f"<|user|>\n{item.text}\n<|assistant|>\n"
+        )
+        assert text == expected
+        assert record["pred"] in (0, 1, 2, None)
+    assert SOBACO.metrics(records)["overall"]["n"] == 6
