@@ -104,6 +104,7 @@ class JubakuEval(EvalKind):
     default_config = "jubaku"
     count_names = COUNT_NAMES
     no_interval = ("n", "n_valid", "n_invalid", "cases")
+    integer_metrics = ("n", "n_valid", "n_invalid", "cases")
     table_metrics = ("n", "cases", "acc", "n_invalid", "fluctuation_rate", "a_share")
     charts = (
         ChartSpec(
@@ -152,13 +153,6 @@ class JubakuEval(EvalKind):
 
     def intervals(self, records: Sequence[Record], resamples: int, seed: int) -> dict[str, dict[str, Any]]:
         return super().intervals(with_case_weights(records), resamples, seed)
-
-    def point(self, records: Sequence[Record]) -> dict[str, Any]:
-        values = super().point(records)
-        for name in ("n", "n_valid", "n_invalid"):
-            values[name] = int(values[name] or 0)
-        values["cases"] = round(values["cases"] or 0)
-        return values
 
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         """Predictions of another harness: ``A``/``B``, 0/1, or the text of the chosen response."""

@@ -64,6 +64,7 @@ class EvalKind(ABC):
     default_config: str = "lite"
     count_names: tuple[str, ...] = ()
     no_interval: tuple[str, ...] = ()  # metrics reported without a confidence interval (sizes)
+    integer_metrics: tuple[str, ...] = ("n", "n_valid")  # counts, reported as whole numbers
 
     def matches(self, columns: Sequence[str]) -> bool:
         return self.required_columns <= set(columns)
@@ -155,7 +156,10 @@ class EvalKind(ABC):
         return self._per_scope(records, one)
 
     def point(self, records: Sequence[Record]) -> dict[str, Any]:
-        return bootstrap.point_metrics(records, self.count, self.count_names, self.formulas)
+        values = bootstrap.point_metrics(records, self.count, self.count_names, self.formulas)
+        for name in self.integer_metrics:
+            values[name] = round(values[name] or 0)
+        return values
 
     def _per_scope(self, records: Sequence[Record], compute) -> dict[str, Any]:
         by_category: dict[str, list[Record]] = {}

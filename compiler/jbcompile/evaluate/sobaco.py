@@ -273,12 +273,6 @@ class SobacoEval(EvalKind):
     def formulas(self, counts: bootstrap.Counts) -> dict[str, Any]:
         return formulas(counts)
 
-    def point(self, records: Sequence[Record]) -> dict[str, Any]:
-        values = super().point(records)
-        for name in ("n", "n_valid"):
-            values[name] = int(values[name] or 0)
-        return values
-
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         """Predictions of another harness: each row needs the sobaco labels and a predicted option."""
         problems: list[Diagnostic] = []

@@ -165,12 +165,6 @@ class BbqEval(EvalKind):
     def formulas(self, counts: bootstrap.Counts) -> dict[str, Any]:
         return metrics.formulas(counts)
 
-    def point(self, records: Sequence[Record]) -> dict[str, Any]:
-        values = super().point(records)
-        for name in ("n", "n_valid"):
-            values[name] = int(values[name] or 0)
-        return values
-
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         problems: list[Diagnostic] = []
         out = ForeignRecords(records=[])
