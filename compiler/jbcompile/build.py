@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -19,6 +17,7 @@ from functools import cached_property
 from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, has_errors
+from .fsio import staging_folder, swap_folder
 from .kinds import ConfigSpec, Row, get_kind
 from .project import Project
 
@@ -180,13 +179,11 @@ def write_build(
 
     out_dir = Path(out_dir)
     _refuse_foreign_folder(out_dir)
-    out_dir.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.tmp-", dir=out_dir.parent))
-    staging.chmod(0o755)  # mkdtemp makes it private; a build folder is meant to be shared
+    staging = staging_folder(out_dir, "tmp")
     try:
         with _no_cyclic_gc():
             manifest = write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
-        _swap_into_place(staging, out_dir)
+        swap_folder(staging, out_dir)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -207,19 +204,3 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
                 )
             ]
         )
-
-
-def _swap_into_place(staging: Path, out_dir: Path) -> None:
-    backup = None
-    if out_dir.exists():
-        backup = Path(tempfile.mkdtemp(prefix=f".{out_dir.name}.old-", dir=out_dir.parent))
-        os.rmdir(backup)
-        os.replace(out_dir, backup)
-    try:
-        os.replace(staging, out_dir)
-    except BaseException:
-        if backup is not None:
-            os.replace(backup, out_dir)
-        raise
-    if backup is not None:
-        shutil.rmtree(backup, ignore_errors=True)

@@ -14,9 +14,7 @@ Two ways in, both atomic (temp file in the same folder, then ``os.replace``):
 from __future__ import annotations
 
 import io
-import os
 import re
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -25,6 +23,7 @@ from typing import Any
 import yaml
 
 from .diagnostics import DiagnosticError, Edit
+from .fsio import write_atomic
 from .loader import value_at
 
 KeyPath = tuple[str | int, ...]
@@ -40,23 +39,6 @@ def _read_text(path: Path) -> tuple[str, bool]:
     if raw.startswith(_BOM):
         return raw[1:], True
     return raw, False
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` in one step: readers see the old file or the new one, never half."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 # ------------------------------------------------------------------------------------ set_values
@@ -188,7 +170,7 @@ def set_values(path: Path, changes: Sequence[tuple[KeyPath, Any]]) -> None:
     new_text = out.getvalue()
     if "\r\n" in text and "\r\n" not in new_text:
         new_text = new_text.replace("\n", "\r\n")
-    atomic_write_text(path, (_BOM if bom else "") + new_text)
+    write_atomic(path, (_BOM if bom else "") + new_text)
 
 
 # ----------------------------------------------------------------------------------- apply_edits
@@ -387,7 +369,7 @@ def apply_edits(path: Path, edits: Sequence[tuple[KeyPath, Edit]]) -> EditOutcom
         for source_start, source_end, new in sorted(splices, reverse=True):
             new_text = new_text[:source_start] + new + new_text[source_end:]
         if _reads_as(new_text, path, {key_path: value for key_path, (value, _) in spliced.items()}):
-            atomic_write_text(path, (_BOM if bom else "") + new_text)
+            write_atomic(path, (_BOM if bom else "") + new_text)
             for key_path, (_, chosen) in spliced.items():
                 outcome.spliced.extend((key_path, e) for e in chosen)
         else:  # a splice changed how YAML reads the scalar (e.g. a plain scalar now needs quotes)

@@ -57,14 +57,14 @@ def update_markdown(path: str) -> bool:
     """Rewrite the generated section of a markdown file in place; True when it changed."""
     from pathlib import Path
 
-    from ..yamledit import atomic_write_text
+    from ..fsio import write_atomic
 
     file = Path(path)
     text = file.read_text("utf-8")
     start, end = text.index(DOC_START), text.index(DOC_END) + len(DOC_END)
     new = text[:start] + rules_markdown().rstrip("\n") + text[end:]
     if new != text:
-        atomic_write_text(file, new)
+        write_atomic(file, new)
     return new != text
 
 

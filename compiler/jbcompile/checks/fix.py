@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Edit, Severity
-from ..yamledit import apply_edits, atomic_write_text
+from ..fsio import write_atomic
+from ..yamledit import apply_edits
 
 MAX_PASSES = 10
 
@@ -44,7 +45,7 @@ def _state(files: dict[Path, bytes]) -> str:
 def _restore(original: dict[Path, bytes]) -> None:
     for path, data in original.items():
         if path.read_bytes() != data:
-            atomic_write_text(path, data.decode("utf-8"))
+            write_atomic(path, data.decode("utf-8"))
 
 
 def fix_sources(

@@ -5,31 +5,16 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from ..fsio import write_atomic
 
 PREDICTIONS = "predictions.jsonl"
 RESULTS = "results.json"
 RUN = "run.json"
 REPORT = "report.md"
-
-
-def write_atomic(path: Path, data: bytes | str) -> None:
-    """Write via a temp file in the same folder and ``os.replace``: readers never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    except BaseException:
-        Path(temp).unlink(missing_ok=True)
-        raise
 
 
 def dump_json(value: Any) -> str:

@@ -7,10 +7,8 @@ against the schema and writes the folder in one step: the folder appears whole o
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +16,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..fsio import staging_folder, swap_folder
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
 DEFAULT_UNKNOWN = {
@@ -290,21 +289,14 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
 
     check_target(out, force)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.import-", dir=out.parent))
+    staging = staging_folder(out, "import")
     try:
         for relative, text in files.items():
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
         load_project(staging, lang=lang)
-        if out.exists():
-            old = out.with_name(f".{out.name}.replaced-{os.getpid()}")
-            os.replace(out, old)
-            os.replace(staging, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.replace(staging, out)
+        swap_folder(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import yaml
 
+from ..fsio import write_atomic
 from ..loader import load_yaml
 from ..schema.translation import MemoryEntry, TranslationMemoryFile
-from ..yamledit import atomic_write_text
 
 MEMORY_FILE = Path("translations") / "memory.yaml"
 _HEADER = (
@@ -62,4 +62,4 @@ class TranslationMemory:
 
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(self.path, self.dump())
+        write_atomic(self.path, self.dump())
