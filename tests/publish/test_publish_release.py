@@ -152,6 +152,19 @@ def test_refuses_without_a_token(hub_env: FakeHub, release, monkeypatch: pytest.
     assert hub_env.requests == []
 
 
+def test_dry_run_without_a_token_reads_anonymously(
+    hub_env: FakeHub, release, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    sources, build = release
+    monkeypatch.delenv("HF_TOKEN")
+    result = publish(sources, build, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "P007" in result.output and "anonymously" in result.output
+    assert "v0.1.0" in result.output
+    assert hub_env.writes == [] and hub_env.commit_count() == 0
+    assert publish(sources, build).exit_code == 1  # the real publish still refuses
+
+
 def test_refuses_without_a_changelog_section(hub_env: FakeHub, release) -> None:
     sources, build = release
     edit(sources / "CHANGELOG.md", "## 0.1.0", "## 0.0.9")

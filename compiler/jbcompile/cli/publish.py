@@ -8,7 +8,7 @@ from pathlib import Path
 
 import typer
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from .app import (
     EXIT_FINDINGS,
     EXIT_INPUT,
@@ -79,7 +79,21 @@ def publish(
         print_diagnostics([Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}")], fmt)
     session = open_session(token)
     try:
-        plan = prepare_release(project, build_folder, repo_id, private=private, token=token)
+        plan = prepare_release(
+            project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
+        )
+        if dry_run and not token:
+            print_diagnostics(
+                [
+                    Diagnostic(
+                        code="P007",
+                        message="no Hugging Face token: the Hub is read anonymously for this dry run",
+                        severity=Severity.WARNING,
+                        hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
+                    )
+                ],
+                fmt,
+            )
         with hub_errors(session, f"reading {repo_id} on the Hub"):
             remote = inspect_remote(session, plan)
     except DiagnosticError as error:

@@ -218,9 +218,18 @@ def card_metadata(text: str) -> dict | None:
 
 
 def prepare_release(
-    project: Project, build: BuildFolder, repo_id: str, *, private: bool, token: str | None
+    project: Project,
+    build: BuildFolder,
+    repo_id: str,
+    *,
+    private: bool,
+    token: str | None,
+    require_token: bool = True,
 ) -> ReleasePlan:
-    """Every local reason to refuse, all at once; otherwise the exact plan of what will be uploaded."""
+    """Every local reason to refuse, all at once; otherwise the exact plan of what will be uploaded.
+
+    ``require_token=False`` is for a dry run, which only reads the Hub and may do so anonymously.
+    """
     version = project.dataset.version
     tag = release_tag(version)
     problems: list[Diagnostic] = []
@@ -241,7 +250,7 @@ def prepare_release(
                 hint=f"add a `## {version}` section saying what changed; it becomes the release description",
             )
         )
-    if not token:
+    if not token and require_token:
         problems.append(
             Diagnostic(
                 code="P007",
