@@ -6,6 +6,8 @@ import pytest
 from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.bbq.metrics import METRIC_NAMES
 
+from tests.eval.contract import CONTRACT
+
 
 def rec(
     condition: str,
@@ -106,20 +108,7 @@ def answer(rows: list[dict], choose) -> list[dict]:
 
 def test_every_contract_name_is_reported() -> None:
     metrics = BBQ.point(answer(balanced_rows(), lambda i: "gold"))
-    for name in (
-        "acc",
-        "acc_ambig",
-        "acc_disambig",
-        "diff_bias_ambig",
-        "diff_bias_disambig",
-        "s_dis",
-        "s_amb",
-        "acc_diff",
-        "ooc_ratio",
-        "n",
-        "n_valid",
-        "option_share",
-    ):
+    for name in CONTRACT:
         assert name in metrics
     assert list(metrics) == list(METRIC_NAMES)
 

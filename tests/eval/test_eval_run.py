@@ -14,20 +14,7 @@ import pytest
 from jbcompile.cli import app
 from typer.testing import CliRunner
 
-CONTRACT = (
-    "acc",
-    "acc_ambig",
-    "acc_disambig",
-    "diff_bias_ambig",
-    "diff_bias_disambig",
-    "s_dis",
-    "s_amb",
-    "acc_diff",
-    "ooc_ratio",
-    "n",
-    "n_valid",
-    "option_share",
-)
+from tests.eval.contract import CONTRACT
 
 
 def run_cli(*args: str) -> tuple[int, str]:
