@@ -21,7 +21,7 @@ def backend(model: Path, **config) -> TransformersBackend:
     return TransformersBackend(BackendConfig(model=str(model), **config))
 
 
-def test_plan_batches_keeps_groups_together_longest_first() -> None:
+def test_plan_batches_fills_batches_keeps_groups_contiguous_longest_first() -> None:
     lengths = [10, 12, 30, 31, 5, 6, 7, 20]
     keys = [
         ("a", "q1"),
@@ -35,14 +35,22 @@ def test_plan_batches_keeps_groups_together_longest_first() -> None:
     ]
     batches = plan_batches(lengths, keys, batch_size=3)
     assert sorted(i for b in batches for i in b) == list(range(8))
-    assert all(len(b) <= 3 for b in batches)
+    assert sorted(len(b) for b in batches) == [2, 3, 3]  # full batches: fewer forward passes
+    line = [i for b in sorted(batches, key=lambda b: min(b)) for i in b]
     for group in ([0, 1], [2, 3], [4, 5, 6]):
-        assert any(set(group) <= set(b) for b in batches)  # a group that fits stays in one batch
+        # a group is never interleaved with another; it is split at most at a batch boundary
+        spans = [b for b in batches if set(group) & set(b)]
+        assert len(spans) <= 2
+        flat = [i for b in spans for i in b if i in group]
+        assert sorted(flat) == group
+    assert len(line) == 8
     longest = [max(lengths[i] for i in b) for b in batches]
     assert longest == sorted(longest, reverse=True)
     assert plan_batches(lengths, keys, 3) == batches
-    big = plan_batches([5] * 7, [("a", "q")] * 7, batch_size=3)  # a group larger than a batch is split
-    assert [len(b) for b in big] == [3, 3, 1]
+    assert [len(b) for b in plan_batches([5] * 7, [("a", "q")] * 7, batch_size=3)] == [3, 3, 1]
+    # outer keys stay together: every "a" prompt comes before or after every "b" prompt
+    outer = [keys[i][0] for b in plan_batches([1] * 8, keys, 8) for i in b]
+    assert outer in (["a"] * 5 + ["b"] * 3, ["b"] * 3 + ["a"] * 5)
 
 
 def test_common_prefix_length() -> None:
@@ -137,3 +145,79 @@ def test_a_missing_model_is_a_diagnostic(tmp_path: Path) -> None:
     with pytest.raises(DiagnosticError) as error:
         backend(tmp_path / "no-model")
     assert error.value.diagnostics[0].code == "EV050"
+
+
+def _first_outputs(b: TransformersBackend, prompts, count: int, **kwargs) -> tuple[list, list, list[str]]:
+    items = prompts[:count]
+    encoded = b.encode([i.text for i in items], chat=False)
+    keys = [i.prefix_keys for i in items]
+    return encoded, keys, b.generate(encoded, keys, **kwargs)
+
+
+def test_greedy_loop_equals_model_generate_with_stops_and_eos(tiny_model: Path, prompts) -> None:
+    ours = backend(tiny_model, batch_size=8)
+    encoded, keys, free = _first_outputs(ours, prompts, 8, max_new_tokens=12)
+    # a stop string that the random model really produces mid-way, and an end token it really emits
+    middles = [text[4:6] for text in free if len(text) > 8]
+    stop = next(m for m in middles if m.strip() and "\ufffd" not in m)
+    eos = ours.encode([free[1]], chat=False)[0][2]
+    reference = backend(tiny_model, batch_size=8)
+    for b in (ours, reference):
+        b.eos_ids = frozenset({eos})
+    reference._plain_cache = False  # whole prompts through model.generate and its StopStringCriteria
+    got = ours.generate(encoded, keys, max_new_tokens=12, stop_strings=(stop,))
+    expected = reference.generate(encoded, keys, max_new_tokens=12, stop_strings=(stop,))
+    assert got == expected
+    assert any(stop in text for text in got)  # the stop string did end some rows ...
+    assert any(len(g) < len(f) for g, f in zip(got, free, strict=True))  # ... early
+
+
+def test_finished_rows_leave_the_batch(tiny_model: Path, prompts) -> None:
+    b = backend(tiny_model, batch_size=8, prefix_cache=False)
+    encoded, keys, free = _first_outputs(b, prompts, 8, max_new_tokens=10)
+    import torch
+
+    with torch.inference_mode():
+        first_token = int(b.model(input_ids=torch.tensor([encoded[0]])).logits[0, -1].argmax())
+    b.eos_ids = b.eos_ids | {first_token}  # row 0 ends at its first token
+    rows_per_step: list[int] = []
+    forward = b.model.forward
+
+    def spy(*args, **kwargs):
+        if kwargs["input_ids"].shape[1] == 1:
+            rows_per_step.append(kwargs["input_ids"].shape[0])
+        return forward(*args, **kwargs)
+
+    b.model.forward = spy
+    out = b.generate(encoded, keys, max_new_tokens=10)
+    assert rows_per_step and max(rows_per_step) < 8  # row 0 was not decoded after it ended
+    assert out[0] == b.tokenizer.decode([first_token], skip_special_tokens=True)
+    for text, unlimited in zip(out[1:], free[1:], strict=True):
+        assert unlimited.startswith(text.rstrip("\ufffd"))  # the others are unchanged up to that token
+
+
+def test_a_category_prefix_is_computed_once_across_batches(tiny_model: Path, prompts) -> None:
+    warm = backend(tiny_model, batch_size=6)
+    cold = backend(tiny_model, batch_size=6)
+    same_category = [i for i in prompts if i.prefix_keys[0] == prompts[0].prefix_keys[0]][:12]
+    encoded = warm.encode([i.text for i in same_category], chat=False)
+    keys = [i.prefix_keys for i in same_category]
+    labels = warm.label_token_ids(["0", "1", "2"], same_category[0].text, chat=False)
+    tokens_run: list[int] = []
+    forward = warm.model.forward
+
+    def counting(*args, **kwargs):
+        tokens_run.append(int(kwargs["attention_mask"][:, -kwargs["input_ids"].shape[1] :].sum()))
+        return forward(*args, **kwargs)
+
+    warm.model.forward = counting
+    first = warm.score(encoded[:6], keys[:6], labels)
+    first_cost = sum(tokens_run)
+    tokens_run.clear()
+    second = warm.score(encoded[6:], keys[6:], labels)
+    shared = common_prefix_length(encoded, 0, min(len(e) for e in encoded) - 1)
+    assert shared > 50
+    assert sum(tokens_run) <= first_cost - shared + 6  # the shared instruction and shots were not rerun
+    expected = cold.score(encoded, keys, labels)
+    for a, b in zip(first + second, expected, strict=True):
+        assert a == pytest.approx(b, abs=1e-4)

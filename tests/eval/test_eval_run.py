@@ -194,15 +194,12 @@ def test_input_errors_exit_2_without_output(
 def test_two_processes_write_what_one_process_writes(
     tiny_model: Path, build_dir: Path, logprob_run: Path, tmp_path: Path
 ) -> None:
-    script = shutil.which("jbcompile")
-    if script is None:
-        pytest.skip("the jbcompile console script is not installed")
     out = tmp_path / "two"
     env = dict(os.environ, OMP_NUM_THREADS="1")
     command = [
         sys.executable, "-m", "accelerate.commands.launch", "--multi_gpu", "--num_processes", "2",
         "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
-        script, *eval_args(tiny_model, build_dir, out),
+        "-m", "jbcompile", *eval_args(tiny_model, build_dir, out),
     ]  # fmt: skip
     done = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-3000:]
@@ -218,3 +215,21 @@ def test_two_processes_write_what_one_process_writes(
     for a, b in zip(two, one, strict=True):
         assert a["option_logprobs"] == pytest.approx(b["option_logprobs"], abs=1e-4)
     assert (out / "results.json").read_text() == (logprob_run / "results.json").read_text()
+
+
+@pytest.mark.parametrize("scoring", ["logprob", "generate"])
+def test_bfloat16_weights_run_on_the_cpu_too(tiny_model: Path, build_dir: Path, tmp_path: Path, scoring: str):
+    """The GPU default dtype, exercised where there is no GPU: bf16 logits are scored in float32."""
+    out = tmp_path / scoring
+    code, output = run_cli(
+        *eval_args(tiny_model, build_dir, out, "--dtype", "bfloat16", "--scoring", scoring, "--limit", "24")
+    )
+    assert code == 0, output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["model"]["dtype"] == "bfloat16"
+    records = lines(out / "predictions.jsonl")
+    assert len(records) == 24
+    if scoring == "logprob":
+        assert all(len(r["option_logprobs"]) == 3 and r["pred"] in (0, 1, 2) for r in records)
+    else:
+        assert all(isinstance(r["raw_output"], str) for r in records)

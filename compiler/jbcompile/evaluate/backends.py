@@ -21,6 +21,9 @@ from ..diagnostics import Diagnostic, DiagnosticError
 
 log = logging.getLogger(__name__)
 
+# Outermost prefixes kept between batches: one per category in flight is enough, as batches are grouped.
+PREFIX_STORE_SIZE = 4
+
 
 @dataclass(frozen=True)
 class BackendConfig:
@@ -34,11 +37,13 @@ class BackendConfig:
 
 
 def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_size: int) -> list[list[int]]:
-    """Deterministic batches of prompt indices: whole groups together, longest first.
+    """Deterministic, full batches of prompt indices: groups kept contiguous, longest batches first.
 
-    Groups (same keys) stay in one batch when they fit, so their shared prefix is computed once; groups
-    are ordered by their outermost key, then by length, so a batch's prompts are of similar length and
-    share their outer prefix. Batches are ordered longest first, so memory trouble shows at once.
+    Groups (same keys) are ordered by their outermost key, then by length, and laid end to end; the line
+    is cut every ``batch_size`` prompts. So a batch's prompts are of similar length and share their outer
+    prefix, a group is split only at a batch boundary (its shared prefix is then run once per part), and
+    every batch but the last is full: on small models the number of forward passes is what costs.
+    Batches are ordered longest first, so memory trouble shows at once.
     """
     size = max(1, batch_size)
     groups: dict[tuple[str, ...], list[int]] = {}
@@ -47,17 +52,8 @@ def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_
     ordered = sorted(
         groups.items(), key=lambda kv: (kv[0][:1], -max(lengths[i] for i in kv[1]), kv[0], kv[1][0])
     )
-    batches: list[list[int]] = []
-    current: list[int] = []
-    for _, members in ordered:
-        for start in range(0, len(members), size):
-            chunk = members[start : start + size]
-            if current and len(current) + len(chunk) > size:
-                batches.append(current)
-                current = []
-            current.extend(chunk)
-    if current:
-        batches.append(current)
+    line = [index for _, members in ordered for index in members]
+    batches = [line[start : start + size] for start in range(0, len(line), size)]
     batches.sort(key=lambda batch: (-max(lengths[i] for i in batch), batch[0]))
     return batches
 
@@ -129,6 +125,13 @@ class TransformersBackend:
         if pad is None:
             pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
         self.pad_id = int(pad)
+        eos = self.model.generation_config.eos_token_id
+        if eos is None:
+            eos = self.tokenizer.eos_token_id
+        self.eos_ids: frozenset[int] = frozenset([eos] if isinstance(eos, int) else (eos or []))
+        self._plain_cache = True  # until a forward pass shows otherwise
+        self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, oldest first
+        self._stop_candidates: dict[tuple[int, tuple[str, ...]], bool] = {}
 
     # ---- tokens ----------------------------------------------------------------------------------
 
@@ -252,8 +255,11 @@ class TransformersBackend:
                     new_ends[i] = end
             if not any(segments) or len(nodes) == len(sequences):
                 continue  # nothing shared at this level
-            parents = [state.row_of[m[0]] for m in nodes] if state.row_of else None
-            cache = self._extend(state, segments, parents)[0]
+            if state.cache is None and len(nodes) == 1:
+                cache = self._outer_prefix(state, segments[0])
+            else:
+                parents = [state.row_of[m[0]] for m in nodes] if state.row_of else None
+                cache = self._extend(state, segments, parents)[0]
             if not _reusable(cache):
                 self.prefix_cache = False
                 log.warning("this model's cache cannot be shared between prompts; prefix reuse is off")
@@ -265,6 +271,31 @@ class TransformersBackend:
                 for i in members:
                     state.row_of[i] = row
         return state
+
+    def _outer_prefix(self, state: _TreeState, segment: list[int]):
+        """The outermost shared prefix (instruction and examples) recurs in every batch of a category:
+        start from the longest stored match and run only the tokens it lacks."""
+        import torch
+
+        matched, stored = 0, None
+        for tokens, cache in self._prefix_store.items():
+            length = common_prefix_length([tokens, segment], 0, min(len(tokens), len(segment)))
+            if length > matched:
+                matched, stored = length, cache
+        if stored is None:
+            cache = self._extend(state, [segment], None)[0]
+        else:
+            state.cache = cache = _truncated_copy(stored, matched)
+            state.ids = torch.tensor([segment[:matched]], dtype=torch.long)
+            state.mask = torch.ones_like(state.ids)
+            if matched < len(segment):
+                cache = self._extend(state, [segment[matched:]], [0])[0]
+        key = tuple(segment)
+        if key not in self._prefix_store and _reusable(cache):
+            self._prefix_store[key] = _truncated_copy(cache, len(segment))
+            while len(self._prefix_store) > PREFIX_STORE_SIZE:
+                self._prefix_store.pop(next(iter(self._prefix_store)))
+        return cache
 
     def _extend(self, state: _TreeState, segments: Sequence[Sequence[int]], parents: Sequence[int] | None):
         """Append one left-padded segment per row to the cached rows ``parents``; returns (cache, logits)."""
@@ -309,33 +340,102 @@ class TransformersBackend:
         return picked.cpu().tolist()
 
     def _generate(self, sequences, keys, max_new_tokens, stop_strings) -> list[str]:
+        if not self._plain_cache:
+            return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
+        state = self._shared_prefixes(sequences, keys)
+        suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
+        cache, logits = self._extend(state, suffixes, state.row_of)
+        if not _reusable(cache):
+            self._plain_cache = False
+            log.info("this model's cache is not a plain DynamicCache; generating with model.generate")
+            return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
+        return self._decode_greedy(cache, state.mask, logits, max_new_tokens, tuple(stop_strings))
+
+    def _decode_greedy(self, cache, mask, logits, max_new_tokens: int, stop_strings: tuple[str, ...]):
+        """Greedy decoding on a prefilled cache, one token per step; a finished row leaves the batch.
+
+        The same tokens as ``model.generate(do_sample=False)`` (argmax of the last logits), without its
+        per-step machinery; a row stops at an end-of-sequence token or once a stop string appears in
+        what it generated (the prompt is not searched), and the stopping token is kept.
+        """
+        import torch
+
+        device = self.input_device
+        rows, width = mask.shape
+        positions = mask.sum(dim=-1, keepdim=True).to(device)  # position of each row's next token
+        mask = torch.cat([mask, torch.zeros((rows, max_new_tokens), dtype=mask.dtype)], dim=1).to(device)
+        generated: list[list[int]] = [[] for _ in range(rows)]
+        alive = list(range(rows))
+        # enough trailing tokens to hold a stop string: every non-special token adds at least one byte
+        window = max((2 * len(stop.encode("utf-8")) + 2 for stop in stop_strings), default=0)
+        next_tokens = logits[:, -1, :].argmax(dim=-1)
+        for step in range(max_new_tokens):
+            tokens = next_tokens.tolist()
+            keep = []
+            for slot, row in enumerate(alive):
+                generated[row].append(tokens[slot])
+                if tokens[slot] not in self.eos_ids:
+                    keep.append(slot)
+            if stop_strings:
+                keep = [
+                    slot
+                    for slot in keep
+                    if not (
+                        self._may_end_stop(tokens[slot], stop_strings)
+                        and self._ends_with_stop(generated[alive[slot]][-window:], stop_strings)
+                    )
+                ]
+            if not keep or step == max_new_tokens - 1:
+                break
+            if len(keep) < len(alive):
+                index = torch.tensor(keep, dtype=torch.long, device=device)
+                cache.reorder_cache(index)
+                next_tokens, mask, positions = next_tokens[index], mask[index], positions[index]
+                alive = [alive[slot] for slot in keep]
+            mask[:, width + step] = 1
+            with torch.inference_mode():
+                out = self.model(
+                    input_ids=next_tokens[:, None].to(device),
+                    attention_mask=mask[:, : width + step + 1],
+                    position_ids=positions + step,
+                    past_key_values=cache,
+                    use_cache=True,
+                )
+            next_tokens = out.logits[:, -1, :].argmax(dim=-1)
+        return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
+
+    def _may_end_stop(self, token: int, stop_strings: tuple[str, ...]) -> bool:
+        """Whether ``token`` could complete a stop string: it holds a stop's last character, or only
+        part of a character, or nothing printable. Rows whose new token cannot skip the decoding."""
+        key = (token, stop_strings)
+        known = self._stop_candidates.get(key)
+        if known is None:
+            text = self.tokenizer.decode([token], skip_special_tokens=True)
+            known = not text or "\ufffd" in text or any(stop[-1] in text for stop in stop_strings)
+            self._stop_candidates[key] = known
+        return known
+
+    def _ends_with_stop(self, tail: list[int], stop_strings: tuple[str, ...]) -> bool:
+        text = self.tokenizer.decode(tail, skip_special_tokens=True)
+        return any(stop in text for stop in stop_strings)
+
+    def _generate_with_transformers(self, sequences, max_new_tokens, stop_strings) -> list[str]:
+        """Whole prompts through ``model.generate``: for caches that cannot be shared or shrunk."""
         import torch
         import transformers
 
-        state = self._shared_prefixes(sequences, keys)
-        suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
-        width = max(len(s) for s in suffixes)
-        ids = torch.full((len(suffixes), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(suffixes), width), dtype=torch.long)
-        for row, suffix in enumerate(suffixes):
-            ids[row, width - len(suffix) :] = torch.tensor(suffix, dtype=torch.long)
-            mask[row, width - len(suffix) :] = 1
-        cache = None
-        if state.cache is not None:
-            index = torch.tensor(state.row_of, dtype=torch.long)
-            cache = state.cache
-            cache.reorder_cache(index.to(self.input_device))
-            ids = torch.cat([state.ids[index], ids], dim=1)
-            mask = torch.cat([state.mask[index], mask], dim=1)
-        eos = self.model.generation_config.eos_token_id
-        if eos is None:
-            eos = self.tokenizer.eos_token_id
+        width = max(len(s) for s in sequences)
+        ids = torch.full((len(sequences), width), self.pad_id, dtype=torch.long)
+        mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        for row, sequence in enumerate(sequences):
+            ids[row, width - len(sequence) :] = torch.tensor(list(sequence), dtype=torch.long)
+            mask[row, width - len(sequence) :] = 1
         config = transformers.GenerationConfig(
             do_sample=False,
             num_beams=1,
             max_new_tokens=max_new_tokens,
             pad_token_id=self.pad_id,
-            eos_token_id=eos,
+            eos_token_id=sorted(self.eos_ids) or None,
             # set explicitly, so that a model's own generation_config.json cannot change greedy decoding
             repetition_penalty=1.0,
             no_repeat_ngram_size=0,
@@ -346,8 +446,6 @@ class TransformersBackend:
             extra["stopping_criteria"] = transformers.StoppingCriteriaList(
                 [self._stop_criteria(tuple(stop_strings))]
             )
-        if cache is not None:
-            extra["past_key_values"] = cache
         with torch.inference_mode():
             out = self.model.generate(
                 input_ids=ids.to(self.input_device),
@@ -355,8 +453,8 @@ class TransformersBackend:
                 generation_config=config,
                 **extra,
             )
-        new = out[:, ids.shape[1] :].cpu().tolist()
-        return [self.tokenizer.decode(tokens, skip_special_tokens=True) for tokens in new]
+        new = out[:, width:].cpu().tolist()
+        return self.tokenizer.batch_decode(new, skip_special_tokens=True)
 
 
 @dataclass
@@ -374,6 +472,17 @@ def _reusable(cache: Any) -> bool:
     from transformers.cache_utils import DynamicLayer
 
     return type(cache) is DynamicCache and all(type(layer) is DynamicLayer for layer in cache.layers)
+
+
+def _truncated_copy(cache: Any, length: int) -> Any:
+    """An independent copy of a one-row plain cache holding its first ``length`` positions."""
+    import copy
+
+    clone = copy.deepcopy(cache)
+    for layer in clone.layers:
+        layer.keys = layer.keys[..., :length, :]
+        layer.values = layer.values[..., :length, :]
+    return clone
 
 
 def _resolve_dtype(name: str, cuda: bool):

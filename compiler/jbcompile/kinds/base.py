@@ -103,7 +103,6 @@ def join_contexts(first: str, second: str) -> str:
     return f"{first}{separator}{second}"
 
 
-
 def slots_in(text: str) -> list[tuple[str, int, int]]:
     return [(m.group(1), m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)]
 
