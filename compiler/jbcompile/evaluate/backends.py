@@ -382,7 +382,7 @@ class TransformersBackend:
                     for slot in keep
                     if not (
                         self._may_end_stop(tokens[slot], stop_strings)
-                        and self._ends_with_stop(generated[alive[slot]][-window:], stop_strings)
+                        and self._tail_holds_stop(generated[alive[slot]][-window:], stop_strings)
                     )
                 ]
             if not keep or step == max_new_tokens - 1:
@@ -415,7 +415,7 @@ class TransformersBackend:
             self._stop_candidates[key] = known
         return known
 
-    def _ends_with_stop(self, tail: list[int], stop_strings: tuple[str, ...]) -> bool:
+    def _tail_holds_stop(self, tail: list[int], stop_strings: tuple[str, ...]) -> bool:
         text = self.tokenizer.decode(tail, skip_special_tokens=True)
         return any(stop in text for stop in stop_strings)
 
