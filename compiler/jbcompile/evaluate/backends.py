@@ -43,7 +43,8 @@ def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_
     is cut every ``batch_size`` prompts. So a batch's prompts are of similar length and share their outer
     prefix, a group is split only at a batch boundary (its shared prefix is then run once per part), and
     every batch but the last is full: on small models the number of forward passes is what costs.
-    Batches are ordered longest first, so memory trouble shows at once.
+    The longest batch runs first, so memory trouble shows at once; the others keep the line's order, so
+    a category's batches follow one another and its instruction and shots are computed once.
     """
     size = max(1, batch_size)
     groups: dict[tuple[str, ...], list[int]] = {}
@@ -54,7 +55,9 @@ def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_
     )
     line = [index for _, members in ordered for index in members]
     batches = [line[start : start + size] for start in range(0, len(line), size)]
-    batches.sort(key=lambda batch: (-max(lengths[i] for i in batch), batch[0]))
+    if batches:
+        longest = min(range(len(batches)), key=lambda b: (-max(lengths[i] for i in batches[b]), b))
+        batches.insert(0, batches.pop(longest))
     return batches
 
 
@@ -130,7 +133,7 @@ class TransformersBackend:
             eos = self.tokenizer.eos_token_id
         self.eos_ids: frozenset[int] = frozenset([eos] if isinstance(eos, int) else (eos or []))
         self._plain_cache = True  # until a forward pass shows otherwise
-        self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, oldest first
+        self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, least recently used first
         self._stop_candidates: dict[tuple[int, tuple[str, ...]], bool] = {}
 
     # ---- tokens ----------------------------------------------------------------------------------
@@ -278,10 +281,13 @@ class TransformersBackend:
         import torch
 
         matched, stored = 0, None
+        best: tuple[int, ...] | None = None
         for tokens, cache in self._prefix_store.items():
             length = common_prefix_length([tokens, segment], 0, min(len(tokens), len(segment)))
             if length > matched:
-                matched, stored = length, cache
+                matched, stored, best = length, cache, tokens
+        if best is not None:
+            self._prefix_store[best] = self._prefix_store.pop(best)  # most recently used last
         if stored is None:
             cache = self._extend(state, [segment], None)[0]
         else:
