@@ -225,3 +225,34 @@ def test_a_category_prefix_is_computed_once_across_batches(tiny_model: Path, pro
     expected = cold.score(encoded, keys, labels)
     for a, b in zip(first + second, expected, strict=True):
         assert a == pytest.approx(b, abs=1e-4)
+
+
+def test_a_model_without_position_ids_runs_whole_prompts(tiny_model: Path, prompts, tmp_path: Path) -> None:
+    """ALiBi models (BLOOM) place tokens themselves: batched results still equal prompts run alone."""
+    import shutil
+
+    import torch
+    from transformers import AutoTokenizer, BloomConfig, BloomForCausalLM
+
+    folder = tmp_path / "bloom"
+    shutil.copytree(tiny_model, folder, ignore=shutil.ignore_patterns("*.safetensors", "config.json", "gen*"))
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    torch.manual_seed(0)
+    config = BloomConfig(
+        vocab_size=len(tokenizer), hidden_size=32, n_layer=2, n_head=4, initializer_range=1.0
+    )
+    config.pad_token_id, config.eos_token_id = tokenizer.pad_token_id, tokenizer.eos_token_id
+    BloomForCausalLM(config).save_pretrained(folder)
+    b = backend(folder, batch_size=6, prefix_cache=True)
+    assert not b.prefix_cache
+    items = prompts[:6]
+    encoded = b.encode([i.text for i in items], chat=False)
+    keys = [i.prefix_keys for i in items]
+    labels = b.label_token_ids(["0", "1", "2"], items[0].text, chat=False)
+    together = b.score(encoded, keys, labels)
+    alone = [b.score([e], [k], labels)[0] for e, k in zip(encoded, keys, strict=True)]
+    for x, y in zip(together, alone, strict=True):
+        assert x == pytest.approx(y, abs=1e-4)
+    generated = b.generate(encoded, keys, max_new_tokens=5)
+    one_by_one = [b.generate([e], [k], max_new_tokens=5)[0] for e, k in zip(encoded, keys, strict=True)]
+    assert generated == one_by_one

@@ -121,7 +121,14 @@ class TransformersBackend:
                 ]
             ) from None
         self.model.eval()
-        self._logits_to_keep = "logits_to_keep" in inspect.signature(self.model.forward).parameters
+        accepted = inspect.signature(self.model.forward).parameters
+        self._logits_to_keep = "logits_to_keep" in accepted
+        # Without position ids (ALiBi models such as BLOOM or MPT) a model places tokens by itself, so a
+        # padding gap inside a sequence is not safe: prompts then run whole, left-padded, as elsewhere.
+        self._takes_positions = "position_ids" in accepted
+        if not self._takes_positions and self.prefix_cache:
+            self.prefix_cache = False
+            log.warning("this model takes no position ids; prefix reuse is off")
         self.dtype = str(dtype).replace("torch.", "")
         self.input_device = self.model.get_input_embeddings().weight.device
         pad = self.tokenizer.pad_token_id
@@ -322,12 +329,13 @@ class TransformersBackend:
             mask = torch.cat([state.mask[index.cpu()], mask], dim=1)
             ids = torch.cat([state.ids[index.cpu()], ids], dim=1)
         positions = (mask.cumsum(-1) - 1).clamp(min=0)[:, -width:]
-        extra = {"logits_to_keep": 1} if self._logits_to_keep else {}
+        extra: dict[str, Any] = {"logits_to_keep": 1} if self._logits_to_keep else {}
+        if self._takes_positions:
+            extra["position_ids"] = positions.to(self.input_device)
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
                 attention_mask=mask.to(self.input_device),
-                position_ids=positions.to(self.input_device),
                 past_key_values=cache,
                 use_cache=True,
                 **extra,
@@ -399,13 +407,14 @@ class TransformersBackend:
                 next_tokens, mask, positions = next_tokens[index], mask[index], positions[index]
                 alive = [alive[slot] for slot in keep]
             mask[:, width + step] = 1
+            extra = {"position_ids": positions + step} if self._takes_positions else {}
             with torch.inference_mode():
                 out = self.model(
                     input_ids=next_tokens[:, None].to(device),
                     attention_mask=mask[:, : width + step + 1],
-                    position_ids=positions + step,
                     past_key_values=cache,
                     use_cache=True,
+                    **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
         return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
