@@ -172,6 +172,14 @@ def test_summary_refuses_runs_it_cannot_compare() -> None:
     with pytest.raises(DiagnosticError) as error:
         summarize([_run("basic-1", 0.1, 0.2, "a"), _run("debias-1", 0.1, 0.2, "b")])
     assert [d.code for d in error.value.diagnostics] == ["SB305"]
+    on_data = lambda setting, sources_hash: {  # noqa: E731
+        **_run(setting, 0.1, 0.2),
+        "dataset": {"config": "sobaco", "manifest": {"sources_hash": sources_hash}},
+    }
+    summarize([on_data("basic-1", "abc"), on_data("debias-1", "abc")])  # one build: comparable
+    with pytest.raises(DiagnosticError) as error:
+        summarize([on_data("basic-1", "abc"), on_data("debias-1", "def")])
+    assert [d.code for d in error.value.diagnostics] == ["SB307"]
 
 
 def test_summary_from_run_folders(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -40,3 +41,16 @@ def edit(path: Path, old: str, new: str) -> None:
 
 def bump_version(sources: Path, version: str) -> None:
     edit(sources / "dataset.yaml", "version: 0.1.0", f"version: {version}")
+
+
+def hub_process_env(hub, home: Path) -> dict[str, str]:
+    """Environment of a fresh process that talks to the fake Hub (and nothing else) with its token."""
+    return {
+        **os.environ,
+        "HF_ENDPOINT": hub.endpoint,
+        "HF_TOKEN": hub.token,
+        "HF_HOME": str(home),
+        "HF_HUB_OFFLINE": "0",
+        "HF_DATASETS_OFFLINE": "0",
+        "TRANSFORMERS_OFFLINE": "0",
+    }

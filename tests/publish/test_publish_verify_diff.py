@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +10,16 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from fakehub import FakeHub
-from publish_helpers import REPO, build_files, build_folder, bump_version, edit, publish, run
+from publish_helpers import (
+    REPO,
+    build_files,
+    build_folder,
+    bump_version,
+    edit,
+    hub_process_env,
+    publish,
+    run,
+)
 
 LIBRARY = Path("templates") / "Age" / "age-library.yaml"
 NEW_CONTEXT = "その{{NAME2}}は慣れた手つきで目当ての本を見つけたが"
@@ -177,15 +185,7 @@ def test_load_dataset_of_a_published_revision(hub_env: FakeHub, release, tmp_pat
         f"rows = datasets.load_dataset({REPO!r}, 'lite', split='test', revision='v0.1.0')\n"
         "print(json.dumps({'n': rows.num_rows, 'ids': sorted(rows['example_id'])}))\n"
     )
-    env = {
-        **os.environ,
-        "HF_ENDPOINT": hub_env.endpoint,
-        "HF_TOKEN": hub_env.token,
-        "HF_HOME": str(tmp_path / "hf-home"),
-        "HF_HUB_OFFLINE": "0",
-        "HF_DATASETS_OFFLINE": "0",
-        "TRANSFORMERS_OFFLINE": "0",
-    }
+    env = hub_process_env(hub_env, tmp_path / "hf-home")
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=240)
     assert done.returncode == 0, done.stderr[-3000:]
     loaded = json.loads(done.stdout.strip().splitlines()[-1])

@@ -16,7 +16,8 @@ class LoadedRows:
     path: str
     config: str
     revision: str | None
-    manifest: dict[str, Any] | None  # version and sources hash from a build folder's manifest.json
+    manifest: dict[str, Any] | None  # version and sources hash from the build's manifest.json
+    commit: str | None = None  # the Hub commit the revision resolved to: a branch may move, a commit not
 
 
 def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedRows:
@@ -58,20 +59,40 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
                 )
             ]
         ) from None
+    if local.exists():
+        commit, manifest = None, _manifest(local / "manifest.json")
+    else:
+        commit, manifest = _hub_release(dataset, revision)
     return LoadedRows(
         rows=split.to_list(),
         columns=list(split.column_names),
         path=dataset,
         config=config,
         revision=revision,
-        manifest=_manifest(local) if local.exists() else None,
+        manifest=manifest,
+        commit=commit,
     )
 
 
-def _manifest(folder: Path) -> dict[str, Any] | None:
+def _hub_release(repo_id: str, revision: str | None) -> tuple[str | None, dict[str, Any] | None]:
+    """The commit a Hub revision points at, and that commit's manifest, so that results name the exact
+    data they were computed on. Unknown (None) when the Hub cannot be asked, e.g. offline from a cache."""
+    from huggingface_hub import HfApi, hf_hub_download
+
+    try:
+        commit = HfApi().dataset_info(repo_id, revision=revision).sha
+    except Exception:  # noqa: BLE001 - offline, gated or a non-Hub loader: the rows are loaded regardless
+        return None, None
+    try:
+        path = hf_hub_download(repo_id, "manifest.json", repo_type="dataset", revision=commit)
+    except Exception:  # noqa: BLE001 - a dataset not built by jbcompile has no manifest
+        return commit, None
+    return commit, _manifest(Path(path))
+
+
+def _manifest(path: Path) -> dict[str, Any] | None:
     import json
 
-    path = folder / "manifest.json"
     if not path.is_file():
         return None
     try:

@@ -306,6 +306,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             "path": request.dataset,
             "config": request.config,
             "revision": request.revision,
+            "commit": loaded.commit,
             "manifest": loaded.manifest,
             "rows": len(loaded.rows),
             "evaluated": len(records),
@@ -400,10 +401,12 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
     """Metrics of an existing predictions file: ours, or BBQ-format JSONL with a prediction column."""
     raw = read_jsonl_strict(request.predictions)
     kind = get_eval_kind(request.kind)
+    commit = None
     if request.dataset:
         from .dataset import load_rows
 
         loaded = load_rows(request.dataset, request.config, request.revision)
+        commit = loaded.commit
         by_id = {str(row["example_id"]): row for row in loaded.rows}
         unknown = [str(r.get("example_id")) for r in raw if str(r.get("example_id")) not in by_id]
         if unknown:
@@ -458,6 +461,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
             "dataset": request.dataset,
             "config": request.config if request.dataset else None,
             "revision": request.revision,
+            "commit": commit,
         },
         "seeds": {"bootstrap": request.seed},
         "versions": library_versions(["numpy", "datasets"]),

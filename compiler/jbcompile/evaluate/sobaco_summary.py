@@ -107,6 +107,14 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     models = {json.dumps((run.get("model") or {}).get("name")) for run in runs}
     if len(models) > 1:
         problems.append(Diagnostic("SB305", "the runs are of different models; compare one model at a time"))
+    if len({json.dumps(_data_identity(run)) for run in runs}) > 1:
+        problems.append(
+            Diagnostic(
+                "SB307",
+                "the runs are on different data (another config, build or Hub commit)",
+                hint="rerun the settings on one dataset version; results.json `dataset` tells each run's",
+            )
+        )
     if problems:
         raise DiagnosticError(problems)
     methods = [m for m in METHODS if any(key[0] == m for key in table)]
@@ -180,6 +188,14 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "change_rates": change_rates,
         "correlation": correlation,
     }
+
+
+def _data_identity(run: Mapping[str, Any]) -> list[Any]:
+    """What a run was computed on: its config and the sources hash of its build (else the Hub commit)."""
+    dataset = run.get("dataset") or {}
+    manifest = dataset.get("manifest") or {}
+    source = manifest.get("sources_hash") or dataset.get("commit") or dataset.get("path")
+    return [dataset.get("config"), source]
 
 
 def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
