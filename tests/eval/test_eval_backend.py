@@ -256,3 +256,18 @@ def test_a_model_without_position_ids_runs_whole_prompts(tiny_model: Path, promp
     generated = b.generate(encoded, keys, max_new_tokens=5)
     one_by_one = [b.generate([e], [k], max_new_tokens=5)[0] for e, k in zip(encoded, keys, strict=True)]
     assert generated == one_by_one
+
+
+def test_rows_stop_once_their_answer_is_final(tiny_model: Path, prompts, monkeypatch) -> None:
+    b = backend(tiny_model, batch_size=8)
+    encoded, keys, free = _first_outputs(b, prompts, 8, max_new_tokens=12)
+    newline = b.encode(["\n"], chat=False)[0][-1]
+    assert b._may_end_line(newline) and not b._may_end_line(b.encode(["あ"], chat=False)[0][-1])
+    # the line gate opened for every token, so that the random model's rare line breaks are not needed
+    monkeypatch.setattr(b, "_may_end_line", lambda token: True)
+    final = lambda text: len(text) >= 6  # noqa: E731
+    out = b.generate(encoded, keys, max_new_tokens=12, answer_is_final=final)
+    for short, full in zip(out, free, strict=True):
+        assert full.startswith(short.rstrip("\ufffd"))
+        assert final(short) or short == full
+    assert sum(len(s) < len(f) for s, f in zip(out, free, strict=True)) >= 4

@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from jbcompile.evaluate.jubaku import parse_letter
 from jbcompile.evaluate.parsing import (
+    first_line_ended,
     match_option_text,
     normalize,
     parse_bracketed_answer,
@@ -141,3 +145,33 @@ def test_cot_answer_and_evidence_match() -> None:
     assert answer.pred == 2
     assert answer.extra["evidence_match"] is True
     assert BbqEval().read_answer("答え：1", item, {}, EvalOptions(scoring="generate")).pred == 1
+
+
+# replies made of what matters to the parsers: digits, letters, wrappers, spaces and every kind of line break
+REPLY = st.text(
+    alphabet=st.sampled_from(list("012３AＢb答え：:*.「」 　\t\n\r\x0b\u2028\u3000あ")), max_size=14
+)
+
+
+@given(REPLY, REPLY)
+def test_once_the_first_line_has_ended_more_text_changes_no_answer(reply: str, more: str) -> None:
+    if first_line_ended(reply):
+        assert parse_option_number(reply + more) == parse_option_number(reply)
+    if first_line_ended(reply, blank=None):
+        assert parse_letter(reply + more) == parse_letter(reply)
+
+
+@pytest.mark.parametrize(
+    ("reply", "ended"),
+    [
+        ("1", False),
+        ("1\n", True),
+        ("\n\n", False),
+        ("**\n2", False),  # a line of wrappers only is not the answer line
+        ("**\n2\r", True),
+        ("答え：2\u2028", True),
+        ("\n 1. 七十代の男性", False),
+    ],
+)
+def test_first_line_ended(reply: str, ended: bool) -> None:
+    assert first_line_ended(reply) is ended

@@ -171,6 +171,7 @@ def test_generate_cot_with_chat(tiny_model: Path, build_dir: Path, tmp_path: Pat
     assert results["metrics"]["overall"]["acc"] is None
     assert all("evidence" in r for r in records)
     assert results["prompt"]["chat"] is True and results["scoring"]["max_new_tokens"] == 5
+    assert results["scoring"]["stop_at_answer_line"] is False  # cot answers come at the end
 
 
 @pytest.mark.parametrize(
@@ -233,3 +234,4 @@ def test_bfloat16_weights_run_on_the_cpu_too(tiny_model: Path, build_dir: Path, 
         assert all(len(r["option_logprobs"]) == 3 and r["pred"] in (0, 1, 2) for r in records)
     else:
         assert all(isinstance(r["raw_output"], str) for r in records)
+        assert results["scoring"]["stop_at_answer_line"] is True  # basic: the answer is the first line

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from .parsing import holds_line_break
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +143,7 @@ class TransformersBackend:
         self._plain_cache = True  # until a forward pass shows otherwise
         self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, least recently used first
         self._stop_candidates: dict[tuple[int, tuple[str, ...]], bool] = {}
+        self._line_candidates: dict[int, bool] = {}
 
     # ---- tokens ----------------------------------------------------------------------------------
 
@@ -186,11 +188,21 @@ class TransformersBackend:
         keys: Sequence[tuple[str, ...]],
         max_new_tokens: int,
         stop_strings: Sequence[str] = (),
+        answer_is_final: Callable[[str], bool] | None = None,
     ) -> list[str]:
-        """Greedy continuations, decoded without special tokens."""
+        """Greedy continuations, decoded without special tokens.
+
+        ``answer_is_final`` (a kind's test that more text cannot change the parsed answer, checked when a
+        line ends) lets a row stop as soon as its answer line is complete (in the greedy loop; models that
+        fall back to ``model.generate`` decode to the limit, with the same parsed answers).
+        """
         return self._with_oom_retry(
             lambda idx: self._generate(
-                [sequences[i] for i in idx], [keys[i] for i in idx], max_new_tokens, stop_strings
+                [sequences[i] for i in idx],
+                [keys[i] for i in idx],
+                max_new_tokens,
+                stop_strings,
+                answer_is_final,
             ),
             len(sequences),
         )
@@ -353,7 +365,7 @@ class TransformersBackend:
         picked = last[:, torch.tensor(list(label_ids), device=last.device)]
         return picked.cpu().tolist()
 
-    def _generate(self, sequences, keys, max_new_tokens, stop_strings) -> list[str]:
+    def _generate(self, sequences, keys, max_new_tokens, stop_strings, answer_is_final=None) -> list[str]:
         if not self._plain_cache:
             return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
         state = self._shared_prefixes(sequences, keys)
@@ -363,9 +375,19 @@ class TransformersBackend:
             self._plain_cache = False
             log.info("this model's cache is not a plain DynamicCache; generating with model.generate")
             return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
-        return self._decode_greedy(cache, state.mask, logits, max_new_tokens, tuple(stop_strings))
+        return self._decode_greedy(
+            cache, state.mask, logits, max_new_tokens, tuple(stop_strings), answer_is_final
+        )
 
-    def _decode_greedy(self, cache, mask, logits, max_new_tokens: int, stop_strings: tuple[str, ...]):
+    def _decode_greedy(
+        self,
+        cache,
+        mask,
+        logits,
+        max_new_tokens: int,
+        stop_strings: tuple[str, ...],
+        answer_is_final: Callable[[str], bool] | None = None,
+    ):
         """Greedy decoding on a prefilled cache, one token per step; a finished row leaves the batch.
 
         The same tokens as ``model.generate(do_sample=False)`` (argmax of the last logits), without its
@@ -399,6 +421,17 @@ class TransformersBackend:
                         and self._tail_holds_stop(generated[alive[slot]][-window:], stop_strings)
                     )
                 ]
+            if answer_is_final is not None:
+                keep = [
+                    slot
+                    for slot in keep
+                    if not (
+                        self._may_end_line(tokens[slot])
+                        and answer_is_final(
+                            self.tokenizer.decode(generated[alive[slot]], skip_special_tokens=True)
+                        )
+                    )
+                ]
             if not keep or step == max_new_tokens - 1:
                 break
             if len(keep) < len(alive):
@@ -428,6 +461,16 @@ class TransformersBackend:
             text = self.tokenizer.decode([token], skip_special_tokens=True)
             known = not text or "\ufffd" in text or any(stop[-1] in text for stop in stop_strings)
             self._stop_candidates[key] = known
+        return known
+
+    def _may_end_line(self, token: int) -> bool:
+        """Whether ``token`` could end a line (or is part of a character): only then can an answer line
+        have become complete."""
+        known = self._line_candidates.get(token)
+        if known is None:
+            text = self.tokenizer.decode([token], skip_special_tokens=True)
+            known = not text or "\ufffd" in text or holds_line_break(text)
+            self._line_candidates[token] = known
         return known
 
     def _tail_holds_stop(self, tail: list[int], stop_strings: tuple[str, ...]) -> bool:

@@ -15,14 +15,14 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
 from .bootstrap import ratio
 from .kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row, register
-from .parsing import parse_prediction_value
+from .parsing import first_line_ended, parse_prediction_value
 from .prompting import PromptItem, PromptTemplate, render_checked
 from .report import ChartSpec
 
@@ -141,6 +141,9 @@ class JubakuEval(EvalKind):
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
         return Answer(parse_letter(output))
+
+    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
+        return lambda output: first_line_ended(output, blank=None)  # parse_letter strips whitespace
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

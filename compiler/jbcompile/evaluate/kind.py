@@ -7,13 +7,14 @@ The runner, backends, bootstrap and report never branch on kind. A kind (``bbq``
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
+from .parsing import first_line_ended
 from .prompting import PromptItem, PromptTemplate, apply_chat_template
 
 Row = Mapping[str, Any]
@@ -123,6 +124,11 @@ class EvalKind(ABC):
     def max_new_tokens(self, options: EvalOptions) -> int:
         """Generation limit when --max-new-tokens is not given."""
         return 384 if options.setting == "cot" else 16
+
+    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
+        """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;
+        generation then stops early. None: generate to the limit (or a stop string)."""
+        return None if options.setting == "cot" else first_line_ended
 
     def cluster(self, record: Record) -> str:
         """The unit the bootstrap resamples (a template)."""

@@ -41,6 +41,21 @@ def parse_option_number(output: str, n_options: int = 3) -> int | None:
     return value if 0 <= value < n_options else None
 
 
+def first_line_ended(output: str, blank: str | None = _WRAPPERS) -> bool:
+    """Whether the first non-empty line has ended (non-empty once ``blank`` characters, or whitespace for
+    None, are stripped, as the parsers see it): nothing generated after it can change what
+    ``parse_option_number`` or ``parse_letter`` read, so generation may stop there."""
+    for line in unicodedata.normalize("NFKC", output).splitlines(keepends=True):
+        body = line.splitlines()[0]
+        if body.strip(blank):
+            return body != line  # the line carries its line break
+    return False
+
+
+def holds_line_break(text: str) -> bool:
+    return "".join(text.splitlines()) != text
+
+
 def bracketed(output: str, open_mark: str = "【", close_mark: str = "】") -> list[str]:
     """Top-level spans between the marks, in order (a nested pair stays inside its span)."""
     return top_level_spans(output, open_mark, close_mark)

@@ -233,6 +233,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         else None
     )
     max_new = _max_new_tokens(request, kind)
+    answer_is_final = kind.answer_is_final(options)
 
     def run_batch(batch: list[int]) -> list[Record]:
         sequences = [encoded[i] for i in batch]
@@ -251,7 +252,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
                 )
                 records.append(record)
         else:
-            outputs = backend.generate(sequences, batch_keys, max_new, STOP_STRINGS)
+            outputs = backend.generate(sequences, batch_keys, max_new, STOP_STRINGS, answer_is_final)
             for i, output in zip(batch, outputs, strict=True):
                 record = dict(prepared.records[items[i].example_id])
                 answer = kind.read_answer(output, items[i], record, options)
@@ -324,6 +325,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             "method": options.scoring,
             "max_new_tokens": max_new if options.scoring == "generate" else None,
             "stop_strings": list(STOP_STRINGS) if options.scoring == "generate" else None,
+            "stop_at_answer_line": options.scoring == "generate" and answer_is_final is not None,
         },
         "seeds": {"shots": options.seed, "bootstrap": options.seed},
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),

@@ -25,7 +25,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -33,7 +33,7 @@ from . import bootstrap
 from .bootstrap import ratio
 from .conversation import TurnItem, conversation_texts
 from .kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row, register
-from .parsing import parse_option_number, parse_prediction_value
+from .parsing import first_line_ended, parse_option_number, parse_prediction_value
 from .prompting import PromptItem, PromptTemplate, render_checked
 from .report import ChartSpec
 
@@ -213,6 +213,9 @@ class SobacoEval(EvalKind):
     def max_new_tokens(self, options: EvalOptions) -> int:
         """Room for the final reply: a number, or cot-j's reasons for every option and then the number."""
         return 300 if method_of(options) == "cot-j" else 16
+
+    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
+        return None if method_of(options) == "cot-j" else first_line_ended
 
     def base_record(self, row: Row, task: str) -> Record:
         record = {name: row.get(name) for name in RECORD_FIELDS}
