@@ -142,8 +142,7 @@ class TransformersBackend:
         self.eos_ids: frozenset[int] = frozenset([eos] if isinstance(eos, int) else (eos or []))
         self._plain_cache = True  # until a forward pass shows otherwise
         self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, least recently used first
-        self._stop_candidates: dict[tuple[int, tuple[str, ...]], bool] = {}
-        self._line_candidates: dict[int, bool] = {}
+        self._token_texts: dict[int, str | None] = {}
 
     # ---- tokens ----------------------------------------------------------------------------------
 
@@ -283,7 +282,7 @@ class TransformersBackend:
                 parents = [state.row_of[m[0]] for m in nodes] if state.row_of else None
                 cache = self._extend(state, segments, parents)[0]
             if not _reusable(cache):
-                self.prefix_cache = False
+                self.prefix_cache = self._plain_cache = False
                 log.warning("this model's cache cannot be shared between prompts; prefix reuse is off")
                 return _TreeState(ends=[0] * len(sequences))
             state.cache = cache
@@ -368,16 +367,17 @@ class TransformersBackend:
     def _generate(self, sequences, keys, max_new_tokens, stop_strings, answer_is_final=None) -> list[str]:
         if not self._plain_cache:
             return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
-        state = self._shared_prefixes(sequences, keys)
-        suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
-        cache, logits = self._extend(state, suffixes, state.row_of)
-        if not _reusable(cache):
+        state = self._shared_prefixes(sequences, keys)  # turns _plain_cache off on a cache it cannot share
+        if self._plain_cache:
+            suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
+            cache, logits = self._extend(state, suffixes, state.row_of)
+            if _reusable(cache):
+                return self._decode_greedy(
+                    cache, state.mask, logits, max_new_tokens, tuple(stop_strings), answer_is_final
+                )
             self._plain_cache = False
-            log.info("this model's cache is not a plain DynamicCache; generating with model.generate")
-            return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
-        return self._decode_greedy(
-            cache, state.mask, logits, max_new_tokens, tuple(stop_strings), answer_is_final
-        )
+        log.info("this model's cache is not a plain DynamicCache; generating with model.generate")
+        return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
 
     def _decode_greedy(
         self,
@@ -407,31 +407,13 @@ class TransformersBackend:
         next_tokens = logits[:, -1, :].argmax(dim=-1)
         for step in range(max_new_tokens):
             tokens = next_tokens.tolist()
-            keep = []
             for slot, row in enumerate(alive):
                 generated[row].append(tokens[slot])
-                if tokens[slot] not in self.eos_ids:
-                    keep.append(slot)
-            if stop_strings:
-                keep = [
-                    slot
-                    for slot in keep
-                    if not (
-                        self._may_end_stop(tokens[slot], stop_strings)
-                        and self._tail_holds_stop(generated[alive[slot]][-window:], stop_strings)
-                    )
-                ]
-            if answer_is_final is not None:
-                keep = [
-                    slot
-                    for slot in keep
-                    if not (
-                        self._may_end_line(tokens[slot])
-                        and answer_is_final(
-                            self.tokenizer.decode(generated[alive[slot]], skip_special_tokens=True)
-                        )
-                    )
-                ]
+            keep = [
+                slot
+                for slot, row in enumerate(alive)
+                if not self._row_finished(generated[row], stop_strings, window, answer_is_final)
+            ]
             if not keep or step == max_new_tokens - 1:
                 break
             if len(keep) < len(alive):
@@ -452,30 +434,43 @@ class TransformersBackend:
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
         return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
 
-    def _may_end_stop(self, token: int, stop_strings: tuple[str, ...]) -> bool:
-        """Whether ``token`` could complete a stop string: it holds a stop's last character, or only
-        part of a character, or nothing printable. Rows whose new token cannot skip the decoding."""
-        key = (token, stop_strings)
-        known = self._stop_candidates.get(key)
-        if known is None:
+    def _row_finished(
+        self,
+        row: list[int],
+        stop_strings: tuple[str, ...],
+        window: int,
+        answer_is_final: Callable[[str], bool] | None,
+    ) -> bool:
+        """Has the row just ended: an end token, a stop string, or a final answer? The text is decoded
+        only when the new token could have completed a stop string or a line."""
+        token = row[-1]
+        if token in self.eos_ids:
+            return True
+        if stop_strings and self._may_end_stop(token, stop_strings):
+            tail = self.tokenizer.decode(row[-window:], skip_special_tokens=True)
+            if any(stop in tail for stop in stop_strings):
+                return True
+        if answer_is_final is not None and self._may_end_line(token):
+            return answer_is_final(self.tokenizer.decode(row, skip_special_tokens=True))
+        return False
+
+    def _token_text(self, token: int) -> str | None:
+        """A token's text alone, or None when it is empty or only part of a character (it may then
+        complete anything)."""
+        if token not in self._token_texts:
             text = self.tokenizer.decode([token], skip_special_tokens=True)
-            known = not text or "\ufffd" in text or any(stop[-1] in text for stop in stop_strings)
-            self._stop_candidates[key] = known
-        return known
+            self._token_texts[token] = None if not text or "\ufffd" in text else text
+        return self._token_texts[token]
+
+    def _may_end_stop(self, token: int, stop_strings: tuple[str, ...]) -> bool:
+        """Whether ``token`` could complete a stop string: it holds a stop's last character."""
+        text = self._token_text(token)
+        return text is None or any(stop[-1] in text for stop in stop_strings)
 
     def _may_end_line(self, token: int) -> bool:
-        """Whether ``token`` could end a line (or is part of a character): only then can an answer line
-        have become complete."""
-        known = self._line_candidates.get(token)
-        if known is None:
-            text = self.tokenizer.decode([token], skip_special_tokens=True)
-            known = not text or "\ufffd" in text or holds_line_break(text)
-            self._line_candidates[token] = known
-        return known
-
-    def _tail_holds_stop(self, tail: list[int], stop_strings: tuple[str, ...]) -> bool:
-        text = self.tokenizer.decode(tail, skip_special_tokens=True)
-        return any(stop in text for stop in stop_strings)
+        """Whether ``token`` could end a line: only then can an answer line have become complete."""
+        text = self._token_text(token)
+        return text is None or holds_line_break(text)
 
     def _generate_with_transformers(self, sequences, max_new_tokens, stop_strings) -> list[str]:
         """Whole prompts through ``model.generate``: for caches that cannot be shared or shrunk."""
