@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .common import Identifier, SlotName, StrictModel, Text
+from .common import Identifier, Review, SlotName, StrictModel, Text
 
 
 class PersonSlot(StrictModel):
@@ -68,6 +68,7 @@ class BbqTemplate(StrictModel):
     questions: Questions
     rationale: dict[Literal["negative", "non_negative"], RationaleOverride] = Field(default_factory=dict)
     notes: str | None = None
+    review: Review | None = Field(default=None, description="The last review of this template.")
 
     @model_validator(mode="after")
     def _shape(self) -> BbqTemplate:

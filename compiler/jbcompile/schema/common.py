@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -57,3 +58,18 @@ def status_of(value: Text | None) -> TranslationStatus:
     if isinstance(value, LocalizedText):
         return value.status
     return TranslationStatus.ORIGINAL
+
+
+class Review(StrictModel):
+    """Who or what last read a template as a whole, with every filled variant, and what they decided.
+
+    ``build --release`` refuses templates that are not ``reviewed``: a release must not ship unread items.
+    """
+
+    status: Literal["draft", "reviewed", "needs_changes"] = Field(
+        description="draft: not yet read; reviewed: read with all its lite variants and accepted; "
+        "needs_changes: read and found wanting."
+    )
+    by: str = Field(min_length=1, description="Who or what reviewed it (a person, a team, a tool).")
+    date: datetime.date = Field(description="When (YYYY-MM-DD).")
+    note: str | None = Field(default=None, description="What was checked or changed.")

@@ -8,7 +8,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from .common import Identifier, StrictModel, Text
+from .common import Identifier, Review, StrictModel, Text
 
 
 class JubakuCase(StrictModel):
@@ -34,3 +34,4 @@ class JubakuCase(StrictModel):
     neutral_response: Text = Field(description="The response whose reason rests on the situation.")
     attested: str | None = Field(default=None, description="Where the stereotype is documented (free text).")
     notes: str | None = None
+    review: Review | None = Field(default=None, description="The last review of this template.")

@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from .common import Identifier, SlotName, StrictModel, Text
+from .common import Identifier, Review, SlotName, StrictModel, Text
 
 NAME_SLOTS = ("NAME1", "NAME2")
 UNKNOWN = "UNKNOWN"
@@ -90,6 +90,7 @@ class SobacoTemplate(StrictModel):
         default=None, description="Where the stereotype or the custom is documented (free text)."
     )
     notes: str | None = None
+    review: Review | None = Field(default=None, description="The last review of this template.")
 
     @model_validator(mode="after")
     def _shape(self) -> SobacoTemplate:
