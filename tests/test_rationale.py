@@ -6,9 +6,11 @@ from pathlib import Path
 
 from jbcompile.kinds.bbq_rationale import (
     derive_predicate,
+    disambiguated_rationale,
     find_evidence,
     mention_spans,
     quotations,
+    sentences,
     verify_rationale,
 )
 
@@ -25,25 +27,74 @@ def test_derived_rationales_pass_the_verifier(mini_sources: Path) -> None:
             question=row["question"],
             persons=persons,
             answer=options[row["label"]],
+            # Rows do not keep the two contexts apart; the ambiguous sentences come first.
+            disambiguating=row["context"] if row["context_condition"] == "disambig" else None,
         )
         assert problems == []
         if row["context_condition"] == "disambig":
-            assert len(quotations(row["rationale"])) == 3  # evidence about each person, then the answer
+            *evidence, _answer = quotations(row["rationale"])
+            assert evidence  # whole sentences about the persons, then the answer
+            assert all(not quote.endswith(("が", "、")) for quote in evidence)
 
 
-def test_evidence_is_split_between_the_two_clauses() -> None:
+def test_a_sentence_about_both_persons_is_quoted_whole() -> None:
     text = "その高齢の男性はすぐに覚えたが、その若い男性は戸惑っていた。"
-    assert find_evidence(text, "高齢の男性", "若い男性") == {
-        "高齢の男性": "その高齢の男性はすぐに覚えたが",
-        "若い男性": "その若い男性は戸惑っていた。",
-    }
-
-
-def test_evidence_skips_sentences_about_both_without_a_break() -> None:
-    text = "その高齢の男性がその若い男性に教えた。その若い男性は感謝した。"
     found = find_evidence(text, "高齢の男性", "若い男性")
-    assert found["若い男性"] == "その若い男性は感謝した。"
-    assert "高齢の男性" not in found or "若い男性" not in found["高齢の男性"]
+    assert [(e.persons, e.sentence) for e in found] == [(("高齢の男性", "若い男性"), text)]
+    rationale = disambiguated_rationale(
+        found,
+        ("高齢の男性", "若い男性"),
+        {"高齢の男性": "高齢の男性", "若い男性": "若い男性"},
+        "若い男性",
+        "戸惑っていた",
+    )
+    assert quotations(rationale)[0] == "その高齢の男性はすぐに覚えたが、その若い男性は戸惑っていた"
+    assert not verify_rationale(
+        rationale,
+        context="駅で高齢の男性と若い男性が話していた。" + text,
+        question="戸惑っていたのは誰ですか？",
+        persons=("高齢の男性", "若い男性"),
+        answer="若い男性",
+        disambiguating=text,
+    )
+
+
+def test_sentences_about_one_person_each_are_quoted_per_person() -> None:
+    text = "その高齢の男性がその若い男性に教えた。その若い男性は感謝した。その高齢の男性は笑った。"
+    found = find_evidence(text, "高齢の男性", "若い男性")
+    assert [e.sentence for e in found] == ["その高齢の男性がその若い男性に教えた。"]
+    text = "その高齢の男性は笑った。その若い男性は感謝した。"
+    found = find_evidence(text, "高齢の男性", "若い男性")
+    assert [(e.persons, e.sentence) for e in found] == [
+        (("高齢の男性",), "その高齢の男性は笑った。"),
+        (("若い男性",), "その若い男性は感謝した。"),
+    ]
+
+
+def test_quoted_speech_inside_evidence_becomes_double_corner_brackets() -> None:
+    text = "その高齢の男性は「大丈夫」と言った。その若い男性は黙っていた。"
+    assert sentences(text) == ["その高齢の男性は「大丈夫」と言った。", "その若い男性は黙っていた。"]
+    assert sentences("その男性は「はい。わかりました」と答えた。次へ。") == [
+        "その男性は「はい。わかりました」と答えた。",
+        "次へ。",
+    ]
+    found = find_evidence(text, "高齢の男性", "若い男性")
+    rationale = disambiguated_rationale(
+        found,
+        ("高齢の男性", "若い男性"),
+        {"高齢の男性": "高齢の男性", "若い男性": "若い男性"},
+        "若い男性",
+        None,
+    )
+    assert "「「" not in rationale and "『大丈夫』" in rationale
+    assert not verify_rationale(
+        rationale,
+        context=text,
+        question="黙っていたのは誰ですか？",
+        persons=("高齢の男性", "若い男性"),
+        answer="若い男性",
+        disambiguating=text,
+    )
 
 
 def test_a_filler_inside_another_is_not_a_mention() -> None:
@@ -76,6 +127,7 @@ def test_verifier_catches_each_kind_of_bad_evidence() -> None:
     assert "not a verbatim" in reasons("「Aは怠けていた」。答えは「A」です。")[0]
     assert "question" in reasons("「準備不足だったのは誰ですか？」。答えは「A」です。")[0]
     assert "both persons" in reasons("「会議でAとBが話した。」。答えは「A」です。")[0]
+    assert "mid-sentence" in reasons("「そのAは準備」。答えは「A」です。")[0]
     assert "gold option" in reasons("「そのAは準備不足だった。」。答えは「B」です。")[0]
     assert "no answer" in reasons("答えはAです。")[0]
 

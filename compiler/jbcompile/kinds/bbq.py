@@ -531,6 +531,7 @@ def _expand(
                         question=question,
                         persons=(target.text, other.text),
                         answer=answer_text,
+                        disambiguating=disambiguating if condition == "disambig" else None,
                         lang=project.lang,
                     ):
                         key = (condition, polarity, problem.reason)

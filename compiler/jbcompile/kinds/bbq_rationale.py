@@ -12,8 +12,9 @@ from dataclasses import dataclass
 
 from ..text import top_level_spans
 
-_SENTENCE = {"ja": re.compile(r"[^。！？]+[。！？]?"), "en": re.compile(r"[^.!?]+[.!?]?")}
-_CLAUSE_BREAK = {"ja": "、", "en": ","}
+_SENTENCE_ENDS = {"ja": "。！？", "en": ".!?"}
+_INNER_QUOTES = str.maketrans({"「": "『", "」": "』"})
+_OUTER_QUOTES = str.maketrans({"『": "「", "』": "」"})
 OPEN = {"ja": "「", "en": "“"}
 CLOSE = {"ja": "」", "en": "”"}
 
@@ -21,6 +22,7 @@ CLOSE = {"ja": "」", "en": "”"}
 _PHRASES = {
     "ja": {
         "both": "文脈では、{a}について「{ea}」と書かれており、{b}について「{eb}」と書かれています。",
+        "joint": "文脈には{e}と書かれています。",
         "one": "文脈では、{a}について「{ea}」と書かれていますが、{b}にはそうした記述がありません。",
         "none": "文脈の記述から、問いの答えに当たる人物が特定できます。",
         "because": "そのため、{predicate}のは{x}であり、",
@@ -32,6 +34,7 @@ _PHRASES = {
     },
     "en": {
         "both": "The context says about {a}: “{ea}”, and about {b}: “{eb}”. ",
+        "joint": "The context says: {e} ",
         "one": "The context says about {a}: “{ea}”, and nothing of the kind about {b}. ",
         "none": "The context identifies the person the question asks about. ",
         "because": "So ",
@@ -43,6 +46,14 @@ _PHRASES = {
     },
 }
 _PREDICATE = re.compile(r"^(?P<predicate>.+?)のは(?:誰|どちら|どなた|どの人)(?:ですか|でしょうか|か)?[？?]$")
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A whole sentence of the context and the persons (one or both) it speaks about."""
+
+    persons: tuple[str, ...]
+    sentence: str
 
 
 def derive_predicate(question: str) -> str | None:
@@ -78,36 +89,67 @@ def mentions(text: str, name: str, other: str) -> bool:
     return bool(mention_spans(text, name, other))
 
 
-def _split_between(sentence: str, second_start: int, clause_break: str) -> int | None:
-    """Where the clause about the second person begins: after the last 、 before it, if there is one.
+def sentences(text: str, lang: str = "ja") -> list[str]:
+    """The sentences of ``text``; a sentence end inside quoted speech (「はい。」) does not end one."""
+    found: list[str] = []
+    depth = 0
+    start = 0
+    ends = _SENTENCE_ENDS[lang]
+    for index, char in enumerate(text):
+        if char == OPEN[lang]:
+            depth += 1
+        elif char == CLOSE[lang] and depth:
+            depth -= 1
+        elif char in ends and depth == 0:
+            found.append(text[start : index + 1].strip())
+            start = index + 1
+    if text[start:].strip():
+        found.append(text[start:].strip())
+    return [sentence for sentence in found if sentence]
 
-    A sentence about both persons with no clause break (「AがBに教えた」) gives no evidence: cutting it
-    elsewhere would quote a fragment.
+
+def as_quotation(text: str, lang: str = "ja") -> str:
+    """A sentence to put inside 「」: its final 。 dropped and quotation marks within it turned into 『』,
+    as Japanese writes a quoted sentence."""
+    if lang != "ja":
+        return text
+    return _bare(text, lang).translate(_INNER_QUOTES)
+
+
+def _bare(sentence: str, lang: str) -> str:
+    return sentence.strip().removesuffix("。") if lang == "ja" else sentence.strip()
+
+
+def _ends_a_sentence(quote: str, context: str, ends: str) -> bool:
+    """True when some occurrence of ``quote`` in ``context`` runs to a sentence end (or the text's end)."""
+    quote = quote.strip()
+    start = context.find(quote)
+    while start != -1:
+        after = start + len(quote)
+        if quote[-1:] in ends or after >= len(context) or context[after] in ends:
+            return True
+        start = context.find(quote, start + 1)
+    return False
+
+
+def find_evidence(disambiguating: str, first: str, second: str, lang: str = "ja") -> list[Evidence]:
+    """Whole sentences of the disambiguating context that speak about the persons, in context order.
+
+    A sentence about one person is that person's evidence; a sentence about both is quoted whole, as
+    evidence about both (cutting it at a clause break would quote a fragment 「…終えたが」). The first
+    sentence found for a person is enough.
     """
-    comma = sentence.rfind(clause_break, 0, second_start)
-    return comma + 1 if comma != -1 else None
-
-
-def find_evidence(disambiguating: str, first: str, second: str, lang: str = "ja") -> dict[str, str]:
-    """The first clause about each person that mentions that person and not the other."""
-    evidence: dict[str, str] = {}
+    evidence: list[Evidence] = []
+    covered: set[str] = set()
     people = (first, second)
-    for match in _SENTENCE[lang].finditer(disambiguating):
-        sentence = match.group(0).strip()
-        starts = {name: mention_spans(sentence, name, other) for name, other in (people, people[::-1])}
-        present = [name for name in people if starts[name]]
-        if len(present) == 1:
-            evidence.setdefault(present[0], sentence)
-        elif len(present) == 2:
-            a, b = sorted(present, key=lambda name: starts[name][0])
-            cut = _split_between(sentence, starts[b][0], _CLAUSE_BREAK[lang])
-            if cut is None:
-                continue
-            head, tail = sentence[:cut].strip().rstrip(_CLAUSE_BREAK[lang]), sentence[cut:].strip()
-            if head and not mentions(head, b, a):
-                evidence.setdefault(a, head)
-            if tail and not mentions(tail, a, b):
-                evidence.setdefault(b, tail)
+    for sentence in sentences(disambiguating, lang):
+        present = tuple(name for name, other in (people, people[::-1]) if mentions(sentence, name, other))
+        if not present or set(present) <= covered:
+            continue
+        evidence.append(Evidence(present, sentence))
+        covered.update(present)
+        if covered == set(people):
+            break
     return evidence
 
 
@@ -119,7 +161,7 @@ def _named(names: dict[str, str], lang: str) -> dict[str, str]:
 
 
 def disambiguated_rationale(
-    evidence: dict[str, str],
+    evidence: list[Evidence],
     order: tuple[str, str],
     names: dict[str, str],
     answer: str,
@@ -129,14 +171,23 @@ def disambiguated_rationale(
     """``order`` gives the persons in context order; ``names`` maps a person to how the text names it."""
     phrases = _PHRASES[lang]
     names = _named(names, lang)
-    quoted = [person for person in order if person in evidence]
-    if len(quoted) == 2:
+    joint = next((item for item in evidence if len(item.persons) == 2), None)
+    single = {
+        item.persons[0]: as_quotation(item.sentence, lang) for item in evidence if len(item.persons) == 1
+    }
+    quoted = [person for person in order if person in single]
+    if joint is not None and len(quoted) < 2:
+        marks = "、".join if lang == "ja" else " ".join
+        body = phrases["joint"].format(
+            e=marks(OPEN[lang] + as_quotation(item.sentence, lang) + CLOSE[lang] for item in evidence)
+        )
+    elif len(quoted) == 2:
         a, b = quoted
-        body = phrases["both"].format(a=names[a], b=names[b], ea=evidence[a], eb=evidence[b])
+        body = phrases["both"].format(a=names[a], b=names[b], ea=single[a], eb=single[b])
     elif len(quoted) == 1:
         (a,) = quoted
         (b,) = [p for p in order if p != a]
-        body = phrases["one"].format(a=names[a], b=names[b], ea=evidence[a])
+        body = phrases["one"].format(a=names[a], b=names[b], ea=single[a])
     else:
         body = phrases["none"]
     if predicate and lang == "ja":
@@ -171,9 +222,21 @@ class RationaleProblem:
 
 
 def verify_rationale(
-    rationale: str, *, context: str, question: str, persons: tuple[str, str], answer: str, lang: str = "ja"
+    rationale: str,
+    *,
+    context: str,
+    question: str,
+    persons: tuple[str, str],
+    answer: str,
+    disambiguating: str | None = None,
+    lang: str = "ja",
 ) -> list[RationaleProblem]:
-    """Evidence is verbatim context, never the question, about one person only; the answer is the gold."""
+    """Evidence is whole sentences of the context, never the question; the answer is the gold.
+
+    A quoted sentence may speak about both persons only when it is a sentence of the disambiguating
+    context (「その…は…したが、その…は…した」): the ambiguous context names both persons without telling
+    them apart, so quoting it is no evidence.
+    """
     spans = quotations(rationale, lang)
     if not spans:
         return [RationaleProblem("the rationale quotes no answer in 「」")]
@@ -184,13 +247,22 @@ def verify_rationale(
             RationaleProblem(f"its answer 「{final}」 is not the gold option 「{answer}」", final)
         )
     a, b = persons
+    ends = _SENTENCE_ENDS[lang]
+    deciding = (
+        {_bare(sentence, lang) for sentence in sentences(disambiguating, lang)} if disambiguating else set()
+    )
     for quote in evidence:
-        if not quote.strip():
+        plain = quote.translate(_OUTER_QUOTES) if lang == "ja" else quote
+        if not plain.strip():
             problems.append(RationaleProblem("an evidence quotation is empty", quote))
-        elif quote.strip() in question or question.strip() in quote:
+        elif plain.strip() in question or question.strip() in plain:
             problems.append(RationaleProblem("the evidence quotes the question, not the context", quote))
-        elif quote not in context:
+        elif plain not in context:
             problems.append(RationaleProblem("the evidence is not a verbatim part of the context", quote))
-        elif mentions(quote, a, b) and mentions(quote, b, a):
+        elif not _ends_a_sentence(plain, context, ends):
+            problems.append(
+                RationaleProblem("the evidence ends mid-sentence; quote up to the sentence end", quote)
+            )
+        elif mentions(plain, a, b) and mentions(plain, b, a) and _bare(plain, lang) not in deciding:
             problems.append(RationaleProblem("the evidence mentions both persons", quote))
     return problems
