@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -82,6 +82,40 @@ class NormalizationFile(StrictModel):
         return value
 
 
+Month = Annotated[int, Field(ge=1, le=12)]
+
+# Defaults of the time words of JA117; a project's lexicon.yaml replaces them whole.
+_EVENT_MONTHS: dict[str, list[int]] = {
+    "新年会": [1],
+    "忘年会": [11, 12],
+    "正月": [1],
+    "初詣": [1],
+    "成人式": [1],
+    "節分": [2],
+    "卒業式": [3],
+    "花見": [3, 4],
+    "入学式": [4],
+    "入社式": [4],
+    "ゴールデンウィーク": [4, 5],
+    "梅雨": [6, 7],
+    "七夕": [7],
+    "海水浴": [7, 8],
+    "花火大会": [7, 8],
+    "夏祭り": [7, 8],
+    "盆踊り": [7, 8],
+    "お盆": [8],
+    "紅葉狩り": [10, 11],
+    "クリスマス": [12],
+    "大晦日": [12],
+}
+_TIME_DEIXIS: dict[str, list[int]] = {
+    "この春": [3, 4, 5, 6],
+    "この夏": [6, 7, 8, 9],
+    "この秋": [9, 10, 11, 12],
+    "この冬": [12, 1, 2, 3],
+}
+
+
 class LexiconFile(StrictModel):
     """Word lists the consistency rules consult."""
 
@@ -110,4 +144,13 @@ class LexiconFile(StrictModel):
         default=2,
         ge=1,
         description="At most this many separate places where the two questions of a pair differ.",
+    )
+    event_months: dict[str, list[Month]] = Field(
+        default_factory=lambda: dict(_EVENT_MONTHS),
+        description="Events held at a fixed time of year, with their months (JA117): 忘年会 → [11, 12].",
+    )
+    time_deixis: dict[str, list[Month]] = Field(
+        default_factory=lambda: dict(_TIME_DEIXIS),
+        description="Phrases that place a story in time, with the months in which they can be said of an "
+        "event (JA117): この春 → [3, 4, 5, 6].",
     )

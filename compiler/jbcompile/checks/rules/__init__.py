@@ -18,4 +18,7 @@ from . import (  # noqa: F401  (imported for their registration)
     ja112_mentions,
     ja113_width_punctuation,
     ja114_translation_state,
+    ja115_nested_quotes,
+    ja116_repeated_mentions,
+    ja117_time_contradictions,
 )
