@@ -57,6 +57,7 @@ BASE_TEMPLATE: dict[str, Any] = {
         "negative": {"text": "設定に手間取っていたのは誰ですか？", "answer": "NAME2"},
         "non_negative": {"text": "設定をすぐに終えたのは誰ですか？", "answer": "NAME1"},
     },
+    "review": {"status": "reviewed", "by": "テスト", "date": "2026-11-25"},
 }
 
 

@@ -68,6 +68,26 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     return names, table
 
 
+def review_summary(compiled: Compiled) -> dict:
+    """How many templates are reviewed, in what state, by whom, and the latest review date."""
+    states: Counter[str] = Counter()
+    reviewers: Counter[str] = Counter()
+    dates = []
+    for template in compiled.project.templates:
+        review = getattr(template.model, "review", None)
+        states[review.status if review is not None else "missing"] += 1
+        if review is not None:
+            reviewers[review.by] += 1
+            dates.append(review.date.isoformat())
+    return {
+        "total": len(compiled.project.templates),
+        "reviewed": states.get("reviewed", 0),
+        "states": dict(sorted(states.items())),
+        "reviewers": sorted(reviewers.items(), key=lambda item: (-item[1], item[0])),
+        "latest": max(dates, default=None),
+    }
+
+
 def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
     import jinja2
 
@@ -95,6 +115,8 @@ def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
         totals={name: len(c.rows) for name, c in compiled.configs.items()},
         templates=len(compiled.project.templates),
         templates_by_origin=dict(templates_by_origin),
+        templates_by_kind=dict(sorted(Counter(t.kind for t in compiled.project.templates).items())),
+        reviews=review_summary(compiled),
         compiler_version=__version__,
         sources_hash=compiled.sources_hash,
     )

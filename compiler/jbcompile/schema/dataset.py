@@ -14,6 +14,26 @@ RepoId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][
 RuleSetting = Literal["error", "warning", "info", "off"]
 
 
+class CardSections(StrictModel):
+    """The prose of the dataset card that only the maintainers can write; the build adds the figures.
+
+    The sections follow what readers expect of a Hugging Face card for a bias benchmark. A section left
+    out is left out of the card, never filled with a placeholder.
+    """
+
+    uses: str | None = Field(default=None, description="What the dataset is for (direct uses).")
+    out_of_scope: str | None = Field(default=None, description="Uses it is not fit for, or must not serve.")
+    creation: str | None = Field(
+        default=None, description="How the data was created: who wrote it, from what, and how it was built."
+    )
+    review: str | None = Field(
+        default=None,
+        description="How items are reviewed (the build adds the counts from each template's review record).",
+    )
+    risks: str | None = Field(default=None, description="Bias, risks and limitations of the dataset.")
+    recommendations: str | None = Field(default=None, description="What users should do about those risks.")
+
+
 class DatasetConfig(StrictModel):
     """The dataset as a whole: one sources folder is one dataset and one Hub repository."""
 
@@ -26,6 +46,9 @@ class DatasetConfig(StrictModel):
     language: list[str] = Field(default=["ja"], min_length=1)
     description: str = Field(description="A paragraph for the dataset card.")
     citation: str | None = Field(default=None, description="BibTeX to cite the dataset.")
+    card: CardSections = Field(
+        default_factory=CardSections, description="Prose sections of the dataset card (uses, risks …)."
+    )
     homepage: str | None = None
     hub_repo: RepoId | None = Field(
         default=None, description="The Hub dataset repository (ORG/NAME) releases are published to."

@@ -21,4 +21,5 @@ from . import (  # noqa: F401  (imported for their registration)
     ja115_nested_quotes,
     ja116_repeated_mentions,
     ja117_time_contradictions,
+    ja118_review_state,
 )
