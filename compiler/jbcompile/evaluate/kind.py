@@ -32,6 +32,7 @@ class EvalOptions:
     scoring: str = "logprob"
     chat: bool = False
     prompt_file: Path | None = None
+    protocol: str | None = None  # a paper's protocol (evaluate/protocols.py), or None
 
 
 @dataclass

@@ -64,13 +64,14 @@ class BbqEval(EvalKind):
     table_metrics = (
         "n",
         "ooc_ratio",
-        "acc",
+        "acc_avg",
         "acc_ambig",
         "acc_disambig",
         "diff_bias_ambig",
         "diff_bias_disambig",
         "s_dis",
-        "s_amb",
+        "s_amb_bbq",
+        "s_amb_jbbq",
         "acc_diff",
     )
     charts = (
