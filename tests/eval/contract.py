@@ -36,5 +36,20 @@ CONTRACT = (
     "option_share",
 )
 
-SOBACO_CONTRACT = ("bias_score", "culture_acc", "acc", "bias_score_all", "culture_acc_all", "acc_all", "ooc_ratio")
-JUBAKU_CONTRACT = ("acc", "acc_all", "n_invalid", "invalid_rate", "fluctuation_rate", "fluctuation_rate_valid")
+SOBACO_CONTRACT = (
+    "bias_score",
+    "culture_acc",
+    "acc",
+    "bias_score_all",
+    "culture_acc_all",
+    "acc_all",
+    "ooc_ratio",
+)
+JUBAKU_CONTRACT = (
+    "acc",
+    "acc_all",
+    "n_invalid",
+    "invalid_rate",
+    "fluctuation_rate",
+    "fluctuation_rate_valid",
+)

@@ -125,7 +125,17 @@ class JubakuEval(EvalKind):
     count_names = COUNT_NAMES
     no_interval = ("n", "n_valid", "n_invalid", "cases")
     integer_metrics = ("n", "n_valid", "n_invalid", "cases")
-    table_metrics = ("n", "cases", "acc", "n_invalid", "fluctuation_rate", "fluctuation_rate_valid", "a_share")
+    paired_bias_metrics = ("acc", "fluctuation_rate")
+    chi_square_metric = "acc"
+    table_metrics = (
+        "n",
+        "cases",
+        "acc",
+        "n_invalid",
+        "fluctuation_rate",
+        "fluctuation_rate_valid",
+        "a_share",
+    )
     charts = (
         ChartSpec(
             "jubaku.png",
@@ -171,11 +181,8 @@ class JubakuEval(EvalKind):
     def formulas(self, counts: bootstrap.Counts) -> dict[str, Any]:
         return formulas(counts)
 
-    def metrics(self, records: Sequence[Record]) -> dict[str, dict[str, Any]]:
-        return super().metrics(with_case_weights(records))
-
-    def intervals(self, records: Sequence[Record], resamples: int, seed: int) -> dict[str, dict[str, Any]]:
-        return super().intervals(with_case_weights(records), resamples, seed)
+    def prepare_records(self, records: Sequence[Record]) -> list[Record]:
+        return with_case_weights(records)
 
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         """Predictions of another harness: ``A``/``B``, 0/1, or the text of the chosen response."""

@@ -187,6 +187,8 @@ class SobacoEval(EvalKind):
     )
     default_config = "sobaco"
     count_names = COUNT_NAMES
+    paired_accuracy = "culture_acc"
+    paired_bias_metrics = ("bias_score", "culture_acc")
     no_interval = ("n", "n_valid")
     table_metrics = (
         "n",
@@ -220,6 +222,9 @@ class SobacoEval(EvalKind):
             (0, 1),
         ),
     )
+
+    def accuracy_row(self, record: Record) -> bool:
+        return record.get("type") == "culture"
 
     def max_new_tokens(self, options: EvalOptions) -> int:
         """Room for the final reply: a number, or cot-j's reasons for every option and then the number."""

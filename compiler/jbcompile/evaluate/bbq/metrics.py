@@ -136,7 +136,10 @@ def formulas(c: Counts) -> dict[str, Any]:
     # JBBQ Appendix C, as its Table 12 computes it: (1 - Acc_amb) times the disambiguated s_DIS
     s_amb_jbbq = (1 - acc_ambig) * s_dis
     acc_db, acc_dcb = ratio(c["db_correct"], c["db_n"]), ratio(c["dcb_correct"], c["dcb_n"])
-    acc_db_valid, acc_dcb_valid = ratio(c["db_correct"], c["db_valid"]), ratio(c["dcb_correct"], c["dcb_valid"])
+    acc_db_valid, acc_dcb_valid = (
+        ratio(c["db_correct"], c["db_valid"]),
+        ratio(c["dcb_correct"], c["dcb_valid"]),
+    )
     return {
         "n": ratio(c["n"], 1),
         "n_valid": ratio(c["n_valid"], 1),
