@@ -404,7 +404,8 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     if tests["bootstrap"]:
         boot = result["bootstrap"]
         lines += [
-            f"### Paired bootstrap over templates (second − first; {boot['resamples']} resamples, seed {boot['seed']})",
+            "### Paired bootstrap over templates "
+            f"(second − first; {boot['resamples']} resamples, seed {boot['seed']})",
             "",
         ]
         lines += _md_table(
