@@ -17,7 +17,9 @@ from jbcompile.evaluate.sobaco import SOBACO
 ANSWERS = ("B", "CB", "U", "ooc")
 
 
-def bbq_record(i: int, condition: str, context: str | None, answer: str, template: int, category: str) -> dict:
+def bbq_record(
+    i: int, condition: str, context: str | None, answer: str, template: int, category: str
+) -> dict:
     # options rotate with i, so every position holds every role somewhere
     biased, counter, unknown = i % 3, (i + 1) % 3, (i + 2) % 3
     gold = unknown if condition == "ambig" else biased if context == "biased" else counter
@@ -75,13 +77,16 @@ def test_every_bbq_variant_satisfies_its_defining_relation(drawn) -> None:
         assert close(m["acc_avg"], mean(m["acc_ambig"], m["acc_disambig"]))
         assert close(m["acc_avg_valid"], mean(m["acc_ambig_valid"], m["acc_disambig_valid"]))
         assert close(m["diff_bias_avg"], mean(m["diff_bias_ambig"], m["diff_bias_disambig"]))
-        assert close(m["diff_bias_avg_valid"], mean(m["diff_bias_ambig_valid"], m["diff_bias_disambig_valid"]))
+        assert close(
+            m["diff_bias_avg_valid"], mean(m["diff_bias_ambig_valid"], m["diff_bias_disambig_valid"])
+        )
         # BBQ's s_AMB over the ambiguous rows is KoBBQ's diff-bias of the valid ambiguous answers (QA task)
         assert close(m["s_amb_bbq"], m["diff_bias_ambig_valid"])
         # Acc. Diff. is minus the disambiguated diff-bias, in both conventions
         assert close(m["acc_diff"], None if m["diff_bias_disambig"] is None else -m["diff_bias_disambig"])
         assert close(
-            m["acc_diff_valid"], None if m["diff_bias_disambig_valid"] is None else -m["diff_bias_disambig_valid"]
+            m["acc_diff_valid"],
+            None if m["diff_bias_disambig_valid"] is None else -m["diff_bias_disambig_valid"],
         )
         # counting OoC as wrong scales the valid-answer accuracy by the valid share
         for suffix in ("", "_ambig", "_disambig"):
@@ -91,7 +96,11 @@ def test_every_bbq_variant_satisfies_its_defining_relation(drawn) -> None:
             elif ooc is not None:
                 assert all_rows == 0.0 and ooc == 1.0  # every row OoC: 0 correct, never null
         for name, value in m.items():
-            if name.startswith(("acc", "ooc_ratio")) and name != "acc_diff" and not name.startswith("acc_diff"):
+            if (
+                name.startswith(("acc", "ooc_ratio"))
+                and name != "acc_diff"
+                and not name.startswith("acc_diff")
+            ):
                 assert value is None or 0.0 <= value <= 1.0, name
             if name.startswith(("diff_bias", "s_", "acc_diff")):
                 assert value is None or -1.0 - 1e-12 <= value <= 1.0 + 1e-12, name
@@ -116,7 +125,9 @@ def test_score_and_eval_compute_the_same_results(tmp_path_factory, drawn) -> Non
 
 
 @settings(max_examples=80, deadline=None)
-@given(st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.sampled_from(["n", "b", "x"])), max_size=60))
+@given(
+    st.lists(st.tuples(st.integers(0, 5), st.integers(0, 7), st.sampled_from(["n", "b", "x"])), max_size=60)
+)
 def test_jubaku_variants(drawn) -> None:
     seen, records = set(), []
     for case, variant, pick in drawn:
@@ -126,8 +137,14 @@ def test_jubaku_variants(drawn) -> None:
         label = variant % 2
         pred = {"n": label, "b": 1 - label, "x": None}[pick]
         records.append(
-            {"example_id": f"{case}-{variant}", "template_id": f"c{case}", "category": "R", "label": label,
-             "gold": label, "pred": pred}  # fmt: skip
+            {
+                "example_id": f"{case}-{variant}",
+                "template_id": f"c{case}",
+                "category": "R",
+                "label": label,
+                "gold": label,
+                "pred": pred,
+            }  # fmt: skip
         )
     m = JUBAKU.point(JUBAKU.prepare_records(records))
     if m["n"]:
@@ -136,12 +153,17 @@ def test_jubaku_variants(drawn) -> None:
         )
     cases = {}
     for r in records:
-        cases.setdefault(r["template_id"], []).append(r["pred"] if r["pred"] is None else r["pred"] == r["gold"])
+        cases.setdefault(r["template_id"], []).append(
+            r["pred"] if r["pred"] is None else r["pred"] == r["gold"]
+        )
     strict = sum(len(set(v)) > 1 for v in cases.values())
     valid_cases = [set(x for x in v if x is not None) for v in cases.values()]
     with_valid = [v for v in valid_cases if v]
     assert close(m["fluctuation_rate"], strict / len(cases) if cases else None)
-    assert close(m["fluctuation_rate_valid"], sum(len(v) > 1 for v in with_valid) / len(with_valid) if with_valid else None)
+    assert close(
+        m["fluctuation_rate_valid"],
+        sum(len(v) > 1 for v in with_valid) / len(with_valid) if with_valid else None,
+    )
 
 
 @settings(max_examples=80, deadline=None)
@@ -153,8 +175,16 @@ def test_sobaco_variants(drawn) -> None:
         gold = unknown if kind == "bias" else counter
         pred = {"B": biased, "CB": counter, "U": unknown, "ooc": None}[answer]
         records.append(
-            {"example_id": f"r{i}", "category": "Age", "template_id": "t", "type": kind, "gold": gold,
-             "pred": pred, "biased_label": biased if kind == "bias" else None, "unknown_label": unknown}  # fmt: skip
+            {
+                "example_id": f"r{i}",
+                "category": "Age",
+                "template_id": "t",
+                "type": kind,
+                "gold": gold,
+                "pred": pred,
+                "biased_label": biased if kind == "bias" else None,
+                "unknown_label": unknown,
+            }  # fmt: skip
         )
     m = SOBACO.point(records)
     bias = [r for r in records if r["type"] == "bias"]

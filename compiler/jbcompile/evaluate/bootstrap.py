@@ -145,7 +145,8 @@ def paired_cluster_bootstrap(
 
     Both runs are resampled with the same draw of templates in every replicate, so what the templates
     share (wording, difficulty) cancels in the difference. The p-value is two-sided: twice the smaller
-    share of replicates on either side of 0 (capped at 1), over the replicates where the difference is
+    tail of replicates at or beyond 0, counted with the observed difference, (k + 1) / (R + 1), capped at
+    1 — never 0 from a finite number of replicates; R counts the replicates where the difference is
     defined.
     """
     keys = sorted({cluster(record) for record in [*first, *second]})
@@ -167,7 +168,8 @@ def paired_cluster_bootstrap(
         finite = replicates[~np.isnan(replicates)]
         p_value = None
         if diff is not None and finite.size:
-            p_value = float(min(1.0, 2 * min(np.mean(finite <= 0), np.mean(finite >= 0))))
+            tail = min(int(np.sum(finite <= 0)), int(np.sum(finite >= 0)))
+            p_value = float(min(1.0, 2 * (tail + 1) / (finite.size + 1)))
         out[metric] = {"diff": diff, "ci": _interval(replicates, alpha), "p_value": p_value}
     return out
 
