@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from jbcompile.cli import app
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
 from jbcompile.evaluate.bbq import BBQ
+from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
 from jbcompile.evaluate.compare import compare, read_run, write_comparison
 from jbcompile.evaluate.protocols import resolve_options
 from jbcompile.evaluate.runner import SCHEMA_VERSION, _metrics_block
