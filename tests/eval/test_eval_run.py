@@ -168,7 +168,9 @@ def test_generate_cot_with_chat(tiny_model: Path, build_dir: Path, tmp_path: Pat
     # a random model never writes its answer in 【】: every row is out-of-choice, and the metrics say so
     assert all(r["pred"] is None and isinstance(r["raw_output"], str) for r in records)
     assert results["metrics"]["overall"]["ooc_ratio"] == 1.0
-    assert results["metrics"]["overall"]["acc"] is None
+    # JBBQ's convention counts every OoC answer wrong; KoBBQ's has no valid answer to divide by
+    assert results["metrics"]["overall"]["acc"] == 0.0
+    assert results["metrics"]["overall"]["acc_valid"] is None
     assert all("evidence" in r for r in records)
     assert results["prompt"]["chat"] is True and results["scoring"]["max_new_tokens"] == 5
     assert results["scoring"]["stop_at_answer_line"] is False  # cot answers come at the end
