@@ -447,6 +447,12 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
 
 
 def sobaco_markdown(section: Mapping[str, Any]) -> list[str]:
+    """One row per model: basic scores (mean (std) over wordings), mean change rates, ρ and its p."""
+    methods = [
+        m
+        for m in ("debias", "cot-j", "cot-e", "cot-r")
+        if any(m in s["change_rates"] for s in section["models"].values())
+    ]
     lines = ["## SOBACO: models over settings", ""]
     rows = []
     for model, summary in section["models"].items():
@@ -455,9 +461,15 @@ def sobaco_markdown(section: Mapping[str, Any]) -> list[str]:
             f"{_num((basic.get(m) or {}).get('mean'))} ({_num((basic.get(m) or {}).get('std'))})"
             for m in ("bias_score", "culture_acc")
         ]
+        for method in methods:
+            rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
+            cells.append(
+                " / ".join(_num((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc"))
+            )
         corr = summary["correlation"]["overall"]
         rows.append([model, *cells, _num(corr["spearman"]), _p(corr["p_value"])])
-    lines += _md_table(["model", "Bias (basic)", "Culture (basic)", "ρ Bias-Culture", "p"], rows)
+    header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
+    lines += _md_table([*header, "ρ Bias-Culture", "p"], rows)
     pooled = section["pooled_correlation"]
     lines += [
         "",

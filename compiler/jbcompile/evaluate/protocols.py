@@ -17,6 +17,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .kind import EvalOptions
+from .sobaco import SETTINGS as SOBACO_SETTINGS
 
 DEFAULT_OPTIONS = EvalOptions()
 PROMPT_NOTE = (
@@ -114,9 +115,7 @@ PROTOCOLS: dict[str, Protocol] = {
             paper="SOBACO (Yamamoto et al.), Table 3; change rates and Table 4 come from `jbcompile compare`",
             scoring="generate",
             shots=(0,),
-            settings=tuple(
-                f"{m}-{w}" for m in ("basic", "debias", "cot-j", "cot-e", "cot-r") for w in (1, 2, 3)
-            ),
+            settings=SOBACO_SETTINGS,
             ooc="left out of every denominator (n = answers that pick an option)",
             tables=(
                 Table(

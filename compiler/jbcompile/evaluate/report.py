@@ -194,8 +194,8 @@ def variant_notes(overall: dict[str, Any]) -> list[str]:
         return []
     return [
         "",
-        "Answers outside the options (or a case's non-A/B replies) change these metrics — `_valid` leaves "
-        "them out of the denominator, `_all` counts them as wrong: " + "; ".join(differing) + ".",
+        "Replies outside the options change these metrics (`_valid`: such replies left out; `_all`: "
+        "counted as wrong): " + "; ".join(differing) + ".",
     ]
 
 
