@@ -255,9 +255,10 @@ def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> Non
     assert len(pooled["points"]) == 8 and pooled["spearman"] > 0.9
     assert pooled["p_value"] is not None and pooled["p_value"] < 0.01
     write_comparison(tmp_path / "out", result)
-    assert "All models pooled (8 model × method points)" in (tmp_path / "out" / "compare.md").read_text(
-        "utf-8"
-    )
+    markdown = (tmp_path / "out" / "compare.md").read_text("utf-8")
+    assert "All models pooled (8 model × method points)" in markdown
+    # m1: basic 0.5 / 0.5, debias 0.3 / 0.45: change rates −40 % and −10 %
+    assert "| CR debias (bias / culture, %) |" in markdown and "| -40.0 / -10.0 |" in markdown
     assert not (tmp_path / "out" / "summary.json").exists()  # per-model summaries are in compare.json
 
 
