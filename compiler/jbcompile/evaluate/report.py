@@ -182,13 +182,16 @@ def variant_notes(overall: dict[str, Any]) -> list[str]:
         value = overall.get(name)
         return value if isinstance(value, float | int) and not isinstance(value, bool) else None
 
+    def differ(a: float | None, b: float | None) -> bool:
+        return (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-12)
+
     differing = [
         f"`{name}` {fmt(overall[name])} vs `{name}{suffix}` {fmt(overall[name + suffix])}"
         for name in overall
         for suffix in ("_valid", "_all")
-        if number(name) is not None
-        and number(name + suffix) is not None
-        and abs(number(name) - number(name + suffix)) > 1e-12
+        if name + suffix in overall
+        and not isinstance(overall[name], list)
+        and differ(number(name), number(name + suffix))
     ]
     if not differing:
         return []
