@@ -32,7 +32,10 @@ def test_jubaku_protocol_report(kinds_model: Path, kinds_build: Path, tmp_path: 
     overall = results["metrics"]["overall"]
     assert {"fluctuation_rate", "fluctuation_rate_valid", "acc_all"} <= set(overall)
     report = (tmp_path / "j" / "report.md").read_text(encoding="utf-8")
-    header = "| Model | Accuracy (%) | Fluctuation Rate (%) | Fluctuation Rate, valid replies (%) | Non-A/B replies |"
+    header = (
+        "| Model | Accuracy (%) | Fluctuation Rate (%) | Fluctuation Rate, valid replies (%) "
+        "| Non-A/B replies |"
+    )
     assert report.index(header) < report.index("## Overall")
     if overall["fluctuation_rate"] != overall["fluctuation_rate_valid"]:
         assert "vs `fluctuation_rate_valid`" in report  # both variants reported when they differ
