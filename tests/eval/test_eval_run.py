@@ -79,6 +79,7 @@ def test_predictions_hold_what_the_issue_lists(logprob_run: Path) -> None:
 def test_report_and_charts(logprob_run: Path) -> None:
     report = (logprob_run / "report.md").read_text(encoding="utf-8")
     assert "## By category" in report and "Gender_identity" in report
+    assert "**Protocol:** none" in report  # a default run says it is not a paper's protocol
     for chart in ("accuracy.png", "diff_bias.png", "option_share.png"):
         data = (logprob_run / "charts" / chart).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 2000

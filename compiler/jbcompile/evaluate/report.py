@@ -133,7 +133,12 @@ def paper_value(value: Any, percent: bool, signed: bool) -> str:
 def protocol_lines(results: dict[str, Any]) -> list[str]:
     described = results.get("protocol")
     if not described:
-        return []
+        if "model" not in results:
+            return []
+        return [
+            "- **Protocol:** none — jbcompile's defaults, not a paper's (log-probability scoring never gives "
+            "an out-of-choice answer); `--protocol jbbq|sobaco|jubaku` runs a paper's"
+        ]
     from .protocols import PROMPT_NOTE
 
     return [
