@@ -67,6 +67,9 @@ class Protocol:
             "shots": list(self.shots),
             "settings": list(self.settings),
             "ooc": self.ooc,
+            # none of the papers states a generation limit: the kind's default (or --max-new-tokens) holds,
+            # and results.json `scoring.max_new_tokens` records the one used
+            "max_new_tokens": "kind default (the paper states none)",
             "headline": list(self.headline),
             "prompt_wording": "jbcompile",
             "note": self.note,
