@@ -197,3 +197,37 @@ def test_sobaco_variants(drawn) -> None:
         assert m["bias_score"] is None and m["bias_score_all"] is None
     if m["acc"] is not None:
         assert close(m["acc_all"], m["acc"] * (1 - m["ooc_ratio"]))
+
+
+@settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.integers(0, 3), st.sampled_from(["n", "b", "x"])), min_size=1, max_size=32))
+def test_score_and_eval_agree_on_jubaku(tmp_path_factory, drawn) -> None:
+    """jubaku's metrics span a case's rows (prepare_records); both paths must apply it the same way."""
+    records = [
+        {
+            "example_id": f"c{case}-{i}",
+            "template_id": f"c{case}",
+            "category": "R",
+            "task": "qa",
+            "label": i % 2,
+            "gold": i % 2,
+            "pred": {"n": i % 2, "b": 1 - i % 2, "x": None}[pick],
+        }  # fmt: skip
+        for i, (case, pick) in enumerate(drawn)
+    ]
+    folder: Path = tmp_path_factory.mktemp("score-jubaku")
+    predictions = folder / "predictions.jsonl"
+    predictions.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
+    block = _metrics_block(JUBAKU, records, 20, 1, "jubaku")
+    scored = run_score(
+        ScoreRequest(
+            predictions=predictions,
+            kind="jubaku",
+            out=folder / "out",
+            bootstrap=20,
+            seed=1,
+            protocol="jubaku",
+        )
+    )
+    assert scored["metrics"] == json.loads(json.dumps(block["metrics"]))
+    assert scored["metrics_ci"] == json.loads(json.dumps(block["metrics_ci"]))
