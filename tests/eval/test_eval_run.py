@@ -79,6 +79,7 @@ def test_predictions_hold_what_the_issue_lists(logprob_run: Path) -> None:
 def test_report_and_charts(logprob_run: Path) -> None:
     report = (logprob_run / "report.md").read_text(encoding="utf-8")
     assert "## By category" in report and "Gender_identity" in report
+    assert "**Protocol:** none" in report  # a default run says it is not a paper's protocol
     for chart in ("accuracy.png", "diff_bias.png", "option_share.png"):
         data = (logprob_run / "charts" / chart).read_bytes()
         assert data.startswith(b"\x89PNG") and len(data) > 2000
@@ -168,7 +169,9 @@ def test_generate_cot_with_chat(tiny_model: Path, build_dir: Path, tmp_path: Pat
     # a random model never writes its answer in 【】: every row is out-of-choice, and the metrics say so
     assert all(r["pred"] is None and isinstance(r["raw_output"], str) for r in records)
     assert results["metrics"]["overall"]["ooc_ratio"] == 1.0
-    assert results["metrics"]["overall"]["acc"] is None
+    # JBBQ's convention counts every OoC answer wrong; KoBBQ's has no valid answer to divide by
+    assert results["metrics"]["overall"]["acc"] == 0.0
+    assert results["metrics"]["overall"]["acc_valid"] is None
     assert all("evidence" in r for r in records)
     assert results["prompt"]["chat"] is True and results["scoring"]["max_new_tokens"] == 5
     assert results["scoring"]["stop_at_answer_line"] is False  # cot answers come at the end

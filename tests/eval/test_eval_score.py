@@ -52,7 +52,7 @@ def test_bbq_format_scores_like_our_labels(lite_rows: list[dict], tmp_path: Path
     ]
     assert results["metrics"] == BBQ.metrics(expected_records)
     overall = results["metrics"]["overall"]
-    assert overall["diff_bias_ambig"] == 1.0 and overall["s_dis"] == 1.0 and overall["s_amb"] == 1.0
+    assert overall["diff_bias_ambig"] == 1.0 and overall["s_dis"] == 1.0 and overall["s_amb_bbq"] == 1.0
     assert overall["ooc_ratio"] == 0.0
     assert (tmp_path / "out" / "report.md").is_file()
 
@@ -65,7 +65,9 @@ def test_unmatched_predictions_are_out_of_choice(lite_rows: list[dict], tmp_path
     assert code == 0, output
     overall = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["overall"]
     assert overall["ooc_ratio"] == pytest.approx(6 / len(rows))
-    assert overall["acc"] == 1.0  # out-of-choice rows are not counted wrong, nor as "unknown"
+    # out-of-choice rows are never read as "unknown": wrong in JBBQ's `acc`, left out of KoBBQ's `acc_valid`
+    assert overall["acc_valid"] == 1.0
+    assert overall["acc"] == pytest.approx(1 - 6 / len(rows))
 
 
 def test_rows_with_an_unclear_stereotyped_option_are_listed(lite_rows: list[dict], tmp_path: Path) -> None:

@@ -219,4 +219,4 @@ def test_compare_command_writes_the_summary(tmp_path) -> None:
     assert summary["change_rates"]["debias"]["overall"]["bias_score"]["mean"] == pytest.approx(-40.0)
     assert (tmp_path / "summary" / "summary.md").read_text(encoding="utf-8").startswith("# sobaco comparison")
     missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nowhere")])
-    assert missing.exit_code == 2 and "SB306" in missing.output
+    assert missing.exit_code == 2 and "EV210" in missing.output

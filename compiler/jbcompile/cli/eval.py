@@ -54,7 +54,8 @@ def _summary(results: dict, out: Path) -> None:
     from ..evaluate.kind import get_eval_kind
 
     overall = results["metrics"]["overall"]
-    names = get_eval_kind(results.get("kind", "bbq")).table_metrics
+    protocol = results.get("protocol")
+    names = protocol["headline"] if protocol else get_eval_kind(results.get("kind", "bbq")).table_metrics
 
     def show(name: str) -> str:
         value = overall.get(name)
@@ -81,15 +82,27 @@ def eval_command(
         None, "--out", "-o", help="Run folder. Default: runs/<model>-<config>-<setting>/."
     ),
     task: str = typer.Option("qa", "--task", help="qa (gold = label) or detect (gold = the biased option)."),
-    setting: str = typer.Option("basic", "--setting", help="Prompt setting: basic, warning or cot."),
+    setting: str = typer.Option(
+        None, "--setting", help="Prompt setting: basic, warning or cot (default basic, or the protocol's)."
+    ),
     prompt_file: Path = typer.Option(
         None, "--prompt-file", help="A Jinja2 prompt replacing the bundled one."
     ),
-    shots: int = typer.Option(3, "--shots", help="Few-shot examples (from other categories; not evaluated)."),
+    shots: int = typer.Option(
+        None, "--shots", help="Few-shot examples (from other categories; not evaluated). Default 3."
+    ),
     chat: bool = typer.Option(
         False, "--chat/--no-chat", help="Wrap prompts in the tokenizer's chat template."
     ),
-    scoring: str = typer.Option("logprob", "--scoring", help="logprob (option-label log-prob) or generate."),
+    scoring: str = typer.Option(
+        None, "--scoring", help="logprob (option-label log-prob; the default) or generate."
+    ),
+    protocol: str = typer.Option(
+        None,
+        "--protocol",
+        help="A paper's protocol in one word: jbbq, sobaco or jubaku (generation, the paper's shots, "
+        "its table first in the report). Options the paper did not use are refused.",
+    ),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Generation limit (16; 384 for cot)."),
     batch_size: int = typer.Option(8, "--batch-size", help="Prompts per forward pass (halved on OOM)."),
     dtype: str = typer.Option("auto", "--dtype", help="auto (bf16 on GPU, fp32 on CPU), bfloat16, float16."),
@@ -106,18 +119,23 @@ def eval_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
 ) -> None:
     """Run a transformers model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
-    from ..evaluate.kind import EvalOptions
+    from ..evaluate.protocols import resolve_options
     from ..evaluate.runner import EvalRequest, Progress, default_out_dir, run_eval
 
-    options = EvalOptions(
-        task=task,
-        setting=setting,
-        shots=shots,
-        seed=seed,
-        scoring=scoring,
-        chat=chat,
-        prompt_file=prompt_file,
-    )
+    try:
+        options = resolve_options(
+            protocol,
+            setting=setting,
+            shots=shots,
+            scoring=scoring,
+            task=task,
+            seed=seed,
+            chat=chat,
+            prompt_file=prompt_file,
+        )
+    except DiagnosticError as error:
+        raise fail(error, code=EXIT_INPUT) from None
+    setting = options.setting
     request = EvalRequest(
         model=model,
         dataset=dataset,
@@ -163,6 +181,9 @@ def score_command(
     out: Path = typer.Option(None, "--out", "-o", help="Output folder. Default: runs/score-<file name>/."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
+    protocol: str = typer.Option(
+        None, "--protocol", help="jbbq, sobaco or jubaku: open the report with that paper's table."
+    ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
     from ..evaluate.runner import ScoreRequest, run_score
@@ -178,6 +199,7 @@ def score_command(
         out=out or Path("runs") / f"score-{predictions.stem}",
         bootstrap=bootstrap,
         seed=seed,
+        protocol=protocol,
     )
     try:
         results = run_score(request)
@@ -194,14 +216,17 @@ def score_command(
 
 @app.command("compare")
 def compare_command(
-    runs: list[Path] = typer.Argument(..., help="Run folders of `jbcompile eval` (sobaco settings)."),
-    out: Path = typer.Option(Path("runs/summary"), "--out", "-o", help="Where summary.json and .md go."),
+    runs: list[Path] = typer.Argument(..., help="Run folders of `jbcompile eval` (or `score`), any kind."),
+    out: Path = typer.Option(Path("runs/compare"), "--out", "-o", help="Where the comparison is written."),
+    bootstrap: int = typer.Option(1000, "--bootstrap", help="Resamples of the paired bootstrap."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the paired bootstrap and of permutation tests."),
 ) -> None:
-    """Compare sobaco runs of one model: mean and std over wordings, change rates, Spearman correlation."""
-    from ..evaluate.sobaco_summary import read_runs, summarize, write_summary
+    """Runs side by side (markdown, CSV, chart) with paired tests on shared rows; refuses runs on other
+    data or under another protocol."""
+    from ..evaluate.compare import compare, read_run, write_comparison
 
     try:
-        write_summary(out, summarize(read_runs(runs)))
+        written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    out_console.print(f"wrote {out / 'summary.json'} and {out / 'summary.md'}")
+    out_console.print("wrote " + ", ".join(str(path) for path in written))

@@ -84,19 +84,9 @@ def cluster_bootstrap(
     if not records or resamples <= 0:
         return {name: None for name in point}
     keys = sorted({cluster(record) for record in records})
-    index = {key: i for i, key in enumerate(keys)}
-    matrix = np.zeros((len(keys), len(names)))
-    column = {name: j for j, name in enumerate(names)}
-    for record in records:
-        row = index[cluster(record)]
-        for name, value in count(record).items():
-            matrix[row, column[name]] += value
-    rng = np.random.default_rng(stable_seed(seed, scope))
-    draws = rng.integers(0, len(keys), size=(resamples, len(keys)))
-    weights = np.zeros((resamples, len(keys)))
-    np.add.at(weights, (np.arange(resamples)[:, None], draws), 1.0)
-    replicated = weights @ matrix  # resamples x counters
-    results = formulas({name: replicated[:, column[name]] for name in names})
+    matrix = _cluster_matrix(records, keys, cluster, count, names)
+    replicated = _weights(len(keys), resamples, seed, scope) @ matrix  # resamples x counters
+    results = formulas({name: replicated[:, j] for j, name in enumerate(names)})
     alpha = (1.0 - confidence) / 2.0
     intervals: dict[str, Any] = {}
     for name, values in results.items():
@@ -109,6 +99,79 @@ def cluster_bootstrap(
         else:
             intervals[name] = _interval(values, alpha)
     return intervals
+
+
+def _weights(clusters: int, resamples: int, seed: int, scope: str) -> np.ndarray:
+    """How often each cluster is drawn in each replicate (resamples x clusters), seeded by scope."""
+    rng = np.random.default_rng(stable_seed(seed, scope))
+    draws = rng.integers(0, clusters, size=(resamples, clusters))
+    weights = np.zeros((resamples, clusters))
+    np.add.at(weights, (np.arange(resamples)[:, None], draws), 1.0)
+    return weights
+
+
+def _cluster_matrix(
+    records: Sequence[Mapping[str, Any]],
+    keys: Sequence[str],
+    cluster: Callable[[Mapping[str, Any]], str],
+    count: CountFn,
+    names: Sequence[str],
+) -> np.ndarray:
+    """Counters summed per cluster: one row per key, one column per counter name."""
+    index = {key: i for i, key in enumerate(keys)}
+    column = {name: j for j, name in enumerate(names)}
+    matrix = np.zeros((len(keys), len(names)))
+    for record in records:
+        for name, value in count(record).items():
+            matrix[index[cluster(record)], column[name]] += value
+    return matrix
+
+
+def paired_cluster_bootstrap(
+    first: Sequence[Mapping[str, Any]],
+    second: Sequence[Mapping[str, Any]],
+    *,
+    metrics: Sequence[str],
+    cluster: Callable[[Mapping[str, Any]], str],
+    count: CountFn,
+    names: Sequence[str],
+    formulas: FormulaFn,
+    resamples: int,
+    seed: int,
+    scope: str,
+    confidence: float = 0.95,
+) -> dict[str, dict[str, Any]]:
+    """Second minus first for each metric, with a paired bootstrap over clusters (templates).
+
+    Both runs are resampled with the same draw of templates in every replicate, so what the templates
+    share (wording, difficulty) cancels in the difference. The p-value is two-sided: twice the smaller
+    tail of replicates at or beyond 0, counted with the observed difference, (k + 1) / (R + 1), capped at
+    1 — never 0 from a finite number of replicates; R counts the replicates where the difference is
+    defined.
+    """
+    keys = sorted({cluster(record) for record in [*first, *second]})
+    point_a = formulas(count_records(first, count, names))
+    point_b = formulas(count_records(second, count, names))
+    out: dict[str, dict[str, Any]] = {}
+    if not keys or resamples <= 0:
+        return {m: {"diff": None, "ci": None, "p_value": None} for m in metrics}
+    matrix_a = _cluster_matrix(first, keys, cluster, count, names)
+    matrix_b = _cluster_matrix(second, keys, cluster, count, names)
+    weights = _weights(len(keys), resamples, seed, scope)
+    replicated_a, replicated_b = weights @ matrix_a, weights @ matrix_b
+    values_a = formulas({name: replicated_a[:, j] for j, name in enumerate(names)})
+    values_b = formulas({name: replicated_b[:, j] for j, name in enumerate(names)})
+    alpha = (1.0 - confidence) / 2.0
+    for metric in metrics:
+        diff = to_json_value(np.asarray(point_b[metric]) - np.asarray(point_a[metric]))
+        replicates = np.asarray(values_b[metric], dtype=float) - np.asarray(values_a[metric], dtype=float)
+        finite = replicates[~np.isnan(replicates)]
+        p_value = None
+        if diff is not None and finite.size:
+            tail = min(int(np.sum(finite <= 0)), int(np.sum(finite >= 0)))
+            p_value = float(min(1.0, 2 * (tail + 1) / (finite.size + 1)))
+        out[metric] = {"diff": diff, "ci": _interval(replicates, alpha), "p_value": p_value}
+    return out
 
 
 def _interval(values: Any, alpha: float) -> list[float] | None:

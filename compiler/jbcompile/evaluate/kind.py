@@ -32,6 +32,7 @@ class EvalOptions:
     scoring: str = "logprob"
     chat: bool = False
     prompt_file: Path | None = None
+    protocol: str | None = None  # a paper's protocol (evaluate/protocols.py), or None
 
 
 @dataclass
@@ -139,12 +140,36 @@ class EvalKind(ABC):
 
     # ---- generic metric plumbing ---------------------------------------------------------------------
 
+    # ---- what `jbcompile compare` tests between runs -------------------------------------------------
+
+    paired_accuracy: str = "acc"  # the accuracy McNemar's test compares row by row
+    paired_bias_metrics: tuple[str, ...] = ()  # compared by a paired bootstrap over templates
+    chi_square_metric: str | None = None  # a share compared by a chi-square test of counts (JUBAKU-v2)
+
+    def accuracy_row(self, record: Record) -> bool:
+        """Does this row count in ``paired_accuracy``? (McNemar counts an out-of-choice answer wrong.)"""
+        return True
+
+    def chi_square_counts(self, records: Sequence[Record]) -> tuple[int, int]:
+        """(successes, failures) of ``chi_square_metric`` over the valid answers."""
+        valid = [r for r in records if r.get("pred") is not None]
+        right = sum(1 for r in valid if r["pred"] == r["gold"])
+        return right, len(valid) - right
+
+    def prepare_records(self, records: Sequence[Record]) -> list[Record]:
+        """Records as the counters read them (a kind whose metric spans rows annotates them here)."""
+        return list(records)
+
+    # ---- generic metric plumbing ---------------------------------------------------------------------
+
     def metrics(self, records: Sequence[Record]) -> dict[str, dict[str, Any]]:
         """``{"overall": {...}, "by_category": {cat: {...}}}`` of point estimates."""
+        records = self.prepare_records(records)
         return self._per_scope(records, lambda scope, rows: self.point(rows))
 
     def intervals(self, records: Sequence[Record], resamples: int, seed: int) -> dict[str, dict[str, Any]]:
         """Same shape as ``metrics``, each value ``[low, high]`` (or None)."""
+        records = self.prepare_records(records)
 
         def one(scope: str, rows: Sequence[Record]) -> dict[str, Any]:
             return bootstrap.cluster_bootstrap(

@@ -76,17 +76,19 @@ def render_markdown(
         source = results["source"]
         lines += [f"- **Predictions:** `{source['predictions']}` ({source['format']} format)"]
     boot = results.get("bootstrap") or {}
+    lines += protocol_lines(results)
     lines += [
         f"- **Intervals:** {round(boot.get('confidence', 0.95) * 100)}% bootstrap over "
         f"{boot.get('unit', 'template')}s, {boot.get('resamples')} resamples, seed {boot.get('seed')}",
         "",
-        "## Overall",
-        "",
     ]
+    lines += paper_tables(results)
+    lines += ["## Overall", ""]
     lines += _table(
         ["metric", "value", "95% CI"],
         [[f"`{name}`", fmt(overall.get(name)), fmt_ci(overall_ci.get(name))] for name in overall],
     )
+    lines += variant_notes(overall)
     lines += ["", "## By category", ""]
     by_category = metrics.get("by_category", {})
     lines += _table(
@@ -115,6 +117,94 @@ def render_markdown(
         lines.append("")
     lines += ["Empty denominators are shown as —: the metric is undefined there, not zero.", ""]
     return "\n".join(lines)
+
+
+def paper_value(value: Any, percent: bool, signed: bool) -> str:
+    """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked."""
+    if value is None:
+        return "—"
+    if isinstance(value, int) and not percent:
+        return str(value)
+    number = value * 100 if percent else value
+    text = f"{number:.1f}" if percent else f"{number:.3f}"
+    return f"+{text}" if signed and not text.startswith("-") and float(text) != 0 else text
+
+
+def protocol_lines(results: dict[str, Any]) -> list[str]:
+    described = results.get("protocol")
+    if not described:
+        if "model" not in results:
+            return []
+        return [
+            "- **Protocol:** none — jbcompile's defaults, not a paper's (log-probability scoring never gives "
+            "an out-of-choice answer); `--protocol jbbq|sobaco|jubaku` runs a paper's"
+        ]
+    from .protocols import PROMPT_NOTE
+
+    return [
+        f"- **Protocol:** `{described['name']}` — {described['paper']}; out-of-choice answers: "
+        f"{described['ooc']}",
+        f"- **Prompt wording:** {PROMPT_NOTE}",
+    ]
+
+
+def paper_tables(results: dict[str, Any]) -> list[str]:
+    """The protocol's tables in the paper's layout, one row for this run (empty without a protocol)."""
+    from .protocols import get_protocol
+
+    described = results.get("protocol")
+    protocol = get_protocol(described["name"]) if described else None
+    if protocol is None:
+        return []
+    overall = results["metrics"]["overall"]
+    name = (results.get("model") or {}).get("name") or (results.get("source") or {}).get("predictions")
+    lines: list[str] = []
+    for table in protocol.tables:
+        lines += [f"## {table.title}", ""]
+        lines += _table(
+            ["Model", *(column.heading for column in table.columns)],
+            [
+                [
+                    f"`{name}`",
+                    *(paper_value(overall.get(c.metric), c.percent, c.signed) for c in table.columns),
+                ]
+            ],
+        )
+        lines += [
+            "",
+            "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in table.columns) + ".",
+            "",
+        ]
+    if protocol.note:
+        lines += [f"Note: {protocol.note}.", ""]
+    return lines
+
+
+def variant_notes(overall: dict[str, Any]) -> list[str]:
+    """Where the two conventions for answers outside the options disagree, show both values."""
+
+    def number(name: str) -> float | None:
+        value = overall.get(name)
+        return value if isinstance(value, float | int) and not isinstance(value, bool) else None
+
+    def differ(a: float | None, b: float | None) -> bool:
+        return (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-12)
+
+    differing = [
+        f"`{name}` {fmt(overall[name])} vs `{name}{suffix}` {fmt(overall[name + suffix])}"
+        for name in overall
+        for suffix in ("_valid", "_all")
+        if name + suffix in overall
+        and not isinstance(overall[name], list)
+        and differ(number(name), number(name + suffix))
+    ]
+    if not differing:
+        return []
+    return [
+        "",
+        "Replies outside the options change these metrics (`_valid`: such replies left out; `_all`: "
+        "counted as wrong): " + "; ".join(differing) + ".",
+    ]
 
 
 def draw_charts(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec]) -> list[Path]:

@@ -24,8 +24,9 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
 from .prompting import load_prompt_template, prompt_hash
+from .protocols import check_kind, get_protocol
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
 CONFIDENCE = 0.95
 STOP_STRINGS = ("###",)
 
@@ -127,6 +128,8 @@ def _distributed() -> _Dist:
 def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
     """What must match for a run folder to be resumed."""
     options = asdict(request.options)
+    if options.get("protocol") is None:
+        options.pop("protocol", None)  # runs started before protocols existed still resume
     options["prompt_file"] = str(request.options.prompt_file) if request.options.prompt_file else None
     return {
         "model": request.model,
@@ -158,7 +161,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     options = request.options
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
-    problems = kind.check_options(options)
+    problems = kind.check_options(options) + check_kind(options, kind.name)
     if request.options.scoring not in ("logprob", "generate"):
         problems.append(
             Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
@@ -330,13 +333,17 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         "seeds": {"shots": options.seed, "bootstrap": options.seed},
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
-    results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
+    results.update(_metrics_block(kind, records, request.bootstrap, options.seed, options.protocol))
     _write_outputs(out, results, kind)
     return results
 
 
-def _metrics_block(kind: EvalKind, records: Sequence[Record], resamples: int, seed: int) -> dict[str, Any]:
+def _metrics_block(
+    kind: EvalKind, records: Sequence[Record], resamples: int, seed: int, protocol: str | None = None
+) -> dict[str, Any]:
+    described = get_protocol(protocol)
     return {
+        "protocol": described.describe() if described else None,
         "bootstrap": {"resamples": resamples, "unit": "template", "confidence": CONFIDENCE, "seed": seed},
         "metrics": kind.metrics(records),
         "metrics_ci": kind.intervals(records, resamples, seed),
@@ -365,6 +372,7 @@ class ScoreRequest:
     out: Path | None = None
     bootstrap: int = 1000
     seed: int = 0
+    protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
 
 
 def read_jsonl_strict(path: Path) -> list[dict[str, Any]]:
@@ -403,6 +411,9 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
     """Metrics of an existing predictions file: ours, or BBQ-format JSONL with a prediction column."""
     raw = read_jsonl_strict(request.predictions)
     kind = get_eval_kind(request.kind)
+    problems = check_kind(EvalOptions(protocol=request.protocol), kind.name)
+    if problems:
+        raise DiagnosticError(problems)
     commit = None
     if request.dataset:
         from .dataset import load_rows
@@ -469,7 +480,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "versions": library_versions(["numpy", "datasets"]),
         "ambiguous_rows": ambiguous,
     }
-    results.update(_metrics_block(kind, records, request.bootstrap, request.seed))
+    results.update(_metrics_block(kind, records, request.bootstrap, request.seed, request.protocol))
     out = request.out or Path("runs") / f"score-{request.predictions.stem}"
     out.mkdir(parents=True, exist_ok=True)
     _write_outputs(out, results, kind)

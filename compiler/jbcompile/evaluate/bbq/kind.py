@@ -61,16 +61,18 @@ class BbqEval(EvalKind):
     default_config = "lite"
     count_names = metrics.COUNT_NAMES
     no_interval = ("n", "n_valid")
+    paired_bias_metrics = ("diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_jbbq")
     table_metrics = (
         "n",
         "ooc_ratio",
-        "acc",
+        "acc_avg",
         "acc_ambig",
         "acc_disambig",
         "diff_bias_ambig",
         "diff_bias_disambig",
         "s_dis",
-        "s_amb",
+        "s_amb_bbq",
+        "s_amb_jbbq",
         "acc_diff",
     )
     charts = (

@@ -1,0 +1,301 @@
+"""`--protocol` and `jbcompile compare` (issue 14): options against a protocol, the paper-layout report,
+the table of runs, paired tests and the refusals."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.diagnostics import DiagnosticError
+from jbcompile.evaluate.bbq import BBQ
+from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
+from jbcompile.evaluate.compare import compare, read_run, write_comparison
+from jbcompile.evaluate.protocols import resolve_options
+from jbcompile.evaluate.runner import SCHEMA_VERSION, _metrics_block
+from typer.testing import CliRunner
+
+from tests.eval.contract import SCHEMA_VERSION as CONTRACT_SCHEMA
+from tests.eval.test_eval_metrics import answer, balanced_rows
+
+
+def test_schema_version_is_the_documented_one() -> None:
+    assert SCHEMA_VERSION == CONTRACT_SCHEMA == 2
+
+
+# ---- protocols -----------------------------------------------------------------------------------
+
+
+def test_a_protocol_sets_the_papers_options() -> None:
+    options = resolve_options("jbbq")
+    assert (options.scoring, options.shots, options.setting, options.protocol) == (
+        "generate",
+        3,
+        "basic",
+        "jbbq",
+    )
+    assert resolve_options("jubaku").shots == 0 and resolve_options("sobaco").setting == "basic-1"
+    plain = resolve_options(None)
+    assert (plain.scoring, plain.shots, plain.setting, plain.protocol) == ("logprob", 3, "basic", None)
+
+
+def test_explicit_options_the_paper_used_win() -> None:
+    assert resolve_options("jbbq", shots=0).shots == 0  # JBBQ's zero-shot Table 13
+    assert resolve_options("jbbq", setting="warning").setting == "warning"  # paraP
+    assert resolve_options("jbbq", scoring="generate").scoring == "generate"
+
+
+def test_explicit_options_against_the_protocol_are_refused() -> None:
+    with pytest.raises(DiagnosticError) as error:
+        resolve_options("jbbq", scoring="logprob", shots=5)
+    codes = [d.code for d in error.value.diagnostics]
+    assert codes == ["EV201", "EV201"]
+    assert "--scoring logprob" in error.value.diagnostics[0].message
+    with pytest.raises(DiagnosticError) as error:
+        resolve_options("bbbq")
+    assert error.value.diagnostics[0].code == "EV200"
+
+
+def test_cli_refuses_a_contradicted_protocol_without_output(tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "-m",
+            "nowhere",
+            "-d",
+            "nowhere",
+            "--protocol",
+            "jubaku",
+            "--scoring",
+            "logprob",
+            "-o",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 2 and "EV201" in result.output
+    assert not out.exists()
+
+
+def test_report_opens_with_the_papers_table(tmp_path: Path) -> None:
+    from jbcompile.evaluate.report import render_markdown
+
+    records = answer(balanced_rows(), lambda i: "biased" if i % 4 else "ooc")
+    results = {"kind": "bbq", "task": "qa", "source": {"predictions": "p.jsonl", "format": "jbcompile"}}
+    results.update(_metrics_block(BBQ, records, 0, 0, "jbbq"))
+    text = render_markdown(results, BBQ.table_metrics, ())
+    first_table = text.index("| Model | OoC | Acc. Avg | Acc. Amb | Acc. Dis | Diff-bias Avg |")
+    assert first_table < text.index("## Overall")
+    assert "| Model | BS Avg | BS Amb | BS Dis | Acc. Diff. |" in text
+    assert "prompt wording is jbcompile's own" in text and "--prompt-file" in text
+    overall = results["metrics"]["overall"]
+    assert f"| {overall['ooc_ratio'] * 100:.1f} |" in text  # per cent, one decimal, as the paper prints
+    assert "`acc` " in text and "vs `acc_valid`" in text  # OoC changes the accuracy: both are shown
+
+
+# ---- paired bootstrap ----------------------------------------------------------------------------
+
+
+def _records(choose, templates: str = "abcdef") -> list[dict]:
+    out = []
+    for t in templates:
+        for r in answer(balanced_rows("Age", t), choose):
+            out.append(dict(r, example_id=f"{t}-{len(out)}"))
+    return out
+
+
+def test_paired_bootstrap_of_identical_and_of_opposite_runs() -> None:
+    gold, biased = _records(lambda i: "gold"), _records(lambda i: "biased")
+    args = dict(cluster=BBQ.cluster, count=BBQ.count, names=BBQ.count_names, formulas=BBQ.formulas)
+    same = paired_cluster_bootstrap(
+        gold, gold, metrics=("acc", "s_dis"), resamples=200, seed=0, scope="x", **args
+    )
+    assert same["acc"] == {"diff": 0.0, "ci": [0.0, 0.0], "p_value": 1.0}
+    apart = paired_cluster_bootstrap(
+        gold, biased, metrics=("diff_bias_ambig", "acc_ambig"), resamples=200, seed=0, scope="x", **args
+    )
+    assert apart["diff_bias_ambig"] == {"diff": 1.0, "ci": [1.0, 1.0], "p_value": pytest.approx(2 / 201)}
+    assert apart["acc_ambig"]["diff"] == -1.0
+
+
+# ---- compare -------------------------------------------------------------------------------------
+
+
+def _write_run(folder: Path, model: str, records: list[dict], **overrides) -> Path:
+    folder.mkdir(parents=True)
+    results = {
+        "schema_version": 2,
+        "kind": "bbq",
+        "task": "qa",
+        "model": {"name": model},
+        "dataset": {"path": "build", "config": "lite", "manifest": {"sources_hash": "abc"}},
+        "prompt": {"setting": "basic", "shots": 3},
+        "scoring": {"method": "generate"},
+    }
+    results.update(_metrics_block(BBQ, records, 50, 0, "jbbq"))
+    for key, value in overrides.items():
+        results[key] = value
+    (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    (folder / "predictions.jsonl").write_text(
+        "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+    )
+    return folder
+
+
+def test_compare_writes_one_table_and_the_paired_tests(tmp_path: Path) -> None:
+    good = _write_run(tmp_path / "good", "model-a", _records(lambda i: "gold"))
+    bad = _write_run(tmp_path / "bad", "model-b", _records(lambda i: "biased" if i % 3 else "ooc"))
+    result = CliRunner().invoke(
+        app, ["compare", str(good), str(bad), "-o", str(tmp_path / "cmp"), "--bootstrap", "100"]
+    )
+    assert result.exit_code == 0, result.output
+    written = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert [run["label"] for run in written["runs"]] == ["model-a", "model-b"]
+    assert written["columns"][:3] == ["ooc_ratio", "acc_avg", "acc_ambig"]  # JBBQ Table 3 order
+    (mc,) = written["tests"]["mcnemar"]
+    assert mc["rows"] == 72 and mc["first_acc"] == 1.0
+    assert mc["only_first_right"] == 72 - round(mc["second_acc"] * 72) and mc["only_second_right"] == 0
+    assert mc["p_value"] < 1e-6
+    boot = {t["metric"]: t for t in written["tests"]["bootstrap"]}
+    assert boot["diff_bias_ambig"]["diff"] > 0 and boot["diff_bias_ambig"]["p_value"] == pytest.approx(
+        2 / 101
+    )
+    rows = list(csv.reader(io.StringIO((tmp_path / "cmp" / "compare.csv").read_text(encoding="utf-8"))))
+    assert rows[0][:5] == ["label", "model", "setting", "folder", "ooc_ratio"] and len(rows) == 3
+    assert float(rows[1][rows[0].index("acc_avg")]) == 1.0
+    markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert "| Model | OoC | Acc. Avg |" in markdown and "McNemar" in markdown
+    assert (tmp_path / "cmp" / "charts" / "compare.png").read_bytes().startswith(b"\x89PNG")
+
+
+def test_compare_refuses_other_data_and_other_protocols(tmp_path: Path) -> None:
+    records = _records(lambda i: "gold")
+    base = _write_run(tmp_path / "a", "m1", records)
+    other_data = _write_run(
+        tmp_path / "b",
+        "m2",
+        records,
+        dataset={"path": "build", "config": "lite", "manifest": {"sources_hash": "zzz"}},
+    )
+    other_scoring = _write_run(tmp_path / "c", "m3", records, scoring={"method": "logprob"})
+    no_protocol = _write_run(tmp_path / "d", "m4", records, protocol=None)
+    for other, code in ((other_data, "EV212"), (other_scoring, "EV213"), (no_protocol, "EV213")):
+        with pytest.raises(DiagnosticError) as error:
+            compare([read_run(base), read_run(other)])
+        assert [d.code for d in error.value.diagnostics] == [code]
+    result = CliRunner().invoke(app, ["compare", str(base), str(other_data), "-o", str(tmp_path / "out")])
+    assert result.exit_code == 2 and "EV212" in result.output and not (tmp_path / "out").exists()
+
+
+def test_runs_without_predictions_are_tabled_not_tested(tmp_path: Path) -> None:
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
+    b = _write_run(tmp_path / "b", "m1", _records(lambda i: "unknown"))
+    (b / "predictions.jsonl").unlink()
+    result = compare([read_run(a), read_run(b)], resamples=50)
+    assert result["tests"]["skipped"] == ["m1 (basic) [" + str(b) + "]"]
+    assert result["tests"]["mcnemar"] == []
+
+
+def test_jubaku_compare_runs_the_chi_square_over_all_runs(tmp_path: Path) -> None:
+    from jbcompile.evaluate.jubaku import JUBAKU
+
+    from tests.eval.test_eval_metrics_papers import _cases
+
+    runs = []
+    for name, right in (("gpt-4o", 177), ("claude", 214), ("gpt-5.2", 212)):
+        records = _cases(0)
+        for record in records[right:]:
+            record["pred"] = 1 - record["label"]
+        folder = tmp_path / name
+        folder.mkdir()
+        results = {"kind": "jubaku", "task": "qa", "model": {"name": name}, "dataset": {"config": "jubaku"}}
+        results.update(_metrics_block(JUBAKU, records, 50, 0, "jubaku"))
+        (folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+        (folder / "predictions.jsonl").write_text(
+            "".join(json.dumps(r) + "\n" for r in records), encoding="utf-8"
+        )
+        runs.append(read_run(folder))
+    result = compare(runs, resamples=50)
+    pairs = {(t["first"], t["second"]): t for t in result["tests"]["chi_square"]}
+    assert pairs[("gpt-4o", "claude")]["p_value"] < 0.01 and pairs[("gpt-4o", "gpt-5.2")]["p_value"] < 0.01
+    assert pairs[("claude", "gpt-5.2")]["p_value"] > 0.05
+    assert result["tests"]["chi_square_all"]["dof"] == 2
+    assert result["columns"] == ["acc", "fluctuation_rate", "fluctuation_rate_valid", "n_invalid"]
+    write_comparison(tmp_path / "out", result)
+    assert "Chi-square" in (tmp_path / "out" / "compare.md").read_text(encoding="utf-8")
+
+
+def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> None:
+    from tests.kinds.test_sobaco_eval_metrics import _run
+
+    # two models × basic + four debiasing methods; change rates rise together in both
+    runs = []
+    for model, shift in (("m1", 0.0), ("m2", 0.01)):
+        for setting, bias, culture in (
+            ("basic-1", 0.5, 0.5),
+            ("debias-1", 0.3 + shift, 0.45),
+            ("cot-j-1", 0.45, 0.49 - shift),
+            ("cot-e-1", 0.2, 0.35),
+            ("cot-r-1", 0.4, 0.47),
+        ):
+            folder = tmp_path / model / setting
+            folder.mkdir(parents=True)
+            (folder / "results.json").write_text(
+                json.dumps(_run(setting, bias, culture, model)), encoding="utf-8"
+            )
+            runs.append(read_run(folder))
+    result = compare(runs, resamples=20)
+    section = result["sobaco"]
+    assert set(section["models"]) == {"m1", "m2"}
+    pooled = section["pooled_correlation"]
+    assert len(pooled["points"]) == 8 and pooled["spearman"] > 0.9
+    assert pooled["p_value"] is not None and pooled["p_value"] < 0.01
+    write_comparison(tmp_path / "out", result)
+    markdown = (tmp_path / "out" / "compare.md").read_text("utf-8")
+    assert "All models pooled (8 model × method points)" in markdown
+    # m1: basic 0.5 / 0.5, debias 0.3 / 0.45: change rates −40 % and −10 %
+    assert "| CR debias (bias / culture, %) |" in markdown and "| -40.0 / -10.0 |" in markdown
+    assert not (tmp_path / "out" / "summary.json").exists()  # per-model summaries are in compare.json
+
+
+# ---- end to end on the tiny model ----------------------------------------------------------------
+
+
+def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    common = ["--model", str(tiny_model), "--dataset", str(build_dir), "--quiet", "--bootstrap", "50",
+              "--batch-size", "8", "--limit", "30", "--max-new-tokens", "4"]  # fmt: skip
+    first = tmp_path / "jbbq"
+    result = CliRunner().invoke(app, ["eval", *common, "--protocol", "jbbq", "--out", str(first)])
+    assert result.exit_code == 0, result.output
+    results = json.loads((first / "results.json").read_text(encoding="utf-8"))
+    assert results["schema_version"] == 2
+    assert results["protocol"]["name"] == "jbbq" and results["protocol"]["headline"][0] == "ooc_ratio"
+    assert results["scoring"]["method"] == "generate" and results["prompt"]["shots"] == 3
+    assert results["scoring"]["max_new_tokens"] == 4  # an option the paper does not fix stays the user's
+    report = (first / "report.md").read_text(encoding="utf-8")
+    assert report.index("| Model | OoC | Acc. Avg |") < report.index("## Overall")
+    # the summary printed on the terminal leads with the paper's columns
+    assert result.output.index("ooc_ratio") < result.output.index("acc_avg")
+    copy = tmp_path / "copy"
+    shutil.copytree(first, copy)
+    compared = CliRunner().invoke(app, ["compare", str(first), str(copy), "-o", str(tmp_path / "cmp")])
+    assert compared.exit_code == 0, compared.output
+    written = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    (mc,) = written["tests"]["mcnemar"]
+    assert mc["rows"] == results["metrics"]["overall"]["n"], (
+        mc,
+        results["dataset"],
+        results["metrics"]["overall"]["n"],
+    )
+    assert mc["p_value"] == 1.0  # a run against itself: no discordant row
+    plain = tmp_path / "plain"
+    result = CliRunner().invoke(app, ["eval", *common, "--out", str(plain)])
+    assert result.exit_code == 0, result.output
+    refused = CliRunner().invoke(app, ["compare", str(first), str(plain), "-o", str(tmp_path / "no")])
+    assert refused.exit_code == 2 and "EV213" in refused.output
