@@ -12,9 +12,16 @@ os.environ["HF_UPDATE_DOWNLOAD_COUNTS"] = "0"
 os.environ["TRANSFORMERS_OFFLINE"] = "1"
 os.environ["DO_NOT_TRACK"] = "1"
 os.environ.pop("HF_TOKEN", None)
+# A datasets cache of the test session's own: a cache shared with other runs (or other checkouts) can
+# hand back rows of an earlier build of a folder with the same path.
+import atexit  # noqa: E402
+import shutil  # noqa: E402
+import tempfile  # noqa: E402
+
+os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="jbcompile-tests-datasets-")
+atexit.register(shutil.rmtree, os.environ["HF_DATASETS_CACHE"], True)
 os.environ.pop("DEEPL_AUTH_KEY", None)
 
-import shutil  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
