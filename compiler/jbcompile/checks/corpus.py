@@ -44,6 +44,7 @@ _NOT_SHOWN = {
     "upstream",
     "persons",
     "stereotyped_groups",
+    "review",
 }
 
 # Characters that end a clause: a filler's neighbourhood never reaches across them.
