@@ -15,13 +15,15 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
+from .formats import RAW_REPLY, adapt, duplicate_ids
+from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
 from .prompting import load_prompt_template, prompt_hash
 
@@ -58,12 +60,90 @@ class Progress:
     stop: Callable[[], None] = lambda: None
 
 
-def default_out_dir(model: str, config: str, setting: str, task: str = "qa") -> Path:
+def default_out_dir(model: str, config: str, setting: str, task: str = "qa", chat: bool = False) -> Path:
+    """``runs/<model>-<config>-<setting>[-<task>][-chat]``: runs that differ in these never share a folder."""
     path = Path(model)
     name = path.name if path.exists() else model.replace("/", "__")
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
-    suffix = "" if task == "qa" else f"-{task}"
+    suffix = ("" if task == "qa" else f"-{task}") + ("-chat" if chat else "")
     return Path("runs") / f"{name}-{config}-{setting}{suffix}"
+
+
+# ---- option checks (every eval / score option, before anything is loaded) ------------------------
+
+MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
+
+
+def _at_least(name: str, value: int | None, low: int) -> list[Diagnostic]:
+    if value is None or value >= low:
+        return []
+    return [Diagnostic("EV103", f"{name} must be {low} or more, got {value}")]
+
+
+def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
+    problems = _at_least("--bootstrap", bootstrap, 0) + _at_least("--seed", seed, 0)
+    if bootstrap > MAX_BOOTSTRAP:
+        problems.append(
+            Diagnostic("EV103", f"--bootstrap must be at most {MAX_BOOTSTRAP:,}, got {bootstrap:,}")
+        )
+    return problems
+
+
+def looks_like_path(name: str) -> bool:
+    """A model or dataset named as a path (``./m``, ``/abs/m``, ``~/m``, ``a/b/c``), not a Hub id
+    (``name`` or ``org/name``)."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name or Path(name).exists()
+
+
+def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every option of ``eval`` that can be checked before loading the data or the model."""
+    problems = check_common_options(request.bootstrap, request.options.seed)
+    problems += _at_least("--limit", request.limit, 1)
+    problems += _at_least("--batch-size", request.batch_size, 1)
+    problems += _at_least("--max-new-tokens", request.max_new_tokens, 1)
+    model = Path(request.model).expanduser()
+    if looks_like_path(request.model) and not model.is_dir():
+        problems.append(
+            Diagnostic(
+                "EV108",
+                "model folder not found"
+                if not model.exists()
+                else "--model names a file, not a model folder",
+                path=request.model,
+                hint="give a folder written by save_pretrained, or a Hub id such as org/name",
+            )
+        )
+    for option, target, revision in (
+        ("--revision", request.dataset, request.revision),
+        ("--model-revision", request.model, request.model_revision),
+    ):
+        if revision is not None and Path(target).expanduser().exists():
+            problems.append(
+                Diagnostic(
+                    "EV104",
+                    f"{option} picks a version on the Hub, but {target!r} is a local path",
+                    hint=f"drop {option}, or check out that version into the folder",
+                )
+            )
+    return problems
+
+
+def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequest:
+    """The request with what depends on the dataset filled in: the kind's first setting when none was
+    given, the release's own prompt for release rows that carry it, and the default run folder (which
+    names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
+    options = request.options
+    if not options.setting:
+        options = replace(options, setting=kind.settings[0])
+    if getattr(loaded, "verbatim_prompt", False) and options.prompt_file is None:
+        options = replace(options, prompt_file=VERBATIM_PROMPT)
+    out = request.out or default_out_dir(
+        request.model, request.config, options.setting, options.task, options.chat
+    )
+    return replace(request, options=options, out=out)
+
+
+VERBATIM_PROMPT = Path(__file__).resolve().parent / "prompts" / "release" / "verbatim.j2"
 
 
 def library_versions(names: Sequence[str]) -> dict[str, str | None]:
@@ -154,11 +234,17 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     from .dataset import load_rows
 
     progress = progress or Progress()
+    problems = check_eval_request(request)
+    if problems:
+        raise DiagnosticError(problems)
     dist = _distributed()
-    options = request.options
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
-    problems = kind.check_options(options)
+    resolved = with_defaults(request, kind, loaded)
+    request.out, options = resolved.out, resolved.options  # the CLI reports the folder chosen here
+    request = resolved
+    problems = kind.check_options(options) + loaded.problems_for(options.task)
+    problems += files.check_out_folder(request.out)
     if request.options.scoring not in ("logprob", "generate"):
         problems.append(
             Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
@@ -166,12 +252,12 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
-    prepared = kind.prepare(loaded.rows, options, template)
+    prepared = kind.prepare(loaded.rows_for(options.task), options, template)
     items = prepared.items[: request.limit] if request.limit is not None else prepared.items
     if not items:
         raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
 
-    out = request.out or default_out_dir(request.model, request.config, options.setting, options.task)
+    out = request.out
     run_path, pred_path = out / files.RUN, out / files.PREDICTIONS
     fingerprint = _fingerprint(request, template.source_sha256)
     conflict = False
@@ -192,6 +278,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
                 )
             ]
         )
+    if not request.overwrite:
+        files.read_records(pred_path)  # a log it cannot resume from stops the run before the model loads
 
     backend = TransformersBackend(
         BackendConfig(
@@ -330,6 +418,9 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         "seeds": {"shots": options.seed, "bootstrap": options.seed},
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
+    if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
+        results["dataset"]["format"] = loaded.format
+        results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
     _write_outputs(out, results, kind)
     return results
@@ -361,97 +452,246 @@ class ScoreRequest:
     revision: str | None = None
     prediction_field: str | None = None
     task: str = "qa"
-    kind: str = "bbq"
+    kind: str | None = None  # None: told by the file (or the dataset); bbq when nothing tells
     out: Path | None = None
     bootstrap: int = 1000
     seed: int = 0
 
 
-def read_jsonl_strict(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a predictions file with their line numbers (JSON Lines, a JSON array, or the
+    JUBAKU-v2 script's ``{"score", "entries"}`` object); every unreadable line is a diagnostic."""
+    if not path.exists():
         raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            "EV061",
-                            f"not a JSON line: {error.msg}",
-                            path=str(path),
-                            line=number,
-                            col=error.colno,
-                        )
-                    ]
-                ) from None
-            if not isinstance(value, dict):
-                raise DiagnosticError(
-                    [Diagnostic("EV061", "a line is not a JSON object", path=str(path), line=number)]
+    if not path.is_file():
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV116", "the predictions path is not a file", path=str(path), hint="give a .jsonl file"
                 )
-            rows.append(value)
-    if not rows:
+            ]
+        )
+    try:
+        lines = read_json_records(path)
+    except OSError as error:
+        raise DiagnosticError(
+            [Diagnostic("EV117", f"cannot read the file: {error.strerror or error}", path=str(path))]
+        ) from None
+    if lines.problems:
+        raise DiagnosticError(limited(lines.problems))
+    if not lines.records:
         raise DiagnosticError([Diagnostic("EV062", "the predictions file is empty", path=str(path))])
-    return rows
+    return lines.records
+
+
+def _record_kind(record: Record) -> str | None:
+    """The kind whose prediction records carry every field this one has (our predictions.jsonl)."""
+    from . import jubaku, sobaco
+    from .bbq import kind as bbq
+
+    for name, fields in (
+        ("bbq", bbq.RECORD_FIELDS),
+        ("sobaco", sobaco.RECORD_FIELDS),
+        ("jubaku", jubaku.RECORD_FIELDS),
+    ):
+        if set(fields) <= set(record):
+            return name
+    return None
+
+
+def _row_kind(row: Record) -> str | None:
+    """The kind a foreign row belongs to, from its columns; None when they do not tell."""
+    if {"context_condition", "question_polarity", "ans2"} <= set(row):
+        return "bbq"
+    if {"type", "ans2", "unknown_label"} <= set(row):
+        return "sobaco"
+    if {"ans0", "ans1"} <= set(row) and "ans2" not in row:
+        return "jubaku"
+    return None
+
+
+def _check_our_records(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Our predictions.jsonl: each line names its row and category, and its answers are options."""
+    n_options = len(kind.option_labels)
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+
+        def problem(code: str, message: str, line: int = line) -> None:
+            problems.append(Diagnostic(code, message, path=path, line=line))
+
+        if not isinstance(row.get("example_id"), str | int) or isinstance(row.get("example_id"), bool):
+            problem("EV124", "a prediction without an example_id")
+        if not isinstance(row.get("category"), str) or not row["category"]:
+            problem("EV122", "a prediction without a category", line)
+        for name, allow_null in (("pred", True), ("gold", False)):
+            value = row.get(name)
+            if value is None and allow_null:
+                continue
+            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n_options:
+                problem(
+                    "EV120" if name == "pred" else "EV123",
+                    f"{name} must be an option index 0–{n_options - 1}"
+                    + (" or null (out-of-choice)" if allow_null else "")
+                    + f", found {value!r}",
+                )
+    return problems
+
+
+def _with_located(error: DiagnosticError, path: str) -> DiagnosticError:
+    return DiagnosticError([replace(d, path=d.path or path) for d in error.diagnostics])
+
+
+def _resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
+    """Each row's prediction as an option index (or None), read from an index, a label, an option text
+    or a raw reply (:func:`.parsing.read_prediction`); returns the raw values by example id."""
+    from .parsing import read_prediction
+
+    raw: dict[str, Any] = {}
+    n_options = len(kind.option_labels)
+    for row in rows:
+        if field_name not in row:
+            continue
+        value = row.get(RAW_REPLY, row[field_name])
+        raw[str(row.get("example_id"))] = value
+        options = [row.get(f"ans{i}") for i in range(n_options)]
+        if all(isinstance(option, str) for option in options) and not isinstance(row[field_name], int):
+            row[field_name] = read_prediction(row[field_name], kind.option_labels, options)
+    return raw
 
 
 def run_score(request: ScoreRequest) -> dict[str, Any]:
-    """Metrics of an existing predictions file: ours, or BBQ-format JSONL with a prediction column."""
-    raw = read_jsonl_strict(request.predictions)
-    kind = get_eval_kind(request.kind)
+    """Metrics of an existing predictions file: ours, a release's rows with a prediction column, the
+    JUBAKU-v2 script's output or lm-evaluation-harness samples (see :mod:`.formats`)."""
+    from .kind import KINDS, _load_kinds
+
+    where = str(request.predictions)
+    _load_kinds()
+    problems = check_common_options(request.bootstrap, request.seed)
+    if request.kind is not None and request.kind not in KINDS:
+        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {', '.join(sorted(KINDS))}"))
+    if request.dataset is None and request.revision is not None:
+        problems.append(Diagnostic("EV109", "--revision needs --dataset (it picks the dataset's version)"))
+    if request.dataset is not None and request.revision is not None and Path(request.dataset).exists():
+        problems.append(
+            Diagnostic(
+                "EV104", f"--revision picks a version on the Hub, but {request.dataset!r} is a local path"
+            )
+        )
+    out = request.out or Path("runs") / f"score-{request.predictions.stem}"
+    problems += files.check_out_folder(out)
+    if problems:
+        raise DiagnosticError(problems)
+
+    records_in = read_jsonl_strict(request.predictions)
+    adapted = adapt(records_in, where)
+    if adapted.problems:
+        raise DiagnosticError(limited(adapted.problems))
+    raw, lines = adapted.rows, adapted.lines
     commit = None
+    detected = adapted.kind
     if request.dataset:
         from .dataset import load_rows
 
         loaded = load_rows(request.dataset, request.config, request.revision)
         commit = loaded.commit
+        detected = detected or detect_kind(loaded.columns, request.dataset).name
         by_id = {str(row["example_id"]): row for row in loaded.rows}
-        unknown = [str(r.get("example_id")) for r in raw if str(r.get("example_id")) not in by_id]
+        unknown = [
+            (line, str(r.get("example_id")))
+            for r, line in zip(raw, lines, strict=True)
+            if str(r.get("example_id")) not in by_id
+        ]
         if unknown:
             raise DiagnosticError(
                 [
                     Diagnostic(
                         "EV063",
-                        f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0]!r}",
-                        path=str(request.predictions),
+                        f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0][1]!r}",
+                        path=where,
+                        line=unknown[0][0],
                     )
                 ]
             )
         raw = [{**by_id[str(r["example_id"])], **r} for r in raw]
     ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
-    ambiguous: list[dict[str, Any]] = []
+    detected = detected or (_record_kind(raw[0]) if ours else _row_kind(raw[0]))
+    if request.kind is not None and detected is not None and detected != request.kind:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV107",
+                    f"--kind {request.kind} does not match the file: its rows are {detected} rows",
+                    path=where,
+                    hint=f"use --kind {detected}, or leave --kind out",
+                )
+            ]
+        )
+    kind = get_eval_kind(request.kind or detected or "bbq")
+    problems = duplicate_ids(raw, lines, where)
+    ambiguous: list[dict[str, Any]] = list(adapted.ambiguous)
     if ours:
-        records = list(files.latest_by_id(raw).values())
+        problems = _check_our_records(kind, raw, lines, where) + problems
+        if problems:
+            raise DiagnosticError(limited(problems))
+        records = raw
         source_format = "jbcompile"
         task = str(records[0].get("task", request.task))
     else:
-        if request.prediction_field is None:
+        field_name = request.prediction_field or adapted.prediction_field
+        if field_name is None:
             raise DiagnosticError(
                 [
                     Diagnostic(
                         "EV064",
                         "these are not jbcompile predictions; say which column holds the predicted answer",
-                        path=str(request.predictions),
-                        hint="add --prediction-field NAME (an option index or an option text)",
+                        path=where,
+                        hint="add --prediction-field NAME (an option index, label, option text or reply)",
                     )
                 ]
             )
+        problems += [
+            Diagnostic("EV122", "a row without a category", path=where, line=line)
+            for row, line in zip(raw, lines, strict=True)
+            if not isinstance(row.get("category"), str) or not row.get("category")
+        ]
+        if problems:
+            raise DiagnosticError(limited(problems))
+        raw_values = _resolve_predictions(kind, raw, field_name)
         try:
-            foreign = kind.foreign_records(raw, request.prediction_field, request.task)
+            foreign = kind.foreign_records(raw, field_name, request.task)
         except DiagnosticError as error:
+            # the kinds number rows 1, 2, …; the user's file has its own line numbers
             raise DiagnosticError(
                 [
-                    Diagnostic(d.code, d.message, path=str(request.predictions), line=d.line)
+                    replace(
+                        d, path=where, line=lines[d.line - 1] if d.line and d.line <= len(lines) else d.line
+                    )
                     for d in error.diagnostics
                 ]
             ) from None
-        records, ambiguous = foreign.records, foreign.ambiguous
-        source_format = "bbq"
+        records, ambiguous = foreign.records, ambiguous + foreign.ambiguous
+        for record in records:
+            record["raw_output"] = raw_values.get(str(record.get("example_id")), record.get("raw_output"))
+        for entry in ambiguous:
+            if (
+                isinstance(entry.get("line"), int)
+                and entry.get("line") <= len(lines)
+                and entry not in adapted.ambiguous
+            ):
+                entry["line"] = lines[entry["line"] - 1]
+        ambiguous = _unique(ambiguous)
+        source_format = adapted.format if adapted.format != "other" else "bbq"
         task = request.task
+    if task not in kind.tasks:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV105", f"{kind.name} has no task {task!r}; use {', '.join(kind.tasks)}", path=where
+                )
+            ]
+        )
     results: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "kind": kind.name,
@@ -459,7 +699,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "source": {
             "predictions": str(request.predictions),
             "format": source_format,
-            "prediction_field": request.prediction_field,
+            "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
             "dataset": request.dataset,
             "config": request.config if request.dataset else None,
             "revision": request.revision,
@@ -470,7 +710,22 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "ambiguous_rows": ambiguous,
     }
     results.update(_metrics_block(kind, records, request.bootstrap, request.seed))
-    out = request.out or Path("runs") / f"score-{request.predictions.stem}"
-    out.mkdir(parents=True, exist_ok=True)
-    _write_outputs(out, results, kind)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        _write_outputs(out, results, kind)
+    except OSError as error:
+        raise DiagnosticError(
+            [Diagnostic("EV102", f"cannot write the results: {error.strerror or error}", path=str(out))]
+        ) from None
+    request.out = out  # the CLI reports the folder written
     return results
+
+
+def _unique(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for entry in entries:
+        key = (entry.get("example_id"), entry.get("problem"))
+        if key not in seen:
+            seen.add(key)
+            out.append(entry)
+    return out
