@@ -105,6 +105,7 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
             continue
         adapted.rows.append(converted)
         adapted.lines.append(line)
+    qualify_repeated_ids(adapted.rows)
     if fmt in ("bbq", "lm-eval-bbq"):
         adapted.kind = "bbq"
         adapted.ambiguous = add_bbq_labels(adapted.rows, adapted.lines)
@@ -113,7 +114,6 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
         adapted.kind = "jubaku"
         adapted.verbatim_prompt = True
         adapted.prediction_field = JUBAKU_OUTPUT_PREDICTION if fmt == "jubaku-v2-output" else None
-    qualify_repeated_ids(adapted.rows)
     return adapted
 
 
@@ -233,13 +233,20 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     choices = _continuations(arguments, len(scores))
     if choices is None:
         return None, "arguments do not list one continuation per log-likelihood"
-    to_option = _choice_options(choices, options)
+    unknowns = [i for i in range(3) if str(_tag_of(doc, i)).casefold() == "unknown"]
+    to_option = _choice_options(choices, options, unknowns[0] if len(unknowns) == 1 else None)
     if to_option is None:
         return None, "its choices cannot be matched to ans0-ans2"
     best = max(range(len(scores)), key=lambda k: (scores[k], -k))  # numpy's argmax: the first maximum
     row[RAW_REPLY] = choices[best]
     row[LM_EVAL_PREDICTION] = to_option[best]
     return row, None
+
+
+def _tag_of(doc: Mapping[str, Any], index: int) -> Any:
+    info = doc.get("answer_info")
+    entry = info.get(f"ans{index}") if isinstance(info, Mapping) else None
+    return entry[1] if isinstance(entry, list | tuple) and len(entry) > 1 else None
 
 
 def _continuations(arguments: Any, count: int) -> list[str] | None:
@@ -255,17 +262,18 @@ def _continuations(arguments: Any, count: int) -> list[str] | None:
     return texts
 
 
-def _choice_options(choices: Sequence[str], options: Sequence[str]) -> list[int] | None:
-    """Option index of each choice: its own text, or the one option no choice spells out (the unknown
-    option, which lm-eval replaces by a list of unknown wordings)."""
+def _choice_options(choices: Sequence[str], options: Sequence[str], unknown: int | None) -> list[int] | None:
+    """Option index of each choice: the option with its text, or else the unknown option (lm-eval's
+    ``bbq`` offers a list of unknown wordings in place of the row's own one)."""
     exact = [[i for i, option in enumerate(options) if option.strip() == choice] for choice in choices]
     if any(len(hits) > 1 for hits in exact):
         return None
-    named = {hits[0] for hits in exact if hits}
-    rest = [i for i in range(len(options)) if i not in named]
-    if any(not hits for hits in exact) and len(rest) != 1:
+    if unknown is None:  # no tag says which option is unknown: the one no choice spells out
+        rest = [i for i in range(len(options)) if not any(hits == [i] for hits in exact)]
+        unknown = rest[0] if len(rest) == 1 else None
+    if unknown is None and any(not hits for hits in exact):
         return None
-    return [hits[0] if hits else rest[0] for hits in exact]
+    return [hits[0] if hits else unknown for hits in exact]  # type: ignore[misc]
 
 
 def duplicate_ids(rows: Sequence[Mapping[str, Any]], lines: Sequence[int], path: str) -> list[Diagnostic]:
