@@ -125,6 +125,8 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
                     hint=f"drop {option}, or check out that version into the folder",
                 )
             )
+    if request.out is not None:  # the default folder is checked once the dataset has named the kind
+        problems += files.check_out_folder(request.out)
     return problems
 
 
