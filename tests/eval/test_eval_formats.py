@@ -336,3 +336,22 @@ def test_lm_eval_generations_are_read_as_replies(tmp_path: Path) -> None:
     assert code == 0, output
     overall = results_of(out)["metrics"]["overall"]
     assert overall["acc"] == 1.0 and overall["n"] == 16 and overall["n_valid"] == 15
+
+
+def test_a_release_published_as_plain_data_files(tmp_path: Path) -> None:
+    """A Hub dataset repository (here a local copy) holding the release's files, no configs of ours:
+    its one unnamed config and its one split are evaluated, with the labels derived the same way."""
+    repo = tmp_path / "repo"
+    (repo / "data").mkdir(parents=True)
+    write_jsonl(repo / "data" / "train.jsonl", jubaku_release(1))
+    (repo / "README.md").write_text("# a release\n", encoding="utf-8")
+    loaded = load_rows(str(repo), "lite")
+    assert loaded.format == "jubaku-v2" and len(loaded.rows) == 8 and loaded.verbatim_prompt
+    assert {row["label"] for row in loaded.rows} == {0, 1}
+    bbq = tmp_path / "bbq"
+    (bbq / "data").mkdir(parents=True)
+    write_jsonl(bbq / "data" / "Age.jsonl", [r for r in bbq_release() if r["category"] == "Age"])
+    write_jsonl(bbq / "data" / "SES.jsonl", [r for r in bbq_release() if r["category"] == "SES"])
+    loaded = load_rows(str(bbq), "lite")
+    assert loaded.format == "bbq" and len(loaded.rows) == 16
+    assert len({row["example_id"] for row in loaded.rows}) == 16  # ids restart per file: qualified

@@ -134,9 +134,7 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
             ]
         )
     try:
-        split = datasets.load_dataset(
-            dataset, config, split="test", revision=None if local.exists() else revision
-        )
+        split = _load_split(datasets, dataset, config, None if local.exists() else revision)
     except ValueError as error:  # unknown config, bad split
         raise DiagnosticError(
             [
@@ -169,6 +167,23 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
         manifest=manifest,
         commit=commit,
     )
+
+
+def _load_split(datasets: Any, dataset: str, config: str, revision: str | None) -> Any:
+    """The ``test`` split of ``config``. A release published as plain data files (one unnamed config,
+    often one ``train`` split, e.g. a folder holding BBQ's data/) is taken whole: its only config, and
+    its ``test`` split or else its only split."""
+    try:
+        return datasets.load_dataset(dataset, config, split="test", revision=revision)
+    except ValueError as error:
+        message = str(error)
+        unnamed = "BuilderConfig" in message and "Available: ['default']" in message
+        if not (unnamed or message.startswith("Unknown split")):
+            raise
+    whole = datasets.load_dataset(dataset, None if unnamed else config, revision=revision)
+    if "test" in whole or len(whole) == 1:
+        return whole["test"] if "test" in whole else next(iter(whole.values()))
+    raise ValueError(f"no test split, and more than one other: {', '.join(whole)}")
 
 
 def _hub_release(repo_id: str, revision: str | None) -> tuple[str | None, dict[str, Any] | None]:

@@ -168,7 +168,8 @@ def read_json_records(path: Path) -> Lines:
     (the JUBAKU-v2 evaluation script writes one object ``{"score": …, "entries": [...]}``)."""
     data = path.read_bytes()
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
-    first_line = data.split(b"\n", 1)[0].strip()
+    first_line = next((line.strip() for line in data.split(b"\n") if line.strip()), b"")
+    first_line = first_line.removeprefix(b"\xef\xbb\xbf")
     if head == b"[" or (head == b"{" and not _complete_object(first_line)):
         return _read_document(path, data)
     return read_json_lines(path)
