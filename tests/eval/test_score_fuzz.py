@@ -113,3 +113,68 @@ def test_score_reader_never_crashes_nor_lies(
             return
     assert should_succeed, "exit 0 on a file that is not a valid predictions file"
     assert results["metrics"] == BBQ.metrics(expected)
+
+
+any_json = st.recursive(
+    json_values,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+)
+VALID_FIELD = {
+    "label": lambda v: type(v) is int and 0 <= v < 3,
+    "question_polarity": lambda v: v in ("neg", "nonneg"),
+    "context_condition": lambda v: v in ("ambig", "disambig"),
+    "ans0": lambda v: isinstance(v, str),
+    "answer_info": lambda v: isinstance(v, dict),
+    "additional_metadata": lambda v: (
+        isinstance(v, dict)
+        and isinstance(v.get("stereotyped_groups"), list)
+        and all(isinstance(g, str) for g in v["stereotyped_groups"])
+    ),
+    "category": lambda v: isinstance(v, str) and v != "",
+    "prediction": lambda v: True,  # any value: an option, or out-of-choice
+}
+
+
+@pytest.fixture(scope="module")
+def bbq_rows(lite_rows: list[dict]) -> list[dict]:
+    """Rows as BBQ's JSONL has them (none of our label columns), with a prediction column."""
+    ours = (
+        "target_label",
+        "unknown_label",
+        "biased_label",
+        "context_bias",
+        "template_id",
+        "fillers",
+        "rationale",
+    )
+    return [
+        dict({k: v for k, v in row.items() if k not in ours}, prediction=i % 3)
+        for i, row in enumerate(lite_rows[:12])
+    ]
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    changes=st.lists(
+        st.tuples(st.integers(0, 11), st.sampled_from(sorted(VALID_FIELD)), any_json), max_size=4
+    )
+)
+def test_foreign_rows_never_crash_nor_pass_bad_values(bbq_rows: list[dict], changes: list) -> None:
+    rows = [dict(row) for row in bbq_rows]
+    for index, name, value in changes:
+        rows[index][name] = value
+    should_succeed = all(VALID_FIELD[name](rows[index][name]) for index, name, _ in changes)
+    with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
+        patch.setattr(runner, "_write_outputs", lambda out, results, kind: None)
+        path = Path(folder) / "bbq.jsonl"
+        path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
+        try:
+            results = run_score(
+                ScoreRequest(path, prediction_field="prediction", out=Path(folder) / "o", bootstrap=0)
+            )
+        except DiagnosticError as error:
+            assert not should_succeed, [str(d) for d in error.diagnostics]
+            assert all(d.path == str(path) and d.line is not None for d in error.diagnostics)
+            return
+    assert should_succeed, "exit 0 on rows with values the metrics cannot use"
+    assert results["metrics"]["overall"]["n"] == len(rows)

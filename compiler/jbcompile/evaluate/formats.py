@@ -100,6 +100,8 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
             converted, problem = jubaku_release_row(row)
         else:
             converted, problem = dict(row), None
+        if problem is None and converted is not None and fmt in ("bbq", "lm-eval-bbq"):
+            problem = bbq_row_problem(converted)
         if problem is not None or converted is None:
             adapted.problems.append(Diagnostic("EV130", f"{fmt} row: {problem}", path=path, line=line))
             continue
@@ -118,6 +120,32 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
 
 
 # ---- BBQ ------------------------------------------------------------------------------------------
+
+
+def option_index(value: Any, n_options: int) -> bool:
+    return type(value) is int and 0 <= value < n_options
+
+
+def bbq_row_problem(row: Mapping[str, Any]) -> str | None:
+    """Why a BBQ-format row cannot be scored as it is (its fields' types and values), or None."""
+    for name in ("context", "question", "ans0", "ans1", "ans2"):
+        if not isinstance(row.get(name), str):
+            return f"{name} must be text, found {row.get(name)!r}"
+    if not option_index(row.get("label"), 3):
+        return f"label must be an option index 0–2, found {row.get('label')!r}"
+    for name, allowed in (
+        ("question_polarity", ("neg", "nonneg")),
+        ("context_condition", ("ambig", "disambig")),
+    ):
+        if row.get(name) not in allowed:
+            return f"{name} must be {' or '.join(allowed)}, found {row.get(name)!r}"
+    if not isinstance(row.get("answer_info"), Mapping):
+        return "answer_info must be an object {ans0: [name, tag], …}"
+    metadata = row.get("additional_metadata")
+    groups = metadata.get("stereotyped_groups") if isinstance(metadata, Mapping) else None
+    if not isinstance(groups, list) or not all(isinstance(group, str) for group in groups):
+        return "additional_metadata.stereotyped_groups must be a list of group names"
+    return None
 
 
 def add_bbq_labels(rows: list[dict[str, Any]], lines: Sequence[int]) -> list[dict[str, Any]]:

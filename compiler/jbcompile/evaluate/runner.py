@@ -14,7 +14,8 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,7 @@ from typing import Any
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
-from .formats import RAW_REPLY, adapt, duplicate_ids
+from .formats import RAW_REPLY, adapt, bbq_row_problem, duplicate_ids, option_index
 from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
 from .prompting import load_prompt_template, prompt_hash
@@ -143,6 +144,25 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
         request.model, request.config, options.setting, options.task, options.chat
     )
     return replace(request, options=options, out=out)
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """A failed write of the run folder (read-only place, full disk, file size limit) as a diagnostic."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename or out
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV102",
+                    f"cannot write the run folder: {error.strerror or error}",
+                    path=str(where),
+                    hint="choose an --out you can write to, with free space",
+                )
+            ]
+        ) from None
 
 
 VERBATIM_PROMPT = Path(__file__).resolve().parent / "prompts" / "release" / "verbatim.j2"
@@ -298,7 +318,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     hashes = [prompt_hash(text) for text in texts]
 
     if dist.main:
-        out.mkdir(parents=True, exist_ok=True)
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
         if request.overwrite:
             for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
                 (out / name).unlink(missing_ok=True)
@@ -424,7 +445,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         results["dataset"]["format"] = loaded.format
         results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
-    _write_outputs(out, results, kind)
+    with writing(out):
+        _write_outputs(out, results, kind)
     return results
 
 
@@ -541,8 +563,35 @@ def _check_our_records(
     return problems
 
 
-def _with_located(error: DiagnosticError, path: str) -> DiagnosticError:
-    return DiagnosticError([replace(d, path=d.path or path) for d in error.diagnostics])
+def _check_foreign_rows(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Another harness's rows: each has a category, and its labels are what the kind can count with."""
+    n_options = len(kind.option_labels)
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        if not isinstance(row.get("category"), str) or not row.get("category"):
+            problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
+            continue
+        if kind.name == "bbq" and not all(
+            row.get(name) is not None for name in ("biased_label", "unknown_label")
+        ):
+            problem = bbq_row_problem(row)
+            if problem:
+                problems.append(Diagnostic("EV125", problem, path=path, line=line))
+            continue
+        for name in ("label", "biased_label", "unknown_label", "target_label"):
+            value = row.get(name)
+            if value is not None and not option_index(value, n_options):
+                problems.append(
+                    Diagnostic(
+                        "EV125",
+                        f"{name} must be an option index 0–{n_options - 1}, found {value!r}",
+                        path=path,
+                        line=line,
+                    )
+                )
+    return problems
 
 
 def _resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
@@ -653,11 +702,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
                     )
                 ]
             )
-        problems += [
-            Diagnostic("EV122", "a row without a category", path=where, line=line)
-            for row, line in zip(raw, lines, strict=True)
-            if not isinstance(row.get("category"), str) or not row.get("category")
-        ]
+        problems += _check_foreign_rows(kind, raw, lines, where)
         if problems:
             raise DiagnosticError(limited(problems))
         raw_values = _resolve_predictions(kind, raw, field_name)
@@ -712,13 +757,9 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "ambiguous_rows": ambiguous,
     }
     results.update(_metrics_block(kind, records, request.bootstrap, request.seed))
-    try:
+    with writing(out):
         out.mkdir(parents=True, exist_ok=True)
         _write_outputs(out, results, kind)
-    except OSError as error:
-        raise DiagnosticError(
-            [Diagnostic("EV102", f"cannot write the results: {error.strerror or error}", path=str(out))]
-        ) from None
     request.out = out  # the CLI reports the folder written
     return results
 

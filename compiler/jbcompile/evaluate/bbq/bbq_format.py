@@ -54,8 +54,9 @@ def derive_labels(row: Mapping[str, Any]) -> DerivedLabels:
     if len(unknowns) != 1:
         return DerivedLabels(None, None, None, None, f"{len(unknowns)} options are tagged unknown")
     (unknown,) = unknowns
-    metadata = row.get("additional_metadata") or {}
-    groups = [str(g) for g in (metadata.get("stereotyped_groups") or [])]
+    metadata = row.get("additional_metadata")
+    found = metadata.get("stereotyped_groups") if isinstance(metadata, Mapping) else None
+    groups = [str(g) for g in found] if isinstance(found, list) else []
     people = [i for i in range(3) if i != unknown]
     targets = [i for i in people if any(tag_names_group(_tag(row, i), g) for g in groups)]
     if not targets:  # BBQ's Nationality rows tag a region but list nationalities as the groups
