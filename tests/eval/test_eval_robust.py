@@ -336,3 +336,9 @@ def test_japanese_category_names_render_with_a_japanese_font(tmp_path: Path) -> 
     )
     charmap = font.get_charmap()
     assert all(ord(char) in charmap for char in "".join(names) + chart.title + chart.ylabel)
+
+
+def test_a_folder_that_cannot_be_written_is_a_diagnostic(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    code, output = score(predictions, Path("/proc/jbcompile-cannot-be-made/out"))  # even root cannot
+    assert code == 2 and "EV102" in output

@@ -320,11 +320,11 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     if dist.main:
         with writing(out):
             out.mkdir(parents=True, exist_ok=True)
-        if request.overwrite:
-            for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
-                (out / name).unlink(missing_ok=True)
-        files.write_atomic(run_path, files.dump_json(fingerprint))
-        files.repair(pred_path)
+            if request.overwrite:
+                for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
+                    (out / name).unlink(missing_ok=True)
+            files.write_atomic(run_path, files.dump_json(fingerprint))
+            files.repair(pred_path)
     dist.barrier()
     existing = files.latest_by_id(files.read_records(pred_path))
     done = {
