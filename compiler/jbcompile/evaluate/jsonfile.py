@@ -193,6 +193,11 @@ def _read_document(path: Path, data: bytes) -> Lines:
         return result
     value, problem = parse_value(text, path, 1)
     if problem is not None:
+        last = max(1, len(text.rstrip().splitlines()))  # an unexpected end is on the last line with text
+        if problem.line is not None and problem.line > last:
+            problem = Diagnostic(
+                problem.code, problem.message + " (the file ends here)", path=str(path), line=last
+            )
         result.problems.append(problem)
         return result
     if isinstance(value, list):

@@ -534,6 +534,10 @@ def _row_kind(row: Record) -> str | None:
     return None
 
 
+def _has_category(row: Record) -> bool:
+    return isinstance(row.get("category"), str) and row["category"] != ""
+
+
 def _check_our_records(
     kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
 ) -> list[Diagnostic]:
@@ -541,25 +545,24 @@ def _check_our_records(
     n_options = len(kind.option_labels)
     problems = []
     for row, line in zip(rows, lines, strict=True):
-
-        def problem(code: str, message: str, line: int = line) -> None:
-            problems.append(Diagnostic(code, message, path=path, line=line))
-
-        if not isinstance(row.get("example_id"), str | int) or isinstance(row.get("example_id"), bool):
-            problem("EV124", "a prediction without an example_id")
-        if not isinstance(row.get("category"), str) or not row["category"]:
-            problem("EV122", "a prediction without a category", line)
-        for name, allow_null in (("pred", True), ("gold", False)):
-            value = row.get(name)
-            if value is None and allow_null:
-                continue
-            if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < n_options:
-                problem(
-                    "EV120" if name == "pred" else "EV123",
-                    f"{name} must be an option index 0–{n_options - 1}"
-                    + (" or null (out-of-choice)" if allow_null else "")
-                    + f", found {value!r}",
+        found: list[tuple[str, str]] = []
+        example_id = row.get("example_id")
+        if isinstance(example_id, bool) or not isinstance(example_id, str | int):
+            found.append(("EV124", "a prediction without an example_id"))
+        if not _has_category(row):
+            found.append(("EV122", "a prediction without a category"))
+        if row.get("pred") is not None and not option_index(row.get("pred"), n_options):
+            found.append(
+                (
+                    "EV120",
+                    f"pred must be an option index 0–{n_options - 1} or null, found {row.get('pred')!r}",
                 )
+            )
+        if not option_index(row.get("gold"), n_options):
+            found.append(
+                ("EV123", f"gold must be an option index 0–{n_options - 1}, found {row.get('gold')!r}")
+            )
+        problems += [Diagnostic(code, message, path=path, line=line) for code, message in found]
     return problems
 
 
@@ -570,7 +573,7 @@ def _check_foreign_rows(
     n_options = len(kind.option_labels)
     problems = []
     for row, line in zip(rows, lines, strict=True):
-        if not isinstance(row.get("category"), str) or not row.get("category"):
+        if not _has_category(row):
             problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
             continue
         if kind.name == "bbq" and not all(
@@ -580,17 +583,12 @@ def _check_foreign_rows(
             if problem:
                 problems.append(Diagnostic("EV125", problem, path=path, line=line))
             continue
-        for name in ("label", "biased_label", "unknown_label", "target_label"):
-            value = row.get(name)
-            if value is not None and not option_index(value, n_options):
-                problems.append(
-                    Diagnostic(
-                        "EV125",
-                        f"{name} must be an option index 0–{n_options - 1}, found {value!r}",
-                        path=path,
-                        line=line,
-                    )
-                )
+        bad = [
+            f"{name} must be an option index 0–{n_options - 1}, found {row[name]!r}"
+            for name in ("label", "biased_label", "unknown_label", "target_label")
+            if row.get(name) is not None and not option_index(row[name], n_options)
+        ]
+        problems += [Diagnostic("EV125", message, path=path, line=line) for message in bad]
     return problems
 
 
