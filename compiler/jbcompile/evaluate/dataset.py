@@ -16,7 +16,7 @@ class LoadedRows:
     rows: list[dict[str, Any]]
     columns: list[str]
     path: str
-    config: str
+    config: str | None
     revision: str | None
     manifest: dict[str, Any] | None  # version and sources hash from the build's manifest.json
     commit: str | None = None  # the Hub commit the revision resolved to: a branch may move, a commit not
@@ -93,7 +93,7 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
     if problems:
         raise DiagnosticError(limited(problems))
     columns = sorted({name for row in adapted.rows for name in row})
-    loaded = LoadedRows(adapted.rows, columns, str(path), config, None, None)
+    loaded = LoadedRows(adapted.rows, columns, str(path), None, None, None)  # a file has no configs
     loaded.format, loaded.ambiguous, loaded.verbatim_prompt = (
         adapted.format,
         adapted.ambiguous,

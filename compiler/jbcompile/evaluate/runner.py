@@ -140,9 +140,8 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
         options = replace(options, setting=kind.settings[0])
     if getattr(loaded, "verbatim_prompt", False) and options.prompt_file is None:
         options = replace(options, prompt_file=VERBATIM_PROMPT)
-    out = request.out or default_out_dir(
-        request.model, request.config, options.setting, options.task, options.chat
-    )
+    config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
+    out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
     return replace(request, options=options, out=out)
 
 
@@ -442,7 +441,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
-        results["dataset"]["format"] = loaded.format
+        results["dataset"].update(format=loaded.format, config=loaded.config)
         results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
     with writing(out):
