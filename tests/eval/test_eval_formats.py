@@ -354,4 +354,5 @@ def test_a_release_published_as_plain_data_files(tmp_path: Path) -> None:
     write_jsonl(bbq / "data" / "SES.jsonl", [r for r in bbq_release() if r["category"] == "SES"])
     loaded = load_rows(str(bbq), "lite")
     assert loaded.format == "bbq" and len(loaded.rows) == 16
+    assert load_rows(str(bbq / "data"), "lite").rows == loaded.rows  # the release's data folder itself
     assert len({row["example_id"] for row in loaded.rows}) == 16  # ids restart per file: qualified

@@ -81,6 +81,10 @@ def test_eval_never_writes_into_a_users_folder(build_dir: Path, tmp_path: Path) 
     (site / "report.md").write_text("mine\n", encoding="utf-8")
     code, output = run_cli("eval", "--model", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(site))
     assert code == 2 and "EV101" in output
+    code, output = run_cli(
+        "eval", "--model", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(site), "--overwrite"
+    )
+    assert code == 2 and "EV101" in output  # --overwrite discards an earlier run, never a user's files
     assert [p.name for p in site.iterdir()] == ["report.md"]
 
 

@@ -122,12 +122,13 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
     import datasets
 
     local = Path(dataset)
-    if local.exists() and not (local / "README.md").is_file() and not any(local.glob("data/*")):
+    data_files = any(local.glob("data/*")) or any(release_path(file) for file in local.glob("*.*"))
+    if local.exists() and not (local / "README.md").is_file() and not data_files:
         raise DiagnosticError(
             [
                 Diagnostic(
                     "EV003",
-                    "this folder is not a dataset folder (no README.md with configs, no data/)",
+                    "this folder is not a dataset (no README.md with configs, no data/, no data files)",
                     path=dataset,
                     hint="run `jbcompile build` and pass its --out folder",
                 )
