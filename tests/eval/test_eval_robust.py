@@ -346,3 +346,33 @@ def test_a_folder_that_cannot_be_written_is_a_diagnostic(lite_rows: list[dict], 
     predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
     code, output = score(predictions, Path("/proc/jbcompile-cannot-be-made/out"))  # even root cannot
     assert code == 2 and "EV102" in output
+
+
+def test_a_file_mixing_kinds_or_tasks_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    records = our_predictions(lite_rows)
+    records[4]["task"] = "detect"
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV127" in output and "p.jsonl:5" in output
+    records = our_predictions(lite_rows)
+    del records[6]["context_condition"]  # no longer a bbq record
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV126" in output and "p.jsonl:7" in output
+
+
+def test_detection_with_no_derivable_row_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    plain = []
+    for row in lite_rows[:3]:
+        drop = (
+            "target_label",
+            "unknown_label",
+            "biased_label",
+            "context_bias",
+            "template_id",
+            "fillers",
+            "rationale",
+        )
+        metadata = dict(row["additional_metadata"], stereotyped_groups=["nobody"])
+        plain.append(dict({k: v for k, v in row.items() if k not in drop}, additional_metadata=metadata, p=0))
+    path = write_lines(tmp_path / "f.jsonl", plain)
+    code, output = score(path, tmp_path / "out", "--prediction-field", "p", "--task", "detect")
+    assert code == 2 and "EV128" in output

@@ -16,8 +16,8 @@ from jbcompile.evaluate import runner
 from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.runner import ScoreRequest, run_score
 
-LINE_CODES = {"EV061", "EV111", "EV112", "EV120", "EV121", "EV122", "EV123", "EV124"}
-FILE_CODES = {"EV062", "EV064", "EV105", "EV114"}  # about the file as a whole: path, no line
+LINE_CODES = {"EV061", "EV111", "EV112", "EV120", "EV121", "EV122", "EV123", "EV124", "EV126", "EV127"}
+FILE_CODES = {"EV062", "EV064", "EV105", "EV114", "EV128"}  # about the file as a whole: path, no line
 
 json_values = st.one_of(
     st.none(),

@@ -507,19 +507,17 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return lines.records
 
 
-def _record_kind(record: Record) -> str | None:
-    """The kind whose prediction records carry every field this one has (our predictions.jsonl)."""
+def _record_fields() -> dict[str, tuple[str, ...]]:
+    """The fields each kind's prediction records carry (our predictions.jsonl)."""
     from . import jubaku, sobaco
     from .bbq import kind as bbq
 
-    for name, fields in (
-        ("bbq", bbq.RECORD_FIELDS),
-        ("sobaco", sobaco.RECORD_FIELDS),
-        ("jubaku", jubaku.RECORD_FIELDS),
-    ):
-        if set(fields) <= set(record):
-            return name
-    return None
+    return {"bbq": bbq.RECORD_FIELDS, "sobaco": sobaco.RECORD_FIELDS, "jubaku": jubaku.RECORD_FIELDS}
+
+
+def _record_kind(record: Record) -> str | None:
+    """The kind whose prediction records carry every field this one has."""
+    return next((name for name, fields in _record_fields().items() if set(fields) <= set(record)), None)
 
 
 def _row_kind(row: Record) -> str | None:
@@ -560,6 +558,17 @@ def _check_our_records(
         if not option_index(row.get("gold"), n_options):
             found.append(
                 ("EV123", f"gold must be an option index 0–{n_options - 1}, found {row.get('gold')!r}")
+            )
+        lacking = [
+            name
+            for name in _record_fields().get(kind.name, ())
+            if name not in row and name not in ("example_id", "category")  # EV124, EV122
+        ]
+        if lacking:
+            found.append(("EV126", f"not a {kind.name} prediction: it lacks {', '.join(lacking)}"))
+        if row.get("task") != rows[0].get("task"):
+            found.append(
+                ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
             )
         problems += [Diagnostic(code, message, path=path, line=line) for code, message in found]
     return problems
@@ -728,6 +737,14 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         ambiguous = _unique(ambiguous)
         source_format = adapted.format if adapted.format != "other" else "bbq"
         task = request.task
+    if not records:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV128", f"no row can be scored for --task {task}", path=where, hint="see ambiguous_rows"
+                )
+            ]
+        )
     if task not in kind.tasks:
         raise DiagnosticError(
             [
