@@ -13,6 +13,8 @@ from jbcompile.cli import app
 from jbcompile.evaluate.bbq import BBQ
 from typer.testing import CliRunner
 
+from tests.eval.test_eval_score import bbq_format
+
 HUB_LIKE_MODEL = "nobody/no-model"  # a Hub id: nothing is downloaded, the checks stop the run first
 
 
@@ -360,19 +362,9 @@ def test_a_file_mixing_kinds_or_tasks_is_an_error(lite_rows: list[dict], tmp_pat
 
 
 def test_detection_with_no_derivable_row_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
-    plain = []
-    for row in lite_rows[:3]:
-        drop = (
-            "target_label",
-            "unknown_label",
-            "biased_label",
-            "context_bias",
-            "template_id",
-            "fillers",
-            "rationale",
-        )
-        metadata = dict(row["additional_metadata"], stereotyped_groups=["nobody"])
-        plain.append(dict({k: v for k, v in row.items() if k not in drop}, additional_metadata=metadata, p=0))
+    plain = bbq_format(lite_rows[:3], lambda index, row: 0)
+    for row in plain:
+        row["additional_metadata"] = dict(row["additional_metadata"], stereotyped_groups=["nobody"])
     path = write_lines(tmp_path / "f.jsonl", plain)
-    code, output = score(path, tmp_path / "out", "--prediction-field", "p", "--task", "detect")
+    code, output = score(path, tmp_path / "out", "--prediction-field", "prediction", "--task", "detect")
     assert code == 2 and "EV128" in output

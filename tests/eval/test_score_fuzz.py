@@ -16,6 +16,8 @@ from jbcompile.evaluate import runner
 from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.runner import ScoreRequest, run_score
 
+from tests.eval.test_eval_score import bbq_format
+
 LINE_CODES = {"EV061", "EV111", "EV112", "EV120", "EV121", "EV122", "EV123", "EV124", "EV126", "EV127"}
 FILE_CODES = {"EV062", "EV064", "EV105", "EV114", "EV128"}  # about the file as a whole: path, no line
 
@@ -138,19 +140,7 @@ VALID_FIELD = {
 @pytest.fixture(scope="module")
 def bbq_rows(lite_rows: list[dict]) -> list[dict]:
     """Rows as BBQ's JSONL has them (none of our label columns), with a prediction column."""
-    ours = (
-        "target_label",
-        "unknown_label",
-        "biased_label",
-        "context_bias",
-        "template_id",
-        "fillers",
-        "rationale",
-    )
-    return [
-        dict({k: v for k, v in row.items() if k not in ours}, prediction=i % 3)
-        for i, row in enumerate(lite_rows[:12])
-    ]
+    return bbq_format(lite_rows[:12], lambda index, row: index % 3)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

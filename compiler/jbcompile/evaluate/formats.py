@@ -27,29 +27,14 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from .bbq.bbq_format import derive_labels
+from .bbq.bbq_format import BBQ_ROW_FIELDS, derive_labels
 from .parsing import read_prediction
 
 JUBAKU_RELEASE_FIELDS = frozenset(
     {"example_id", "viewpoint", "instruction", "correct_answer", "original_id", "is_swapped"}
 )
 JUBAKU_OUTPUT_PREDICTION = "model_ans"
-BBQ_RELEASE_FIELDS = frozenset(
-    {
-        "example_id",
-        "category",
-        "question_polarity",
-        "context_condition",
-        "context",
-        "question",
-        "ans0",
-        "ans1",
-        "ans2",
-        "label",
-        "answer_info",
-        "additional_metadata",
-    }
-)
+BBQ_RELEASE_FIELDS = BBQ_ROW_FIELDS
 OUR_BBQ_LABELS = ("target_label", "unknown_label", "biased_label")
 LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
 LM_EVAL_PREDICTION = "filtered_resps"

@@ -13,6 +13,24 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+# The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
+BBQ_ROW_FIELDS = frozenset(
+    {
+        "example_id",
+        "category",
+        "question_polarity",
+        "context_condition",
+        "context",
+        "question",
+        "ans0",
+        "ans1",
+        "ans2",
+        "label",
+        "answer_info",
+        "additional_metadata",
+    }
+)
+
 
 @dataclass(frozen=True)
 class DerivedLabels:
