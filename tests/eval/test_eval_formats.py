@@ -148,6 +148,22 @@ def test_generated_text_is_read_like_a_person(tmp_path: Path) -> None:
     assert overall["acc"] == 1.0 and overall["n_invalid"] == 1 and overall["n_valid"] == 15
 
 
+def test_the_script_output_on_one_line_is_read_too(tmp_path: Path) -> None:
+    entries = [dict(row, model_ans=row["correct_answer"], generated_text="x") for row in jubaku_release(1)]
+    path = tmp_path / "compact.json"
+    path.write_text(json.dumps({"score": 1.0, "entries": entries}, ensure_ascii=False), encoding="utf-8")
+    code, output = run_cli("score", str(path), "--out", str(tmp_path / "s"), "--bootstrap", "0")
+    assert code == 0, output
+    assert results_of(tmp_path / "s")["metrics"]["overall"]["acc"] == 1.0
+
+
+def test_an_unknown_setting_is_refused_for_release_rows_too(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "jubaku_ver2.jsonl", jubaku_release(1))
+    code, output = run_cli("eval", "--model", "nobody/no-model", "--dataset", str(data), "--setting", "cot",
+                           "--out", str(tmp_path / "never"))  # fmt: skip
+    assert code == 2 and "EV021" in output
+
+
 def test_likelihood_output_is_scored_by_its_answer(tmp_path: Path) -> None:
     entries = [
         dict(

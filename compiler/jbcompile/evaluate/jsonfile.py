@@ -172,7 +172,14 @@ def read_json_records(path: Path) -> Lines:
     first_line = first_line.removeprefix(b"\xef\xbb\xbf")
     if head == b"[" or (head == b"{" and not _complete_object(first_line)):
         return _read_document(path, data)
-    return read_json_lines(path)
+    lines = read_json_lines(path)
+    if (
+        len(lines.records) == 1
+        and not lines.problems
+        and isinstance(lines.records[0][1].get("entries"), list)
+    ):
+        return _read_document(path, data)  # the script's object written on one line
+    return lines
 
 
 def _complete_object(line: bytes) -> bool:

@@ -138,7 +138,8 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
     options = request.options
     if not options.setting:
         options = replace(options, setting=kind.settings[0])
-    if getattr(loaded, "verbatim_prompt", False) and options.prompt_file is None:
+    verbatim = getattr(loaded, "verbatim_prompt", False) and options.setting in kind.settings
+    if verbatim and options.prompt_file is None:  # (an unknown setting is left for check_options)
         options = replace(options, prompt_file=VERBATIM_PROMPT)
     config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
     out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
