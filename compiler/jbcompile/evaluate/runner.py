@@ -669,6 +669,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
                         f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0][1]!r}",
                         path=where,
                         line=unknown[0][0],
+                        hint=f"the dataset's ids look like {next(iter(by_id), '')!r}",
                     )
                 ]
             )
