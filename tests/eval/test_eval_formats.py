@@ -99,6 +99,7 @@ def test_eval_on_the_jubaku_release_sends_its_own_prompts(tiny_model: Path, tmp_
     assert code == 0, output
     results = results_of(out)
     assert results["kind"] == "jubaku" and results["dataset"]["format"] == "jubaku-v2"
+    assert results["prompt"]["template"] == "release/verbatim.j2" and results["prompt"]["prompt_file"] is None
     assert results["metrics"]["overall"]["n"] == len(rows) and results["metrics"]["overall"]["cases"] == 2
     records = [
         json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()

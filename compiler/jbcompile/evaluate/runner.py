@@ -443,6 +443,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     }
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         results["dataset"].update(format=loaded.format, config=loaded.config)
+        if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
+            results["prompt"].update(template="release/verbatim.j2", prompt_file=None)
         results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed))
     with writing(out):
