@@ -13,6 +13,8 @@ from jbcompile.evaluate.parsing import (
     parse_bracketed_answer,
     parse_option_number,
     parse_prediction_value,
+    read_prediction,
+    read_reply,
 )
 
 OPTIONS = ("七十代の男性", "判断できない", "20代の女性")
@@ -175,3 +177,64 @@ def test_once_the_first_line_has_ended_more_text_changes_no_answer(reply: str, m
 )
 def test_first_line_ended(reply: str, ended: bool) -> None:
     assert first_line_ended(reply) is ended
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("B", 1),
+        ("ｂ", 1),  # full-width, lower case
+        ("回答：Ｂ", 1),
+        ("回答: A", 0),
+        ("答えはBです。", 1),
+        ("The answer is B.", 1),
+        ("the answer is a", 0),
+        ("Answer: B", 1),
+        ("Final answer: A", 0),
+        ("**B**", 1),
+        ("`A`", 0),
+        ("B. 状況を根拠にしているため", 1),
+        ("Bです", 1),
+        ("<think>A だと思うが、もう一度考えると</think>\n回答：Ｂ", 1),
+        ("<think>\nThe answer is A.\n</think>\nB", 1),
+        ("<think>never closed, so the answer is A", None),  # only thinking: no answer given
+        ("答えはAです。…いや、最終回答：B", 1),  # the last statement counts
+        ("答えはAではなくB", None),  # a negated statement is not read as the answer
+        ("A or B", None),
+        ("A good response would be the second one", None),  # the English article is not a label
+        ("どちらとも言えません", None),
+        ("", None),
+        ("<think></think>", None),
+        ("状況に基づいた応答", 1),  # the whole reply is one option's text
+    ],
+)
+def test_read_reply_reads_like_a_person(reply: str, expected: int | None) -> None:
+    assert read_reply(reply, ("A", "B"), ("属性に基づいた応答", "状況に基づいた応答")) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("1", 1),
+        ("回答：２", 2),
+        ("The answer is 0.", 0),
+        ("1. 大学生", 1),
+        ("大学生", 1),
+        ("The 大学生.", None),
+        ("3", None),
+        ("確かなことは言えない。", 2),
+    ],
+)
+def test_read_reply_with_numbered_options(reply: str, expected: int | None) -> None:
+    options = ("七十代の男性", "大学生", "確かなことは言えない")
+    assert read_reply(reply, ("0", "1", "2"), options) == expected
+
+
+def test_read_prediction_takes_indices_labels_texts_and_replies() -> None:
+    options = ("属性に基づいた応答", "状況に基づいた応答")
+    assert read_prediction(1, ("A", "B"), options) == 1
+    assert read_prediction("0", ("A", "B"), options) == 0
+    assert read_prediction("a", ("A", "B"), options) == 0
+    assert read_prediction("unknown", ("A", "B"), options) is None
+    assert read_prediction(5, ("A", "B"), options) is None
+    assert read_prediction(True, ("A", "B"), options) is None

@@ -10,6 +10,31 @@ from ..diagnostics import DiagnosticError
 from .app import EXIT_INPUT, app, err_console, fail, out_console
 
 
+def _kind_help() -> dict[str, str]:
+    """Every kind's configs, tasks and prompt settings, for --help (read from the kinds themselves)."""
+    from ..evaluate.kind import KINDS, _load_kinds
+    from ..evaluate.sobaco import METHODS, WORDINGS
+
+    _load_kinds()
+    configs = {"bbq": "lite (default) or full", "sobaco": "sobaco or sobaco_dummy", "jubaku": "jubaku"}
+    settings = {
+        name: ", ".join(kind.settings)
+        if name != "sobaco"
+        else f"<method>-<wording>, methods {'/'.join(METHODS)}, wordings {'/'.join(map(str, WORDINGS))}"
+        for name, kind in sorted(KINDS.items())
+    }
+    return {
+        "configs": "; ".join(
+            f"{name}: {configs.get(name, KINDS[name].default_config)}" for name in sorted(KINDS)
+        ),
+        "tasks": "; ".join(f"{name}: {', '.join(kind.tasks)}" for name, kind in sorted(KINDS.items())),
+        "settings": "; ".join(f"{name}: {text}" for name, text in settings.items()),
+    }
+
+
+_KIND_HELP = _kind_help()
+
+
 def _progress():
     """A rich progress bar showing rows and rows/s (drawn by the main process only)."""
     from rich.progress import (
@@ -49,7 +74,7 @@ def _progress():
     return Callbacks(start=start, advance=advance, stop=bar.stop)
 
 
-def _summary(results: dict, out: Path) -> None:
+def _summary(results: dict, out: Path, written: tuple[str, ...]) -> None:
     """The run's headline metrics: the ones its kind puts in the report's tables."""
     from ..evaluate.kind import get_eval_kind
 
@@ -66,24 +91,26 @@ def _summary(results: dict, out: Path) -> None:
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
-    out_console.print(f"wrote {out / 'results.json'}, {out / 'predictions.jsonl'}, {out / 'report.md'}")
+    out_console.print("wrote " + ", ".join(str(out / name) for name in written), markup=False)
 
 
 @app.command("eval")
 def eval_command(
     model: str = typer.Option(..., "--model", "-m", help="A Hub model id or a local model folder."),
     dataset: str = typer.Option(..., "--dataset", "-d", help="A build folder or a Hub dataset id."),
-    config: str = typer.Option("lite", "--config", help="Dataset config: lite or full (bbq)."),
+    config: str = typer.Option("lite", "--config", help=f"Dataset config: {_KIND_HELP['configs']}."),
     revision: str = typer.Option(
         None, "--revision", help="Dataset revision (tag, branch or commit) on the Hub."
     ),
     model_revision: str = typer.Option(None, "--model-revision", help="Model revision on the Hub."),
     out: Path = typer.Option(
-        None, "--out", "-o", help="Run folder. Default: runs/<model>-<config>-<setting>/."
+        None, "--out", "-o", help="Run folder. Default: runs/<model>-<config>-<setting>[-detect][-chat]/."
     ),
-    task: str = typer.Option("qa", "--task", help="qa (gold = label) or detect (gold = the biased option)."),
+    task: str = typer.Option("qa", "--task", help=f"Task: {_KIND_HELP['tasks']}."),
     setting: str = typer.Option(
-        None, "--setting", help="Prompt setting: basic, warning or cot (default basic, or the protocol's)."
+        None,
+        "--setting",
+        help=f"Prompt setting (default: the protocol's, else the kind's first): {_KIND_HELP['settings']}.",
     ),
     prompt_file: Path = typer.Option(
         None, "--prompt-file", help="A Jinja2 prompt replacing the bundled one."
@@ -120,7 +147,7 @@ def eval_command(
 ) -> None:
     """Run a transformers model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
     from ..evaluate.protocols import resolve_options
-    from ..evaluate.runner import EvalRequest, Progress, default_out_dir, run_eval
+    from ..evaluate.runner import EvalRequest, Progress, run_eval
 
     try:
         options = resolve_options(
@@ -135,14 +162,13 @@ def eval_command(
         )
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    setting = options.setting
     request = EvalRequest(
         model=model,
         dataset=dataset,
         config=config,
         revision=revision,
         model_revision=model_revision,
-        out=out or default_out_dir(model, config, setting, task),
+        out=out,
         options=options,
         batch_size=batch_size,
         max_new_tokens=max_new_tokens,
@@ -158,7 +184,7 @@ def eval_command(
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
     if results is not None:
-        _summary(results, request.out)
+        _summary(results, request.out, ("results.json", "predictions.jsonl", "report.md", "charts/"))
 
 
 @app.command("score")
@@ -174,9 +200,11 @@ def score_command(
     prediction_field: str = typer.Option(
         None, "--prediction-field", help="Column with the predicted option index or option text (BBQ format)."
     ),
-    task: str = typer.Option("qa", "--task", help="qa or detect (for files that do not say)."),
+    task: str = typer.Option("qa", "--task", help=f"Task, for files that do not say: {_KIND_HELP['tasks']}."),
     kind: str = typer.Option(
-        "bbq", "--kind", help="The benchmark kind of the predictions: bbq, sobaco, jubaku."
+        None,
+        "--kind",
+        help="The benchmark kind of the predictions (bbq, sobaco, jubaku); default: told by the file.",
     ),
     out: Path = typer.Option(None, "--out", "-o", help="Output folder. Default: runs/score-<file name>/."),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
@@ -196,7 +224,7 @@ def score_command(
         prediction_field=prediction_field,
         task=task,
         kind=kind,
-        out=out or Path("runs") / f"score-{predictions.stem}",
+        out=out,
         bootstrap=bootstrap,
         seed=seed,
         protocol=protocol,
@@ -211,7 +239,7 @@ def score_command(
             f"{len(ambiguous)} row(s): the stereotyped option could not be derived; they are listed in "
             "results.json and report.md and left out of the bias scores."
         )
-    _summary(results, request.out)
+    _summary(results, request.out, ("results.json", "report.md", "charts/"))
 
 
 @app.command("compare")

@@ -506,26 +506,29 @@ def draw_comparison(path: Path, result: Mapping[str, Any]) -> None:
     import matplotlib.pyplot as plt
     import numpy as np
 
-    metrics = [
-        c
-        for c in result["columns"]
-        if any(isinstance(r["metrics"].get(c), float) for r in result["runs"]) and not c.startswith("n")
-    ]
-    fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(metrics) + 2), 4.0), dpi=100)
-    x = np.arange(len(metrics))
-    width = 0.8 / max(1, len(result["runs"]))
-    for k, run in enumerate(result["runs"]):
-        heights = [np.nan if run["metrics"].get(m) is None else run["metrics"][m] for m in metrics]
-        ax.bar(x + (k - (len(result["runs"]) - 1) / 2) * width, heights, width, label=run["label"])
-    ax.axhline(0, color="gray", linewidth=0.8)
-    ax.set_xticks(x, metrics, rotation=20, ha="right")
-    ax.set_title(f"{result['kind']}: runs compared")
-    ax.legend(fontsize="small")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temp = path.parent / f".{path.name}.tmp.png"
-    fig.savefig(temp, format="png", metadata={"Software": None})
-    plt.close(fig)
+    from .report import japanese_style
+
+    with japanese_style(plt):
+        metrics = [
+            c
+            for c in result["columns"]
+            if any(isinstance(r["metrics"].get(c), float) for r in result["runs"]) and not c.startswith("n")
+        ]
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(metrics) + 2), 4.0), dpi=100)
+        x = np.arange(len(metrics))
+        width = 0.8 / max(1, len(result["runs"]))
+        for k, run in enumerate(result["runs"]):
+            heights = [np.nan if run["metrics"].get(m) is None else run["metrics"][m] for m in metrics]
+            ax.bar(x + (k - (len(result["runs"]) - 1) / 2) * width, heights, width, label=run["label"])
+        ax.axhline(0, color="gray", linewidth=0.8)
+        ax.set_xticks(x, metrics, rotation=20, ha="right")
+        ax.set_title(f"{result['kind']}: runs compared")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.parent / f".{path.name}.tmp.png"
+        fig.savefig(temp, format="png", metadata={"Software": None})
+        plt.close(fig)
     temp.replace(path)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from .formats import adapt, duplicate_ids, release_path
+from .jsonfile import limited, read_json_records
 
 
 @dataclass
@@ -14,32 +16,126 @@ class LoadedRows:
     rows: list[dict[str, Any]]
     columns: list[str]
     path: str
-    config: str
+    config: str | None
     revision: str | None
     manifest: dict[str, Any] | None  # version and sources hash from the build's manifest.json
     commit: str | None = None  # the Hub commit the revision resolved to: a branch may move, a commit not
+    format: str = "jbcompile"  # or a release's own format (see .formats): labels were derived at load
+    ambiguous: list[dict[str, Any]] = field(default_factory=list)  # rows whose labels are not clear
+    verbatim_prompt: bool = False  # each row's ``instruction`` is the release's whole prompt
+
+    def rows_for(self, task: str) -> list[dict[str, Any]]:
+        """The rows a task can be evaluated on: detection needs the stereotyped option, so release rows
+        where it could not be derived (listed in ``ambiguous``) sit that task out."""
+        if task == "detect" and self.ambiguous:
+            return [row for row in self.rows if row.get("biased_label") is not None]
+        return self.rows
+
+    def problems_for(self, task: str) -> list[Diagnostic]:
+        if not self.rows_for(task):
+            return [
+                Diagnostic(
+                    "EV140",
+                    f"no row of this {self.format} dataset has a stereotyped option to detect",
+                    path=self.path,
+                    hint="see the listed ambiguous rows; use --task qa",
+                )
+            ]
+        return []
 
 
 def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedRows:
-    """``datasets.load_dataset(dataset, config, split="test", revision=...)``; problems as diagnostics."""
+    """``datasets.load_dataset(dataset, config, split="test", revision=...)``; problems as diagnostics.
+
+    A release's own file (BBQ/JBBQ JSONL or parquet, the JUBAKU-v2 JSONL) is read as it is, and rows of
+    a release format (from a file or the Hub) get our label columns derived at load (:mod:`.formats`).
+    """
+    local = Path(dataset).expanduser()
+    if release_path(local):
+        return _with_release_labels(_read_release_file(local, config))
+    if local.exists() and not local.is_dir():
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV141",
+                    "--dataset names a file that is neither .jsonl, .json nor .parquet",
+                    path=dataset,
+                    hint="give a build folder, a release's JSONL or parquet file, or a Hub id",
+                )
+            ]
+        )
+    return _with_release_labels(_load_dataset(dataset, config, revision))
+
+
+def _read_release_file(path: Path, config: str) -> LoadedRows:
+    """Rows of one release file, each with the line it came from (parquet: its row number)."""
+    if path.suffix.lower() == ".parquet":
+        import pyarrow.parquet as pq
+
+        try:
+            rows = pq.read_table(path).to_pylist()
+        except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
+            raise DiagnosticError(
+                [Diagnostic("EV141", f"cannot read the parquet file: {_first_line(error)}", path=str(path))]
+            ) from None
+        records = list(enumerate(rows, start=1))
+    else:
+        lines = read_json_records(path)
+        if lines.problems:
+            raise DiagnosticError(limited(lines.problems))
+        records = lines.records
+    if not records:
+        raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=str(path))])
+    adapted = adapt(records, str(path))
+    if adapted.problems:
+        raise DiagnosticError(limited(adapted.problems))
+    problems = duplicate_ids(adapted.rows, adapted.lines, str(path))
+    if problems:
+        raise DiagnosticError(limited(problems))
+    columns = sorted({name for row in adapted.rows for name in row})
+    loaded = LoadedRows(adapted.rows, columns, str(path), None, None, None)  # a file has no configs
+    loaded.format, loaded.ambiguous, loaded.verbatim_prompt = (
+        adapted.format,
+        adapted.ambiguous,
+        adapted.verbatim_prompt,
+    )
+    return loaded
+
+
+def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
+    """Hub or folder rows in a release's format get the same derivation as a release file."""
+    if loaded.format != "jbcompile" or not loaded.rows:
+        return loaded
+    adapted = adapt(list(enumerate(loaded.rows, start=1)), loaded.path)
+    if adapted.format == "other":
+        return loaded
+    problems = adapted.problems + duplicate_ids(adapted.rows, adapted.lines, loaded.path)
+    if problems:
+        raise DiagnosticError(limited(problems))
+    loaded.rows, loaded.format = adapted.rows, adapted.format
+    loaded.columns = sorted({name for row in adapted.rows for name in row})
+    loaded.ambiguous, loaded.verbatim_prompt = adapted.ambiguous, adapted.verbatim_prompt
+    return loaded
+
+
+def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows:
     import datasets
 
     local = Path(dataset)
-    if local.exists() and not (local / "README.md").is_file() and not any(local.glob("data/*")):
+    data_files = any(local.glob("data/*")) or any(release_path(file) for file in local.glob("*.*"))
+    if local.exists() and not (local / "README.md").is_file() and not data_files:
         raise DiagnosticError(
             [
                 Diagnostic(
                     "EV003",
-                    "this folder is not a dataset folder (no README.md with configs, no data/)",
+                    "this folder is not a dataset (no README.md with configs, no data/, no data files)",
                     path=dataset,
                     hint="run `jbcompile build` and pass its --out folder",
                 )
             ]
         )
     try:
-        split = datasets.load_dataset(
-            dataset, config, split="test", revision=None if local.exists() else revision
-        )
+        split = _load_split(datasets, dataset, config, None if local.exists() else revision)
     except ValueError as error:  # unknown config, bad split
         raise DiagnosticError(
             [
@@ -72,6 +168,23 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
         manifest=manifest,
         commit=commit,
     )
+
+
+def _load_split(datasets: Any, dataset: str, config: str, revision: str | None) -> Any:
+    """The ``test`` split of ``config``. A release published as plain data files (one unnamed config,
+    often one ``train`` split, e.g. a folder holding BBQ's data/) is taken whole: its only config, and
+    its ``test`` split or else its only split."""
+    try:
+        return datasets.load_dataset(dataset, config, split="test", revision=revision)
+    except ValueError as error:
+        message = str(error)
+        unnamed = "BuilderConfig" in message and "Available: ['default']" in message
+        if not (unnamed or message.startswith("Unknown split")):
+            raise
+    whole = datasets.load_dataset(dataset, None if unnamed else config, revision=revision)
+    if "test" in whole or len(whole) == 1:
+        return whole["test"] if "test" in whole else next(iter(whole.values()))
+    raise ValueError(f"no test split, and more than one other: {', '.join(whole)}")
 
 
 def _hub_release(repo_id: str, revision: str | None) -> tuple[str | None, dict[str, Any] | None]:

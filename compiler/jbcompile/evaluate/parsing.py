@@ -92,3 +92,62 @@ def parse_prediction_value(value: object, options: Sequence[str]) -> int | None:
     if digits.isdigit():
         return int(digits) if int(digits) < len(options) else None
     return match_option_text(text, options)
+
+
+# ---- raw replies of other harnesses (``score --prediction-field generated_text``) ----------------------
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_EMPHASIS = re.compile(r"[*_`~]+")
+_STATEMENT = re.compile(
+    r"(?:最終的な(?:答え|回答)|最終回答|答え|回答|解答|正解|選択|final\s+answer|correct\s+answer|answer|i\s+choose"
+    r"|i\s+pick|i\s+select)"
+    r"\s*(?:は|:|=|is|would\s+be|will\s+be)?\s*(?:応答|選択肢|option|choice|response)?\s*"
+    r"[「『\"'(\[【]*\s*([A-Za-z0-9]+)(?![A-Za-z0-9])(?!\s*(?:ではなく|でなく|じゃなく))",
+    re.IGNORECASE,
+)
+# A label that opens a line is an answer when punctuation, a line end or non-Latin text follows it
+# ("B", "B.", "B) ...", "Bです"), not when an English word does ("A good answer ...").
+_OPENING_LABEL = re.compile(r"^[「『\"'(\[【]*([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])")
+
+
+def strip_thinking(text: str) -> str:
+    """The reply without ``<think>…</think>`` blocks (an unclosed block hides everything after it)."""
+    return _THINK.sub("", text)
+
+
+def read_reply(text: str, labels: Sequence[str], options: Sequence[str]) -> int | None:
+    """The option a free-text reply chooses, read as a person would, or None when it does not say.
+
+    Reasoning in ``<think>`` blocks is ignored; width and case are folded (``Ｂ`` is ``B``); markdown
+    emphasis is dropped (``**B**``). In order: the whole reply is one option's text; the last explicit
+    statement (``回答：B``, ``答えはBです``, ``The answer is B.``, ``Final answer: B``) names a label; the
+    first line opens with a label (``B``, ``B. …``). Anything else is out-of-choice, never a guess.
+    """
+    cleaned = _EMPHASIS.sub("", unicodedata.normalize("NFKC", strip_thinking(text))).strip()
+    if not cleaned:
+        return None
+    wanted = {label.casefold(): index for index, label in enumerate(labels)}
+    exact = match_option_text(cleaned, options)
+    if exact is not None:
+        return exact
+    stated = [
+        wanted[m.group(1).casefold()] for m in _STATEMENT.finditer(cleaned) if m.group(1).casefold() in wanted
+    ]
+    if stated:
+        return stated[-1]
+    first = next((line.strip() for line in cleaned.splitlines() if line.strip(_WRAPPERS)), "")
+    opening = _OPENING_LABEL.match(first)
+    if opening and opening.group(1).casefold() in wanted:
+        return wanted[opening.group(1).casefold()]
+    return match_option_text(first, options)
+
+
+def read_prediction(value: object, labels: Sequence[str], options: Sequence[str]) -> int | None:
+    """A prediction column of another harness: an option index, a label, an option text or a raw reply."""
+    if value is None or isinstance(value, bool | int | float):
+        return parse_prediction_value(value, options)
+    text = str(value)
+    digits = unicodedata.normalize("NFKC", text).strip(_WRAPPERS)
+    if digits.isdigit():
+        return int(digits) if int(digits) < len(options) else None
+    return read_reply(text, labels, options)

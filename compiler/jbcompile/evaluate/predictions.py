@@ -6,15 +6,19 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
+from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
 RESULTS = "results.json"
 RUN = "run.json"
 REPORT = "report.md"
+RUN_KEYS = frozenset({"model", "dataset", "config", "options", "template_sha256"})  # what run.json holds
 
 
 def dump_json(value: Any) -> str:
@@ -33,35 +37,88 @@ def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
 
 
 def read_records(path: Path) -> list[dict[str, Any]]:
-    """Every complete line; a last line cut short by an interruption is ignored (it will be redone)."""
+    """Every record of a predictions log, to resume from; a last line cut short by an interruption is
+    ignored (its row is redone). Any other unreadable line stops the run with its file and line, and
+    the file is left as it is: nothing the run had computed is thrown away."""
     if not path.is_file():
         return []
-    records = []
-    with path.open(encoding="utf-8") as handle:
-        for line in handle:
-            if not line.endswith("\n"):
-                break
-            line = line.strip()
-            if line:
-                try:
-                    records.append(json.loads(line))
-                except json.JSONDecodeError:
-                    break
-    return records
+    lines = read_json_lines(path, tail_may_be_cut=True)
+    problems = list(lines.problems)
+    for number, record in lines.records:
+        if not isinstance(record.get("example_id"), str | int) or isinstance(record.get("example_id"), bool):
+            problems.append(
+                Diagnostic("EV115", "a prediction without an example_id", path=str(path), line=number)
+            )
+    if problems:
+        kept = len(lines.records) - sum(1 for p in problems if p.code == "EV115")
+        hint = (
+            f"fix or delete the line (the {kept} readable predictions are kept and reused when you run "
+            "again), or add --overwrite to start over"
+        )
+        raise DiagnosticError([replace(p, hint=hint) for p in limited(problems)])
+    return [record for _, record in lines.records]
 
 
 def repair(path: Path) -> int:
     """Drop a trailing line cut short by an interruption, so appends start on a clean line.
 
-    Returns how many complete records the file keeps.
+    Returns how many complete records the file keeps; raises (changing nothing) on unreadable lines.
     """
     if not path.is_file():
         return 0
     records = read_records(path)
-    text = path.read_text(encoding="utf-8")
-    if text.count("\n") != len(records) or (text and not text.endswith("\n")):
-        write_records(path, records)
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        write_atomic(path, data[: data.rfind(b"\n") + 1])
     return len(records)
+
+
+def is_run_folder(folder: Path) -> bool:
+    """Whether ``folder`` holds a run of ``eval`` or ``score``, recognized by the content of its
+    ``run.json`` (a run's settings) or ``results.json`` (our results schema), not by file names."""
+    settings = _json_object(folder / RUN)
+    if settings is not None and set(settings) >= RUN_KEYS:
+        return True
+    results = _json_object(folder / RESULTS)
+    return (
+        results is not None
+        and isinstance(results.get("schema_version"), int)
+        and isinstance(results.get("metrics"), dict)
+        and ("model" in results or "source" in results)
+    )
+
+
+def _json_object(path: Path) -> dict[str, Any] | None:
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def check_out_folder(folder: Path) -> list[Diagnostic]:
+    """Problems with writing a run into ``folder``: it must be new, empty, or a run folder already, so
+    that a user's own files (a ``report.md`` of theirs) are never overwritten."""
+    if folder.exists() and not folder.is_dir():
+        return [
+            Diagnostic(
+                "EV100",
+                "--out names an existing file, not a folder",
+                path=str(folder),
+                hint="give a new folder name",
+            )
+        ]
+    if folder.is_dir() and any(folder.iterdir()) and not is_run_folder(folder):
+        return [
+            Diagnostic(
+                "EV101",
+                "--out is a folder that holds other files and no jbcompile run; writing there could "
+                "overwrite them",
+                path=str(folder),
+                hint="give a new or empty folder, or the folder of an earlier run",
+            )
+        ]
+    return []
 
 
 def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -184,7 +184,7 @@ def resolve_options(
     protocol = get_protocol(protocol_name)
     if protocol is None:
         return EvalOptions(
-            setting=DEFAULT_OPTIONS.setting if setting is None else setting,
+            setting=setting,  # None: the kind's first setting, once the dataset is known
             shots=DEFAULT_OPTIONS.shots if shots is None else shots,
             scoring=DEFAULT_OPTIONS.scoring if scoring is None else scoring,
             **fixed,

@@ -207,12 +207,49 @@ def variant_notes(overall: dict[str, Any]) -> list[str]:
     ]
 
 
+JAPANESE_FONT_PACKAGE = "japanize_matplotlib"  # ships the IPAexGothic font (IPA Font License)
+JAPANESE_FONT_FILE = ("fonts", "ipaexg.ttf")
+
+
+def japanese_font() -> str | None:
+    """Register the Japanese font of the ``japanize-matplotlib`` dependency with matplotlib and return
+    its family name, so that category names in Japanese render as text, not empty boxes.
+
+    The package is located without importing it (its import changes global settings and uses
+    ``distutils``); None when it is not installed, and the charts fall back to matplotlib's font.
+    """
+    from importlib.util import find_spec
+
+    from matplotlib import font_manager
+
+    spec = find_spec(JAPANESE_FONT_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations)), *JAPANESE_FONT_FILE)
+    if not path.is_file():
+        return None
+    font_manager.fontManager.addfont(str(path))
+    return font_manager.FontProperties(fname=str(path)).get_name()
+
+
 def draw_charts(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec]) -> list[Path]:
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     import numpy as np
+
+    with japanese_style(plt):
+        return _draw(out, results, charts, plt, np)
+
+
+def japanese_style(plt: Any) -> Any:
+    """A matplotlib style context in which Japanese labels render with the bundled font."""
+    family = japanese_font()
+    return plt.rc_context({"font.family": [family, "DejaVu Sans"]} if family else {})
+
+
+def _draw(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec], plt: Any, np: Any) -> list[Path]:
 
     folder = out / CHART_DIR
     folder.mkdir(parents=True, exist_ok=True)

@@ -14,14 +14,17 @@ import math
 import os
 import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
+from .formats import RAW_REPLY, adapt, bbq_row_problem, duplicate_ids, option_index
+from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
 from .prompting import load_prompt_template, prompt_hash
 from .protocols import check_kind, get_protocol
@@ -59,12 +62,111 @@ class Progress:
     stop: Callable[[], None] = lambda: None
 
 
-def default_out_dir(model: str, config: str, setting: str, task: str = "qa") -> Path:
+def default_out_dir(model: str, config: str, setting: str, task: str = "qa", chat: bool = False) -> Path:
+    """``runs/<model>-<config>-<setting>[-<task>][-chat]``: runs that differ in these never share a folder."""
     path = Path(model)
     name = path.name if path.exists() else model.replace("/", "__")
     name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
-    suffix = "" if task == "qa" else f"-{task}"
+    suffix = ("" if task == "qa" else f"-{task}") + ("-chat" if chat else "")
     return Path("runs") / f"{name}-{config}-{setting}{suffix}"
+
+
+# ---- option checks (every eval / score option, before anything is loaded) ------------------------
+
+MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
+
+
+def _at_least(name: str, value: int | None, low: int) -> list[Diagnostic]:
+    if value is None or value >= low:
+        return []
+    return [Diagnostic("EV103", f"{name} must be {low} or more, got {value}")]
+
+
+def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
+    problems = _at_least("--bootstrap", bootstrap, 0) + _at_least("--seed", seed, 0)
+    if bootstrap > MAX_BOOTSTRAP:
+        problems.append(
+            Diagnostic("EV103", f"--bootstrap must be at most {MAX_BOOTSTRAP:,}, got {bootstrap:,}")
+        )
+    return problems
+
+
+def looks_like_path(name: str) -> bool:
+    """A model or dataset named as a path (``./m``, ``/abs/m``, ``~/m``, ``a/b/c``), not a Hub id
+    (``name`` or ``org/name``)."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name or Path(name).exists()
+
+
+def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every option of ``eval`` that can be checked before loading the data or the model."""
+    problems = check_common_options(request.bootstrap, request.options.seed)
+    problems += _at_least("--limit", request.limit, 1)
+    problems += _at_least("--batch-size", request.batch_size, 1)
+    problems += _at_least("--max-new-tokens", request.max_new_tokens, 1)
+    model = Path(request.model).expanduser()
+    if looks_like_path(request.model) and not model.is_dir():
+        problems.append(
+            Diagnostic(
+                "EV108",
+                "model folder not found"
+                if not model.exists()
+                else "--model names a file, not a model folder",
+                path=request.model,
+                hint="give a folder written by save_pretrained, or a Hub id such as org/name",
+            )
+        )
+    for option, target, revision in (
+        ("--revision", request.dataset, request.revision),
+        ("--model-revision", request.model, request.model_revision),
+    ):
+        if revision is not None and Path(target).expanduser().exists():
+            problems.append(
+                Diagnostic(
+                    "EV104",
+                    f"{option} picks a version on the Hub, but {target!r} is a local path",
+                    hint=f"drop {option}, or check out that version into the folder",
+                )
+            )
+    if request.out is not None:  # the default folder is checked once the dataset has named the kind
+        problems += files.check_out_folder(request.out)
+    return problems
+
+
+def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequest:
+    """The request with what depends on the dataset filled in: the kind's first setting when none was
+    given, the release's own prompt for release rows that carry it, and the default run folder (which
+    names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
+    options = request.options
+    if not options.setting:
+        options = replace(options, setting=kind.settings[0])
+    verbatim = getattr(loaded, "verbatim_prompt", False) and options.setting in kind.settings
+    if verbatim and options.prompt_file is None:  # (an unknown setting is left for check_options)
+        options = replace(options, prompt_file=VERBATIM_PROMPT)
+    config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
+    out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
+    return replace(request, options=options, out=out)
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """A failed write of the run folder (read-only place, full disk, file size limit) as a diagnostic."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename or out
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV102",
+                    f"cannot write the run folder: {error.strerror or error}",
+                    path=str(where),
+                    hint="choose an --out you can write to, with free space",
+                )
+            ]
+        ) from None
+
+
+VERBATIM_PROMPT = Path(__file__).resolve().parent / "prompts" / "release" / "verbatim.j2"
 
 
 def library_versions(names: Sequence[str]) -> dict[str, str | None]:
@@ -157,11 +259,18 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     from .dataset import load_rows
 
     progress = progress or Progress()
+    problems = check_eval_request(request)
+    if problems:
+        raise DiagnosticError(problems)
     dist = _distributed()
-    options = request.options
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
+    resolved = with_defaults(request, kind, loaded)
+    request.out, options = resolved.out, resolved.options  # the CLI reports the folder chosen here
+    request = resolved
     problems = kind.check_options(options) + check_kind(options, kind.name)
+    problems += loaded.problems_for(options.task)
+    problems += files.check_out_folder(request.out)
     if request.options.scoring not in ("logprob", "generate"):
         problems.append(
             Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
@@ -169,12 +278,12 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
-    prepared = kind.prepare(loaded.rows, options, template)
+    prepared = kind.prepare(loaded.rows_for(options.task), options, template)
     items = prepared.items[: request.limit] if request.limit is not None else prepared.items
     if not items:
         raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
 
-    out = request.out or default_out_dir(request.model, request.config, options.setting, options.task)
+    out = request.out
     run_path, pred_path = out / files.RUN, out / files.PREDICTIONS
     fingerprint = _fingerprint(request, template.source_sha256)
     conflict = False
@@ -195,6 +304,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
                 )
             ]
         )
+    if not request.overwrite:
+        files.read_records(pred_path)  # a log it cannot resume from stops the run before the model loads
 
     backend = TransformersBackend(
         BackendConfig(
@@ -211,12 +322,13 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     hashes = [prompt_hash(text) for text in texts]
 
     if dist.main:
-        out.mkdir(parents=True, exist_ok=True)
-        if request.overwrite:
-            for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
-                (out / name).unlink(missing_ok=True)
-        files.write_atomic(run_path, files.dump_json(fingerprint))
-        files.repair(pred_path)
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+            if request.overwrite:
+                for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
+                    (out / name).unlink(missing_ok=True)
+            files.write_atomic(run_path, files.dump_json(fingerprint))
+            files.repair(pred_path)
     dist.barrier()
     existing = files.latest_by_id(files.read_records(pred_path))
     done = {
@@ -333,8 +445,14 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         "seeds": {"shots": options.seed, "bootstrap": options.seed},
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
+    if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
+        results["dataset"].update(format=loaded.format, config=loaded.config)
+        if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
+            results["prompt"].update(template="release/verbatim.j2", prompt_file=None)
+        results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed, options.protocol))
-    _write_outputs(out, results, kind)
+    with writing(out):
+        _write_outputs(out, results, kind)
     return results
 
 
@@ -368,101 +486,289 @@ class ScoreRequest:
     revision: str | None = None
     prediction_field: str | None = None
     task: str = "qa"
-    kind: str = "bbq"
+    kind: str | None = None  # None: told by the file (or the dataset); bbq when nothing tells
     out: Path | None = None
     bootstrap: int = 1000
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
 
 
-def read_jsonl_strict(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
+def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a predictions file with their line numbers (JSON Lines, a JSON array, or the
+    JUBAKU-v2 script's ``{"score", "entries"}`` object); every unreadable line is a diagnostic."""
+    if not path.exists():
         raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
-    rows = []
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError as error:
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            "EV061",
-                            f"not a JSON line: {error.msg}",
-                            path=str(path),
-                            line=number,
-                            col=error.colno,
-                        )
-                    ]
-                ) from None
-            if not isinstance(value, dict):
-                raise DiagnosticError(
-                    [Diagnostic("EV061", "a line is not a JSON object", path=str(path), line=number)]
+    if not path.is_file():
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV116", "the predictions path is not a file", path=str(path), hint="give a .jsonl file"
                 )
-            rows.append(value)
-    if not rows:
+            ]
+        )
+    try:
+        lines = read_json_records(path)
+    except OSError as error:
+        raise DiagnosticError(
+            [Diagnostic("EV117", f"cannot read the file: {error.strerror or error}", path=str(path))]
+        ) from None
+    if lines.problems:
+        raise DiagnosticError(limited(lines.problems))
+    if not lines.records:
         raise DiagnosticError([Diagnostic("EV062", "the predictions file is empty", path=str(path))])
-    return rows
+    return lines.records
+
+
+def _record_fields() -> dict[str, tuple[str, ...]]:
+    """The fields each kind's prediction records carry (our predictions.jsonl)."""
+    from . import jubaku, sobaco
+    from .bbq import kind as bbq
+
+    return {"bbq": bbq.RECORD_FIELDS, "sobaco": sobaco.RECORD_FIELDS, "jubaku": jubaku.RECORD_FIELDS}
+
+
+def _record_kind(record: Record) -> str | None:
+    """The kind whose prediction records carry every field this one has."""
+    return next((name for name, fields in _record_fields().items() if set(fields) <= set(record)), None)
+
+
+def _row_kind(row: Record) -> str | None:
+    """The kind a foreign row belongs to, from its columns; None when they do not tell."""
+    if {"context_condition", "question_polarity", "ans2"} <= set(row):
+        return "bbq"
+    if {"type", "ans2", "unknown_label"} <= set(row):
+        return "sobaco"
+    if {"ans0", "ans1"} <= set(row) and "ans2" not in row:
+        return "jubaku"
+    return None
+
+
+def _has_category(row: Record) -> bool:
+    return isinstance(row.get("category"), str) and row["category"] != ""
+
+
+def _check_our_records(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Our predictions.jsonl: each line names its row and category, and its answers are options."""
+    n_options = len(kind.option_labels)
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        found: list[tuple[str, str]] = []
+        example_id = row.get("example_id")
+        if isinstance(example_id, bool) or not isinstance(example_id, str | int):
+            found.append(("EV124", "a prediction without an example_id"))
+        if not _has_category(row):
+            found.append(("EV122", "a prediction without a category"))
+        if row.get("pred") is not None and not option_index(row.get("pred"), n_options):
+            found.append(
+                (
+                    "EV120",
+                    f"pred must be an option index 0–{n_options - 1} or null, found {row.get('pred')!r}",
+                )
+            )
+        if not option_index(row.get("gold"), n_options):
+            found.append(
+                ("EV123", f"gold must be an option index 0–{n_options - 1}, found {row.get('gold')!r}")
+            )
+        lacking = [
+            name
+            for name in _record_fields().get(kind.name, ())
+            if name not in row and name not in ("example_id", "category")  # EV124, EV122
+        ]
+        if lacking:
+            found.append(("EV126", f"not a {kind.name} prediction: it lacks {', '.join(lacking)}"))
+        if row.get("task") != rows[0].get("task"):
+            found.append(
+                ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
+            )
+        problems += [Diagnostic(code, message, path=path, line=line) for code, message in found]
+    return problems
+
+
+def _check_foreign_rows(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Another harness's rows: each has a category, and its labels are what the kind can count with."""
+    n_options = len(kind.option_labels)
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        if not _has_category(row):
+            problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
+            continue
+        if kind.name == "bbq" and not all(
+            row.get(name) is not None for name in ("biased_label", "unknown_label")
+        ):
+            problem = bbq_row_problem(row)
+            if problem:
+                problems.append(Diagnostic("EV125", problem, path=path, line=line))
+            continue
+        bad = [
+            f"{name} must be an option index 0–{n_options - 1}, found {row[name]!r}"
+            for name in ("label", "biased_label", "unknown_label", "target_label")
+            if row.get(name) is not None and not option_index(row[name], n_options)
+        ]
+        problems += [Diagnostic("EV125", message, path=path, line=line) for message in bad]
+    return problems
+
+
+def _resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
+    """Each row's prediction as an option index (or None), read from an index, a label, an option text
+    or a raw reply (:func:`.parsing.read_prediction`); returns the raw values by example id."""
+    from .parsing import read_prediction
+
+    raw: dict[str, Any] = {}
+    n_options = len(kind.option_labels)
+    for row in rows:
+        if field_name not in row:
+            continue
+        value = row.get(RAW_REPLY, row[field_name])
+        raw[str(row.get("example_id"))] = value
+        options = [row.get(f"ans{i}") for i in range(n_options)]
+        if all(isinstance(option, str) for option in options) and not isinstance(row[field_name], int):
+            row[field_name] = read_prediction(row[field_name], kind.option_labels, options)
+    return raw
 
 
 def run_score(request: ScoreRequest) -> dict[str, Any]:
-    """Metrics of an existing predictions file: ours, or BBQ-format JSONL with a prediction column."""
-    raw = read_jsonl_strict(request.predictions)
-    kind = get_eval_kind(request.kind)
-    problems = check_kind(EvalOptions(protocol=request.protocol), kind.name)
+    """Metrics of an existing predictions file: ours, a release's rows with a prediction column, the
+    JUBAKU-v2 script's output or lm-evaluation-harness samples (see :mod:`.formats`)."""
+    from .kind import KINDS, _load_kinds
+
+    where = str(request.predictions)
+    _load_kinds()
+    problems = check_common_options(request.bootstrap, request.seed)
+    if request.kind is not None and request.kind not in KINDS:
+        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {', '.join(sorted(KINDS))}"))
+    if request.dataset is None and request.revision is not None:
+        problems.append(Diagnostic("EV109", "--revision needs --dataset (it picks the dataset's version)"))
+    if request.dataset is not None and request.revision is not None and Path(request.dataset).exists():
+        problems.append(
+            Diagnostic(
+                "EV104", f"--revision picks a version on the Hub, but {request.dataset!r} is a local path"
+            )
+        )
+    out = request.out or Path("runs") / f"score-{request.predictions.stem}"
+    problems += files.check_out_folder(out)
     if problems:
         raise DiagnosticError(problems)
+
+    records_in = read_jsonl_strict(request.predictions)
+    adapted = adapt(records_in, where)
+    if adapted.problems:
+        raise DiagnosticError(limited(adapted.problems))
+    raw, lines = adapted.rows, adapted.lines
     commit = None
+    detected = adapted.kind
     if request.dataset:
         from .dataset import load_rows
 
         loaded = load_rows(request.dataset, request.config, request.revision)
         commit = loaded.commit
+        detected = detected or detect_kind(loaded.columns, request.dataset).name
         by_id = {str(row["example_id"]): row for row in loaded.rows}
-        unknown = [str(r.get("example_id")) for r in raw if str(r.get("example_id")) not in by_id]
+        unknown = [
+            (line, str(r.get("example_id")))
+            for r, line in zip(raw, lines, strict=True)
+            if str(r.get("example_id")) not in by_id
+        ]
         if unknown:
             raise DiagnosticError(
                 [
                     Diagnostic(
                         "EV063",
-                        f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0]!r}",
-                        path=str(request.predictions),
+                        f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0][1]!r}",
+                        path=where,
+                        line=unknown[0][0],
+                        hint=f"the dataset's ids look like {next(iter(by_id), '')!r}",
                     )
                 ]
             )
         raw = [{**by_id[str(r["example_id"])], **r} for r in raw]
     ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
-    ambiguous: list[dict[str, Any]] = []
+    detected = detected or (_record_kind(raw[0]) if ours else _row_kind(raw[0]))
+    if request.kind is not None and detected is not None and detected != request.kind:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV107",
+                    f"--kind {request.kind} does not match the file: its rows are {detected} rows",
+                    path=where,
+                    hint=f"use --kind {detected}, or leave --kind out",
+                )
+            ]
+        )
+    kind = get_eval_kind(request.kind or detected or "bbq")
+    protocol_problems = check_kind(EvalOptions(protocol=request.protocol), kind.name)
+    if protocol_problems:
+        raise DiagnosticError(protocol_problems)
+    problems = duplicate_ids(raw, lines, where)
+    ambiguous: list[dict[str, Any]] = list(adapted.ambiguous)
     if ours:
-        records = list(files.latest_by_id(raw).values())
+        problems = _check_our_records(kind, raw, lines, where) + problems
+        if problems:
+            raise DiagnosticError(limited(problems))
+        records = raw
         source_format = "jbcompile"
         task = str(records[0].get("task", request.task))
     else:
-        if request.prediction_field is None:
+        field_name = request.prediction_field or adapted.prediction_field
+        if field_name is None:
             raise DiagnosticError(
                 [
                     Diagnostic(
                         "EV064",
                         "these are not jbcompile predictions; say which column holds the predicted answer",
-                        path=str(request.predictions),
-                        hint="add --prediction-field NAME (an option index or an option text)",
+                        path=where,
+                        hint="add --prediction-field NAME (an option index, label, option text or reply)",
                     )
                 ]
             )
+        problems += _check_foreign_rows(kind, raw, lines, where)
+        if problems:
+            raise DiagnosticError(limited(problems))
+        raw_values = _resolve_predictions(kind, raw, field_name)
         try:
-            foreign = kind.foreign_records(raw, request.prediction_field, request.task)
+            foreign = kind.foreign_records(raw, field_name, request.task)
         except DiagnosticError as error:
+            # the kinds number rows 1, 2, …; the user's file has its own line numbers
             raise DiagnosticError(
                 [
-                    Diagnostic(d.code, d.message, path=str(request.predictions), line=d.line)
+                    replace(
+                        d, path=where, line=lines[d.line - 1] if d.line and d.line <= len(lines) else d.line
+                    )
                     for d in error.diagnostics
                 ]
             ) from None
-        records, ambiguous = foreign.records, foreign.ambiguous
-        source_format = "bbq"
+        records, ambiguous = foreign.records, ambiguous + foreign.ambiguous
+        for record in records:
+            record["raw_output"] = raw_values.get(str(record.get("example_id")), record.get("raw_output"))
+        for entry in ambiguous:
+            if (
+                isinstance(entry.get("line"), int)
+                and entry.get("line") <= len(lines)
+                and entry not in adapted.ambiguous
+            ):
+                entry["line"] = lines[entry["line"] - 1]
+        ambiguous = _unique(ambiguous)
+        source_format = adapted.format if adapted.format != "other" else "bbq"
         task = request.task
+    if not records:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV128", f"no row can be scored for --task {task}", path=where, hint="see ambiguous_rows"
+                )
+            ]
+        )
+    if task not in kind.tasks:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV105", f"{kind.name} has no task {task!r}; use {', '.join(kind.tasks)}", path=where
+                )
+            ]
+        )
     results: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "kind": kind.name,
@@ -470,7 +776,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "source": {
             "predictions": str(request.predictions),
             "format": source_format,
-            "prediction_field": request.prediction_field,
+            "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
             "dataset": request.dataset,
             "config": request.config if request.dataset else None,
             "revision": request.revision,
@@ -481,7 +787,18 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "ambiguous_rows": ambiguous,
     }
     results.update(_metrics_block(kind, records, request.bootstrap, request.seed, request.protocol))
-    out = request.out or Path("runs") / f"score-{request.predictions.stem}"
-    out.mkdir(parents=True, exist_ok=True)
-    _write_outputs(out, results, kind)
+    with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        _write_outputs(out, results, kind)
+    request.out = out  # the CLI reports the folder written
     return results
+
+
+def _unique(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for entry in entries:
+        key = (entry.get("example_id"), entry.get("problem"))
+        if key not in seen:
+            seen.add(key)
+            out.append(entry)
+    return out

@@ -1,7 +1,8 @@
 """Labels of BBQ-format rows that lack our explicit columns, derived as BBQ's own analysis does.
 
 The stereotyped option is the one whose ``answer_info`` tag names a group in
-``additional_metadata.stereotyped_groups``; for a negative question the stereotype-following answer is
+``additional_metadata.stereotyped_groups`` (when no tag does, the one whose ``answer_info`` name is such a
+group: BBQ's Nationality rows tag regions); for a negative question the stereotype-following answer is
 that option, for a non-negative one it is the other person. When the tags do not single out one option,
 the row is reported as ambiguous instead of being guessed.
 """
@@ -11,6 +12,24 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+# The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
+BBQ_ROW_FIELDS = frozenset(
+    {
+        "example_id",
+        "category",
+        "question_polarity",
+        "context_condition",
+        "context",
+        "question",
+        "ans0",
+        "ans1",
+        "ans2",
+        "label",
+        "answer_info",
+        "additional_metadata",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -22,12 +41,17 @@ class DerivedLabels:
     problem: str | None = None  # why the stereotyped option could not be derived
 
 
-def _tag(row: Mapping[str, Any], index: int) -> str:
+def _info(row: Mapping[str, Any], index: int, position: int) -> str:
+    """``answer_info.ans<index>[position]``: 0 is the person's name for the group, 1 its tag."""
     info = row.get("answer_info") or {}
     entry = info.get(f"ans{index}") if isinstance(info, Mapping) else None
-    if isinstance(entry, list | tuple) and len(entry) >= 2 and entry[1] is not None:
-        return str(entry[1])
+    if isinstance(entry, list | tuple) and len(entry) > position and entry[position] is not None:
+        return str(entry[position])
     return ""
+
+
+def _tag(row: Mapping[str, Any], index: int) -> str:
+    return _info(row, index, 1)
 
 
 def tag_names_group(tag: str, group: str) -> bool:
@@ -48,10 +72,13 @@ def derive_labels(row: Mapping[str, Any]) -> DerivedLabels:
     if len(unknowns) != 1:
         return DerivedLabels(None, None, None, None, f"{len(unknowns)} options are tagged unknown")
     (unknown,) = unknowns
-    metadata = row.get("additional_metadata") or {}
-    groups = [str(g) for g in (metadata.get("stereotyped_groups") or [])]
+    metadata = row.get("additional_metadata")
+    found = metadata.get("stereotyped_groups") if isinstance(metadata, Mapping) else None
+    groups = [str(g) for g in found] if isinstance(found, list) else []
     people = [i for i in range(3) if i != unknown]
     targets = [i for i in people if any(tag_names_group(_tag(row, i), g) for g in groups)]
+    if not targets:  # BBQ's Nationality rows tag a region but list nationalities as the groups
+        targets = [i for i in people if _info(row, i, 0).casefold() in {g.casefold() for g in groups}]
     if len(targets) != 1:
         tags = ", ".join(_tag(row, i) or "?" for i in people)
         problem = (

@@ -1,0 +1,370 @@
+"""`eval` and `score` under bad input: a user's files are never overwritten, a damaged predictions log
+loses nothing, every option is checked, and every problem is a coded diagnostic with exit code 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import warnings
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.evaluate.bbq import BBQ
+from typer.testing import CliRunner
+
+from tests.eval.test_eval_score import bbq_format
+
+HUB_LIKE_MODEL = "nobody/no-model"  # a Hub id: nothing is downloaded, the checks stop the run first
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    return result.exit_code, result.output
+
+
+def our_predictions(rows: list[dict]) -> list[dict]:
+    """Records as `jbcompile eval` writes them: the row's metric fields, gold and pred (the gold here)."""
+    return [dict(BBQ.base_record(row, "qa"), pred=row["label"]) for row in rows]
+
+
+def write_lines(path: Path, records: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    return path
+
+
+def score(path: Path, out: Path, *extra: str) -> tuple[int, str]:
+    return run_cli("score", str(path), "--out", str(out), "--bootstrap", "20", *extra)
+
+
+# ---- the output folder --------------------------------------------------------------------------
+
+
+def test_score_never_overwrites_a_folder_that_is_not_a_run(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "report.md").write_text("my own notes\n", encoding="utf-8")
+    (site / "results.json").write_text('{"mine": true}\n', encoding="utf-8")  # a name alone is no marker
+    code, output = score(predictions, site)
+    assert code == 2 and "EV101" in output
+    assert (site / "report.md").read_text(encoding="utf-8") == "my own notes\n"
+    assert sorted(p.name for p in site.iterdir()) == ["report.md", "results.json"]
+
+
+def test_a_run_folder_is_recognized_by_its_content(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    out = tmp_path / "run"
+    assert score(predictions, out)[0] == 0
+    (out / "notes.txt").write_text("kept\n", encoding="utf-8")
+    code, output = score(predictions, out)  # scoring again into our own folder is fine
+    assert code == 0, output
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "kept\n"
+
+
+def test_out_naming_a_file_is_refused(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    target = tmp_path / "a-file"
+    target.write_text("keep me\n", encoding="utf-8")
+    code, output = score(predictions, target)
+    assert code == 2 and "EV100" in output
+    assert target.read_text(encoding="utf-8") == "keep me\n"
+    code, output = run_cli(
+        "eval", "--model", HUB_LIKE_MODEL, "--dataset", str(predictions), "--out", str(target)
+    )
+    assert code == 2 and "EV100" in output
+
+
+def test_eval_never_writes_into_a_users_folder(build_dir: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "report.md").write_text("mine\n", encoding="utf-8")
+    code, output = run_cli("eval", "--model", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(site))
+    assert code == 2 and "EV101" in output
+    code, output = run_cli(
+        "eval", "--model", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(site), "--overwrite"
+    )
+    assert code == 2 and "EV101" in output  # --overwrite discards an earlier run, never a user's files
+    assert [p.name for p in site.iterdir()] == ["report.md"]
+
+
+def test_score_lists_only_the_files_it_writes(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    out = tmp_path / "out"
+    code, output = score(predictions, out)
+    assert code == 0, output
+    assert "predictions.jsonl" not in output
+    assert "results.json" in output and "report.md" in output
+    assert not (out / "predictions.jsonl").exists()
+    assert (out / "results.json").is_file() and (out / "report.md").is_file()
+
+
+# ---- score's input -------------------------------------------------------------------------------
+
+
+def test_a_pred_outside_the_options_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    for bad in (7, -1, True, "1", 1.5):
+        records = our_predictions(lite_rows)
+        records[3]["pred"] = bad
+        code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+        assert code == 2 and "EV120" in output and "p.jsonl:4" in output, (bad, output)
+    records = our_predictions(lite_rows)
+    records[0]["pred"] = None  # null is out-of-choice: valid
+    assert score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")[0] == 0
+
+
+def test_duplicate_example_ids_are_an_error_not_last_wins(
+    lite_rows: list[dict], build_dir: Path, tmp_path: Path
+) -> None:
+    records = our_predictions(lite_rows)
+    records.append(dict(records[0], pred=(records[0]["pred"] + 1) % 3))
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV121" in output and records[0]["example_id"] in output
+    assert f"p.jsonl:{len(records)}" in output
+    foreign = [{"example_id": r["example_id"], "answer": r["label"]} for r in [*lite_rows, lite_rows[0]]]
+    path = write_lines(tmp_path / "thin.jsonl", foreign)
+    code, output = score(path, tmp_path / "out2", "--prediction-field", "answer", "--dataset", str(build_dir))
+    assert code == 2 and "EV121" in output
+
+
+def test_a_missing_category_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    records = our_predictions(lite_rows)
+    del records[2]["category"]
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV122" in output and "p.jsonl:3" in output
+    plain = [dict(row, prediction=row["label"]) for row in lite_rows]
+    plain[1]["category"] = None
+    code, output = score(
+        write_lines(tmp_path / "f.jsonl", plain), tmp_path / "out2", "--prediction-field", "prediction"
+    )
+    assert code == 2 and "EV122" in output and "f.jsonl:2" in output
+    results = tmp_path / "out2" / "results.json"
+    assert not results.exists()  # never a category named "None"
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--kind", "jubaku"], "EV107"),
+        (["--kind", "nope"], "EV106"),
+        (["--task", "nope"], "EV105"),
+        (["--bootstrap", "-5"], "EV103"),
+        (["--bootstrap", "100000000"], "EV103"),
+        (["--seed", "-1"], "EV103"),
+        (["--revision", "v1"], "EV109"),
+    ],
+)
+def test_every_score_option_is_checked(
+    lite_rows: list[dict], tmp_path: Path, args: list[str], code: str
+) -> None:
+    path = write_lines(tmp_path / "p.jsonl", [dict(r, prediction=r["label"]) for r in lite_rows])
+    exit_code, output = score(path, tmp_path / "out", "--prediction-field", "prediction", *args)
+    assert exit_code == 2 and code in output
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_task_of_our_file_must_be_a_task_of_its_kind(lite_rows: list[dict], tmp_path: Path) -> None:
+    records = [dict(r, task="nope") for r in our_predictions(lite_rows)]
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV105" in output
+
+
+@pytest.mark.parametrize(
+    ("content", "code", "where"),
+    [
+        (b"[" * 100_000 + b"]" * 100_000 + b"\n", "EV111", ":1"),
+        (b'{"example_id": "a"}\n' + b"\x00\x01\xff\xfe binary \x89PNG\n", "EV112", ":2:"),
+        (b'{"example_id": "a"}\n[1, 2]\n', "EV061", ":2"),
+        (b'{"example_id": "a"}\n{"example_id": "b", \n', "EV061", ":2"),
+        (b"", "EV062", ""),
+        (b'{\n  "score": 0.5,\n  "rows": []\n}\n', "EV114", ":1"),
+    ],
+)
+def test_unreadable_files_are_positioned_diagnostics(
+    tmp_path: Path, content: bytes, code: str, where: str
+) -> None:
+    path = tmp_path / "p.jsonl"
+    path.write_bytes(content)
+    exit_code, output = score(path, tmp_path / "out", "--prediction-field", "p")
+    assert exit_code == 2 and code in output and f"p.jsonl{where}" in output, output
+
+
+def test_a_folder_given_as_the_predictions_file(tmp_path: Path) -> None:
+    code, output = score(tmp_path, tmp_path / "out")
+    assert code == 2 and "EV116" in output
+
+
+# ---- eval's options ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["--limit", "-5"], "EV103"),
+        (["--limit", "0"], "EV103"),
+        (["--batch-size", "0"], "EV103"),
+        (["--max-new-tokens", "0"], "EV103"),
+        (["--bootstrap", "-5"], "EV103"),
+        (["--revision", "v1.0"], "EV104"),
+        (["--setting", "basic-1"], "EV021"),
+    ],
+)
+def test_every_eval_option_is_checked(build_dir: Path, tmp_path: Path, args: list[str], code: str) -> None:
+    out = tmp_path / "never"
+    exit_code, output = run_cli(
+        "eval", "--model", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(out), *args
+    )
+    assert exit_code == 2 and code in output
+    assert not out.exists()
+
+
+def test_a_missing_local_model_folder_is_not_found(build_dir: Path, tmp_path: Path) -> None:
+    for model in (str(tmp_path / "models" / "gone"), "./no-such-model", "models/org/name"):
+        code, output = run_cli(
+            "eval", "--model", model, "--dataset", str(build_dir), "--out", str(tmp_path / "o")
+        )
+        assert code == 2 and "EV108" in output and "model folder not found" in output
+        assert "Hub" not in output.split("EV108")[1].split("\n")[0].replace("Hub id such as", "")
+
+
+def test_default_setting_and_folder_follow_the_kind_and_chat() -> None:
+    from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
+    from jbcompile.evaluate.runner import EvalRequest, with_defaults
+
+    request = EvalRequest(model="org/model", dataset="d", config="sobaco", options=EvalOptions(setting=None))
+    sobaco = with_defaults(request, get_eval_kind("sobaco"), None)
+    assert sobaco.options.setting == "basic-1"
+    assert get_eval_kind("sobaco").check_options(sobaco.options) == []
+    assert with_defaults(request, get_eval_kind("bbq"), None).options.setting == "basic"
+    assert with_defaults(request, get_eval_kind("jubaku"), None).options.setting == "basic"
+    chat = EvalRequest(model="org/model", dataset="d", options=EvalOptions(setting="basic", chat=True))
+    assert with_defaults(chat, get_eval_kind("bbq"), None).out == Path("runs/org__model-lite-basic-chat")
+    plain = EvalRequest(model="org/model", dataset="d", options=EvalOptions(setting="basic"))
+    assert with_defaults(plain, get_eval_kind("bbq"), None).out == Path("runs/org__model-lite-basic")
+
+
+def test_help_lists_every_kinds_settings_and_configs() -> None:
+    result = CliRunner().invoke(app, ["eval", "--help"], env={"COLUMNS": "1000"})
+    text = " ".join(result.output.replace("│", " ").split())
+    for word in ("lite", "full", "sobaco_dummy", "cot-r", "debias", "warning", "cot", "detect"):
+        assert word in text, word
+    for kind in ("bbq:", "sobaco:", "jubaku:"):
+        assert text.count(kind) >= 3, kind  # its configs, tasks and settings
+
+
+# ---- resuming from a damaged predictions log -------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def finished_run(tiny_model: Path, build_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("short") / "run"
+    code, output = run_cli(*_eval_args(tiny_model, build_dir, out))
+    assert code == 0, output
+    return out
+
+
+@pytest.fixture
+def short_run(finished_run: Path, tmp_path: Path) -> Path:
+    return Path(shutil.copytree(finished_run, tmp_path / "run"))
+
+
+def _eval_args(model: Path, build: Path, out: Path) -> list[str]:
+    return ["eval", "--model", str(model), "--dataset", str(build), "--out", str(out), "--quiet",
+            "--bootstrap", "20", "--batch-size", "4", "--limit", "8", "--shots", "0"]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("damage", "code"),
+    [
+        (b"{garbled\n", "EV061"),
+        (b"[1, 2, 3]\n", "EV061"),
+        (b'{"pred": 1, "gold": 1}\n', "EV115"),
+        (b'{"example_id": "\xff\xfe"}\n', "EV112"),
+    ],
+)
+def test_a_damaged_log_loses_no_prediction(
+    short_run: Path, tiny_model: Path, build_dir: Path, damage: bytes, code: str, monkeypatch
+) -> None:
+    from jbcompile.evaluate import backends
+
+    log = short_run / "predictions.jsonl"
+    good = log.read_bytes().splitlines(keepends=True)
+    damaged = b"".join([*good[:3], damage, *good[3:6]])  # two rows lost to the crash, one line garbled
+    log.write_bytes(damaged)
+    exit_code, output = run_cli(*_eval_args(tiny_model, build_dir, short_run))
+    assert exit_code == 2 and code in output and "predictions.jsonl:4" in output
+    assert "6 readable predictions are kept" in output or code == "EV115"
+    assert log.read_bytes() == damaged  # nothing thrown away, nothing rewritten
+    log.write_bytes(b"".join([*good[:3], *good[3:6]]))  # the user deletes the bad line
+    computed = []
+    real = backends.TransformersBackend.score
+
+    def counting(self, sequences, keys, label_ids):
+        computed.append(len(sequences))
+        return real(self, sequences, keys, label_ids)
+
+    monkeypatch.setattr(backends.TransformersBackend, "score", counting)
+    exit_code, output = run_cli(*_eval_args(tiny_model, build_dir, short_run))
+    assert exit_code == 0, output
+    assert sum(computed) == 2  # only the two lost rows are redone
+    resumed = [json.loads(line) for line in log.read_bytes().splitlines()]
+    original = [json.loads(line) for line in good]
+    assert [r["example_id"] for r in resumed] == [r["example_id"] for r in original]
+    assert [r["pred"] for r in resumed] == [r["pred"] for r in original]
+    for new, old in zip(resumed, original, strict=True):  # a batch of other rows: last float digits
+        assert new["option_logprobs"] == pytest.approx(old["option_logprobs"], abs=1e-4)
+
+
+# ---- charts in Japanese ----------------------------------------------------------------------------
+
+
+def test_japanese_category_names_render_with_a_japanese_font(tmp_path: Path) -> None:
+    from jbcompile.evaluate.report import ChartSpec, draw_charts, japanese_font
+    from matplotlib import font_manager
+    from matplotlib.ft2font import FT2Font
+
+    family = japanese_font()
+    assert family is not None, "the japanize-matplotlib dependency is missing"
+    names = ["年齢", "障害の有無", "性自認・ジェンダー", "外見（体型）"]
+    metrics = {"acc": 0.5}
+    results = {"metrics": {"overall": metrics, "by_category": {name: metrics for name in names}}}
+    chart = ChartSpec("acc.png", "カテゴリ別の正答率", ("acc",), "正答率")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        (written,) = draw_charts(tmp_path, results, [chart])
+    missing = [str(w.message) for w in caught if "missing from font" in str(w.message)]
+    assert missing == []
+    assert written.stat().st_size > 0
+    font = FT2Font(
+        font_manager.findfont(font_manager.FontProperties(family=family), fallback_to_default=False)
+    )
+    charmap = font.get_charmap()
+    assert all(ord(char) in charmap for char in "".join(names) + chart.title + chart.ylabel)
+
+
+def test_a_folder_that_cannot_be_written_is_a_diagnostic(lite_rows: list[dict], tmp_path: Path) -> None:
+    predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
+    code, output = score(predictions, Path("/proc/jbcompile-cannot-be-made/out"))  # even root cannot
+    assert code == 2 and "EV102" in output
+
+
+def test_a_file_mixing_kinds_or_tasks_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    records = our_predictions(lite_rows)
+    records[4]["task"] = "detect"
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV127" in output and "p.jsonl:5" in output
+    records = our_predictions(lite_rows)
+    del records[6]["context_condition"]  # no longer a bbq record
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")
+    assert code == 2 and "EV126" in output and "p.jsonl:7" in output
+
+
+def test_detection_with_no_derivable_row_is_an_error(lite_rows: list[dict], tmp_path: Path) -> None:
+    plain = bbq_format(lite_rows[:3], lambda index, row: 0)
+    for row in plain:
+        row["additional_metadata"] = dict(row["additional_metadata"], stereotyped_groups=["nobody"])
+    path = write_lines(tmp_path / "f.jsonl", plain)
+    code, output = score(path, tmp_path / "out", "--prediction-field", "prediction", "--task", "detect")
+    assert code == 2 and "EV128" in output
