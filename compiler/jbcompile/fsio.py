@@ -1,11 +1,22 @@
-"""Atomic writes: a reader, or a crash, sees the old file (or folder) or the new one, never half of it."""
+"""Atomic writes: a reader, or a crash, sees the old file (or folder) or the new one, never half of it.
+
+A folder is replaced in three steps (``out`` → ``.out.old-*``, staging → ``out``, remove the old one)
+under an exclusive lock on its parent folder, so two writers never collide. A process killed between two steps
+leaves a state the next writer repairs before it starts (:func:`recover_folder`): the old folder is put
+back when ``out`` is missing, and leftover staging and old folders are removed.
+"""
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+OLD = "old"
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
@@ -39,7 +50,7 @@ def swap_folder(staging: Path, out: Path) -> None:
     """Put ``staging`` where ``out`` is; the old folder is removed only once the new one is in place."""
     backup = None
     if out.exists():
-        backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.{OLD}-", dir=out.parent))
         os.rmdir(backup)
         os.replace(out, backup)
     try:
@@ -50,3 +61,57 @@ def swap_folder(staging: Path, out: Path) -> None:
         raise
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
+
+
+@contextmanager
+def folder_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock for replacing ``out``; waits while another process holds it.
+
+    The lock is on the parent folder itself (``flock`` on a directory), so no lock file is left behind;
+    two outputs in one folder are written one after the other.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def recover_folder(out: Path, purpose: str) -> None:
+    """Repair what a killed writer left beside ``out``; call with the lock held.
+
+    Staging folders are never complete (the swap renames them away), so they go. An old folder is the
+    previous ``out`` itself, renamed whole: it comes back when ``out`` is missing, else it goes.
+    """
+    for staging in out.parent.glob(f".{out.name}.{purpose}-*"):
+        shutil.rmtree(staging, ignore_errors=True)
+    olds = sorted(out.parent.glob(f".{out.name}.{OLD}-*"), key=lambda p: p.stat().st_mtime_ns)
+    if olds and not out.exists() and not out.is_symlink():
+        os.replace(olds.pop(), out)
+    for old in olds:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def replaced_folder(
+    out: Path, purpose: str, *, before: Callable[[], None] = lambda: None
+) -> Iterator[Path]:
+    """Yield an empty staging folder; when the block ends without error, it replaces ``out``.
+
+    The whole write holds ``out``'s lock, after repairing an interrupted earlier write; ``before`` runs
+    then (e.g. to refuse a folder that is not ours). On any error the staging folder is removed and
+    ``out`` is left as it was.
+    """
+    out = Path(out)
+    with folder_lock(out):
+        recover_folder(out, purpose)
+        before()
+        staging = staging_folder(out, purpose)
+        try:
+            yield staging
+            swap_folder(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise

@@ -85,12 +85,143 @@ def _validate(model: type[BaseModel], doc: LoadedDocument) -> Any:
     return validate_document(model, doc)
 
 
+SOURCE_SUFFIX = ".yaml"
+# What the compiler reads from a sources folder, by place; other files are hashed but not parsed.
+KNOWN_ENTRIES = ("dataset.yaml", "vocab", "templates", "rules", "translations", "CHANGELOG.md", "README.md")
+
+
+@dataclass
+class SourceWalk:
+    """The one rule for which files of a sources folder count: what the loader reads and the hash covers.
+
+    Hidden files and folders, ``__pycache__`` and build folders are skipped, each with a diagnostic; so
+    are files in ``vocab/`` and ``templates/`` that are not ``.yaml`` (``.yml`` is an error: it was meant
+    to be a source).
+    """
+
+    root: Path
+    files: list[Path] = field(default_factory=list)  # every file the sources hash covers
+    vocab: list[Path] = field(default_factory=list)
+    templates: list[Path] = field(default_factory=list)
+    skipped: list[Diagnostic] = field(default_factory=list)
+
+    @property
+    def dataset(self) -> Path:
+        return self.root / "dataset.yaml"
+
+
+def _skip(path: Path, code: str, why: str, hint: str, severity: Severity = Severity.WARNING) -> Diagnostic:
+    return Diagnostic(code=code, message=why, path=display_path(path), severity=severity, hint=hint)
+
+
+def _is_build_folder(folder: Path) -> bool:
+    from .emit.manifest import is_jbcompile_manifest
+
+    return is_jbcompile_manifest(folder / "manifest.json")
+
+
+def walk_sources(root: Path) -> SourceWalk:
+    """Every file of the sources folder ``root``, sorted, split by role, with a note on each one skipped."""
+    root = Path(root)
+    walk = SourceWalk(root)
+    for folder, dirs, names in os.walk(root):
+        here = Path(folder)
+        kept_dirs = []
+        for name in sorted(dirs):
+            path = here / name
+            if name.startswith(".") or name == "__pycache__":
+                walk.skipped.append(
+                    _skip(path, "S012", "hidden folder: not part of the sources", "rename it if it should be")
+                )
+            elif _is_build_folder(path):
+                walk.skipped.append(
+                    _skip(
+                        path,
+                        "S016",
+                        "a build folder inside the sources: not part of the sources",
+                        "build outside the sources folder (its hash would change with every build)",
+                    )
+                )
+            else:
+                kept_dirs.append(name)
+        dirs[:] = kept_dirs
+        for name in sorted(names):
+            path = here / name
+            relative = path.relative_to(root)
+            if name.startswith("."):
+                walk.skipped.append(
+                    _skip(path, "S012", "hidden file: not part of the sources", "rename it if it should be")
+                )
+                continue
+            if not path.is_file():
+                continue
+            area = relative.parts[0] if len(relative.parts) > 1 else None
+            if area in ("vocab", "templates"):
+                if path.suffix == ".yml":
+                    walk.skipped.append(
+                        _skip(
+                            path,
+                            "S011",
+                            f"{area} files end in {SOURCE_SUFFIX}; this one is not read",
+                            f"rename it to {path.stem}{SOURCE_SUFFIX}",
+                            Severity.ERROR,
+                        )
+                    )
+                    continue
+                if path.suffix != SOURCE_SUFFIX or (area == "vocab" and len(relative.parts) > 2):
+                    walk.skipped.append(
+                        _skip(
+                            path,
+                            "S013",
+                            f"not a source file: only {area}/"
+                            + ("*" if area == "vocab" else "**/*")
+                            + f"{SOURCE_SUFFIX} is read",
+                            "move it out of the sources folder, or give it the right place and suffix",
+                        )
+                    )
+                    continue
+                (walk.vocab if area == "vocab" else walk.templates).append(path)
+            walk.files.append(path)
+    walk.files.sort()
+    walk.vocab.sort()
+    walk.templates.sort()
+    return walk
+
+
 def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
-    return (
-        root / "dataset.yaml",
-        sorted((root / "vocab").glob("*.yaml")),
-        sorted((root / "templates").rglob("*.yaml")),
-    )
+    walk = walk_sources(root)
+    return walk.dataset, walk.vocab, walk.templates
+
+
+def _layout_problems(root: Path) -> list[Diagnostic]:
+    """A missing ``templates/`` (often misspelled) would build nothing; unknown top-level entries."""
+    import difflib
+
+    problems = []
+    present = sorted(p.name for p in root.iterdir() if not p.name.startswith("."))
+    for name in present:
+        if name not in KNOWN_ENTRIES:
+            close = difflib.get_close_matches(name, KNOWN_ENTRIES, n=1)
+            problems.append(
+                _skip(
+                    root / name,
+                    "S015",
+                    "not read by the compiler" + (f" (did you mean {close[0]}?)" if close else ""),
+                    f"the compiler reads {', '.join(KNOWN_ENTRIES)}",
+                )
+            )
+    if not (root / "templates").is_dir():
+        close = difflib.get_close_matches("templates", present, n=1, cutoff=0.6)
+        problems.append(
+            Diagnostic(
+                code="S014",
+                message=f"no templates/ folder in {display_path(root)}"
+                + (f" ({close[0]} is there: a misspelling?)" if close else ""),
+                path=display_path(root),
+                hint="put the templates in templates/<Category>/<id>.yaml",
+            )
+        )
+    return problems
 
 
 def load_project(root: Path, lang: str = "ja") -> Project:
@@ -101,8 +232,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
         raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
-    dataset_path, vocab_paths, template_paths = source_files(root)
-    if not dataset_path.is_file():
+    if not (root / "dataset.yaml").is_file():
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -113,6 +243,11 @@ def load_project(root: Path, lang: str = "ja") -> Project:
                 )
             ]
         )
+    walk = walk_sources(root)
+    dataset_path, vocab_paths, template_paths = walk.dataset, walk.vocab, walk.templates
+    found = walk.skipped + _layout_problems(root)
+    notes = [d for d in found if d.severity is not Severity.ERROR]
+    problems.extend(d for d in found if d.severity is Severity.ERROR)
     documents: dict[str, LoadedDocument] = {}
 
     def load(path: Path) -> LoadedDocument | None:
@@ -129,6 +264,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         doc = load(path)
         if doc is None:
             continue
+        problems.extend(stray_braces(doc))
         vocab_file = _collect(problems, lambda doc=doc: _validate(VocabFile, doc))
         if vocab_file is None:
             continue
@@ -150,6 +286,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
 
     templates: list[SourceTemplate] = []
     seen_ids: dict[str, SourceTemplate] = {}
+    folded_ids: dict[str, SourceTemplate] = {}
     for path in template_paths:
         doc = load(path)
         if doc is None:
@@ -185,8 +322,22 @@ def load_project(root: Path, lang: str = "ja") -> Project:
             )
             continue
         seen_ids[model.id] = template
+        twin = folded_ids.setdefault(model.id.casefold(), template)
+        if twin is not template:
+            problems.append(
+                doc.diagnostic(
+                    ("id",),
+                    "R016",
+                    f"template id {model.id!r} differs from {twin.id!r} ({twin.path}) only in case",
+                    hint="ids name files and rows; on case-insensitive file systems these two collide",
+                )
+            )
         if dataset and model.category not in dataset.categories:
             problems.append(_unknown_category(doc, ("category",), model.category, dataset))
+        place = _placement_problems(template, path.relative_to(root / "templates"), dataset)
+        problems.extend(d for d in place if d.severity is Severity.ERROR)
+        notes.extend(d for d in place if d.severity is not Severity.ERROR)
+        problems.extend(stray_braces(doc))
         templates.append(template)
 
     if dataset_doc is None:
@@ -194,6 +345,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     # With a broken dataset.yaml the templates are still cross-checked, so every problem shows at once;
     # only the project is never returned.
     project = Project(root, dataset, dataset_doc, vocab, templates, documents, lang)  # type: ignore[arg-type]
+    project.notes.extend(notes)
     if dataset is not None and not project.unknown_texts:
         problems.append(
             dataset_doc.diagnostic(
@@ -223,6 +375,67 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     if problems:
         raise DiagnosticError(problems)
     return project
+
+
+def _placement_problems(
+    template: SourceTemplate, relative: Path, dataset: DatasetConfig | None
+) -> list[Diagnostic]:
+    """The file's place should say what it holds: its name is the id, its category folder the category.
+
+    The id may also be the path under templates/ joined with ``-`` (``sobaco/dummy/x.yaml`` →
+    ``sobaco-dummy-x``), for folders that group by kind rather than by category.
+    """
+    out = []
+    expected = {relative.stem, "-".join((*relative.parts[:-1], relative.stem))}
+    if template.id not in expected:
+        out.append(
+            template.diagnostic(
+                ("id",),
+                "R014",
+                f"template id {template.id!r} differs from its file name {relative.name!r}",
+                severity=Severity.WARNING,
+                hint=f"rename the file to {template.id}.yaml, or set id: {relative.stem}",
+            )
+        )
+    folder = relative.parts[0] if len(relative.parts) > 1 else None
+    category = template.model.category
+    if dataset and folder in dataset.categories and folder != category:
+        out.append(
+            template.diagnostic(
+                ("category",),
+                "R015",
+                f"category {category!r} in the folder of category {folder!r}",
+                hint=f"move the file to templates/{category}/, or fix its category",
+            )
+        )
+    return out
+
+
+def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:
+    """``{`` or ``}`` outside a well-formed ``{{SLOT}}`` would land in the rows as they are."""
+    from .kinds.base import SLOT_PATTERN
+
+    out = []
+    for key_path, value in iter_texts(doc.data):
+        if not isinstance(value, str) or ("{" not in value and "}" not in value):
+            continue
+        masked = SLOT_PATTERN.sub(lambda m: " " * len(m.group()), value)
+        offset = next((i for i, ch in enumerate(masked) if ch in "{}"), None)
+        if offset is None:
+            continue
+        pos = doc.text_position(key_path, offset)
+        out.append(
+            Diagnostic(
+                code="R013",
+                message=f"unbalanced brace {masked[offset]!r} in {value!r}",
+                path=doc.path,
+                line=pos.line if pos else None,
+                col=pos.col if pos else None,
+                hint="a slot is written {{NAME}}: two braces on each side",
+                key_path=key_path,
+            )
+        )
+    return out
 
 
 def _unknown_category(
