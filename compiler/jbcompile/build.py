@@ -215,10 +215,12 @@ def write_build(
     empty = _emptiness(compiled.project, compiled.configs)
     if empty:
         raise DiagnosticError(empty)
-    with write_errors(out_dir, "the build folder"):
-        with replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging:
-            with _no_cyclic_gc():
-                manifest = write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
+    with (
+        write_errors(out_dir, "the build folder"),
+        replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging,
+        _no_cyclic_gc(),
+    ):
+        manifest = write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
     return manifest
 
 

@@ -19,8 +19,10 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err_console = Console(stderr=True, highlight=False)
-out_console = Console(highlight=False)
+# No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
+# comes from users or files is printed with markup=False or escaped.
+err_console = Console(stderr=True, highlight=False, emoji=False)
+out_console = Console(highlight=False, emoji=False)
 
 # Exit codes shared by every command.
 EXIT_OK = 0
@@ -61,6 +63,19 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     if fmt != "json":
         err_console.print(f"[bold red]{errors} error(s)[/]; nothing was written.")
     return typer.Exit(code)
+
+
+def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit:
+    """A bad command-line option as a coded diagnostic (CL0xx); return the Exit(2) to raise."""
+    print_diagnostics([Diagnostic(code=code, message=message, hint=hint)])
+    return typer.Exit(EXIT_INPUT)
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> str:
+    """Refuse an option value outside its choices with CL001, naming the choices."""
+    if value not in choices:
+        raise option_error("CL001", f"{option} {value!r} is not one of: {', '.join(choices)}")
+    return value
 
 
 def default_sources() -> Path:

@@ -7,15 +7,17 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from .app import (
     EXIT_FINDINGS,
-    EXIT_INPUT,
     app,
+    check_choice,
     default_sources,
     err_console,
     fail,
+    option_error,
     out_console,
     print_diagnostics,
 )
@@ -25,17 +27,14 @@ FORMAT_HELP = "text (default) or json."
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in ("text", "json"):
-        err_console.print(f"--format takes text or json; got {fmt!r}")
-        raise typer.Exit(EXIT_INPUT)
+    check_choice("--format", fmt, ("text", "json"))
 
 
 def _repo_id_or_exit(repo: str) -> str:
     from ..publish.hub import parse_repo_id
 
     if parse_repo_id(repo) is None:
-        err_console.print(f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
-        raise typer.Exit(EXIT_INPUT)
+        raise option_error("CL001", f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
     return repo
 
 
@@ -69,8 +68,9 @@ def publish(
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     if repo is None and project.dataset.hub_repo is None:
-        err_console.print("give --repo ORG/NAME, or set hub_repo in dataset.yaml")
-        raise typer.Exit(EXIT_INPUT)
+        raise option_error(
+            "CL001", "no repository to publish to", hint="give --repo ORG/NAME, or set hub_repo"
+        )
     repo_id = _repo_id_or_exit(repo or project.dataset.hub_repo)
     try:
         token = resolve_token()
@@ -100,7 +100,8 @@ def publish(
         print_diagnostics(error.diagnostics, fmt)
         if fmt != "json":
             err_console.print(
-                f"[bold red]refused[/]: {repo_id} {project.dataset.version}; nothing was pushed."
+                f"[bold red]refused[/]: {escape(repo_id)} {escape(project.dataset.version)}; "
+                "nothing was pushed."
             )
         raise typer.Exit(EXIT_FINDINGS) from None
     print_diagnostics(list(remote.warnings), fmt)
@@ -116,7 +117,7 @@ def publish(
     def step(message: str) -> None:
         steps.append(message)
         if fmt != "json":
-            err_console.print(f"[green]✓[/] {session.redact(message)}")
+            err_console.print(f"[green]✓[/] {escape(session.redact(message))}")
 
     try:
         with hub_errors(session, f"publishing {plan.tag} to {repo_id}"):
@@ -125,7 +126,9 @@ def publish(
         print_diagnostics(error.diagnostics, fmt)
         if fmt != "json":
             done = "; ".join(steps) if steps else "nothing"
-            err_console.print(f"[bold red]publish failed[/]; done before the failure: {done}.")
+            err_console.print(
+                f"[bold red]publish failed[/]; done before the failure: {escape(session.redact(done))}."
+            )
         raise typer.Exit(EXIT_FINDINGS) from None
     if fmt == "json":
         print(

@@ -186,6 +186,23 @@ def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]
     return problems
 
 
+def emptiness_problems(build: BuildFolder) -> list[Diagnostic]:
+    """A release with no rows (or a config without rows) would burn a version number on nothing."""
+    rows = build.rows
+    empty = sorted(name for name, n in rows.items() if not isinstance(n, int) or n <= 0)
+    if rows and not empty:
+        return []
+    what = f"config(s) {', '.join(empty)} have no rows" if rows and empty else "the build has no rows"
+    return [
+        Diagnostic(
+            code="P015",
+            message=f"{what}: an empty release is refused",
+            path=str(build.root / MANIFEST),
+            hint="check that the sources hold templates (templates/<Category>/*.yaml), rebuild, publish",
+        )
+    ]
+
+
 def gating_problems(build: BuildFolder) -> list[Diagnostic]:
     """The card must carry the terms of use the Hub shows before access (extra_gated_prompt/fields)."""
     card = build.root / "README.md"
@@ -234,6 +251,7 @@ def prepare_release(
     tag = release_tag(version)
     problems: list[Diagnostic] = []
     problems += integrity_problems(build)
+    problems += emptiness_problems(build)
     problems += freshness_problems(project, build)
     problems += unreviewed_translations(project)
     problems += gating_problems(build)
