@@ -254,6 +254,12 @@ def write_errors(out: Path, what: str) -> Iterator[None]:
         ) from None
 
 
+def check_out_dir(out_dir: Path, sources: Path) -> None:
+    """Refuse a --out that a build may not replace, before spending time on compiling (B001, B003)."""
+    _refuse_unsafe_out(Path(out_dir), sources)
+    _refuse_foreign_folder(Path(out_dir))
+
+
 def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
     """Replacing --out must never take the working folder or the sources with it."""
     out = Path(os.path.abspath(out_dir))

@@ -399,7 +399,7 @@ def _placement_problems(
         )
     folder = relative.parts[0] if len(relative.parts) > 1 else None
     category = template.model.category
-    if dataset and folder in dataset.categories and folder != category:
+    if dataset and folder in dataset.categories and category in dataset.categories and folder != category:
         out.append(
             template.diagnostic(
                 ("category",),

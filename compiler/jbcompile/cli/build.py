@@ -93,7 +93,7 @@ def build(
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
-    from ..build import FORMATS, write_build
+    from ..build import FORMATS, check_out_dir, write_build
 
     check_choice("--diagnostics", diagnostics_format, DIAGNOSTIC_FORMATS)
     formats = [f.strip() for f in format.split(",") if f.strip()]
@@ -103,6 +103,7 @@ def build(
     check_choice("--lang", lang, ("ja", "en"))
     _check_cards(cards)
     try:
+        check_out_dir(out, sources or default_sources())
         compiled = _compile(sources, lang, release)
         print_diagnostics(compiled.diagnostics, diagnostics_format)
         with _without_pandas():

@@ -45,8 +45,10 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     path = Path(path)
     manifest_path = path / MANIFEST
     problem = None
-    if not path.is_dir():
+    if not path.exists():
         problem = f"{what} {path} does not exist"
+    elif not path.is_dir():
+        problem = f"{what} {path} is a file, not a folder"
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
