@@ -134,7 +134,16 @@ def test_stale_staging_and_old_folders_are_cleaned_and_a_lost_build_restored(
 def test_concurrent_builds_into_one_folder_leave_one_whole_build(mini_sources: Path, tmp_path: Path) -> None:
     out = tmp_path / "build"
     env = dict(os.environ, PYTHONPATH=f"{REPO / 'compiler'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    command = [sys.executable, "-m", "jbcompile.cli", "build", "--sources", str(mini_sources), "--out", str(out)]
+    command = [
+        sys.executable,
+        "-m",
+        "jbcompile.cli",
+        "build",
+        "--sources",
+        str(mini_sources),
+        "--out",
+        str(out),
+    ]
     children = [
         subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         for _ in range(4)

@@ -92,7 +92,7 @@ def render_card(
         raise _card_error(folder, exc.lineno, exc.message or str(exc)) from None
     except jinja2.TemplateNotFound as exc:
         raise _card_error(folder, None, f"template {exc.name} not found in {folder}") from None
-    except (jinja2.TemplateError, TypeError, ValueError, AttributeError, KeyError, RecursionError) as exc:
+    except Exception as exc:  # the template is the user's code: whatever it raises is its own error
         raise _card_error(folder, _template_line(exc), f"{type(exc).__name__}: {exc}") from None
 
 
