@@ -105,3 +105,87 @@ def test_default_sources_are_the_bundled_benchmark(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     categories = {entry["category"] for entry in json.loads(result.stdout)}
     assert "Age" in categories
+
+
+def test_a_diagnostic_at_line_100_prints_its_position_not_an_emoji(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    path.write_text("\n" * 90 + path.read_text(encoding="utf-8").replace("{{NAME1}}と", "{{NAME9}}と", 1))
+    result = run("build", "--sources", str(mini_sources), "--out", str(tmp_path / "b"))
+    assert result.returncode == 2
+    assert "age-work.yaml:100:" in result.stderr and "💯" not in result.stderr
+
+
+def test_a_diagnostic_about_no_file_has_no_placeholder_path() -> None:
+    result = run("build", "--diagnostics", "xml")
+    assert result.returncode == 2
+    assert result.stderr.startswith("CL001 ") and "<input>" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "--diagnostics", "xml"],
+        ["build", "--lang", "fr"],
+        ["build", "--format", "csv"],
+        ["build", "--cards", "/nonexistent"],
+        ["stats", "--lang", "zz"],
+        ["schema", "nope"],
+        ["check", "--format", "xml"],
+        ["check", "--explain", "NOPE"],
+        ["publish", "--format", "yaml", "--dry-run"],
+        ["verify", "--repo", "not a repo", "--revision", "v1"],
+        ["diff", "a", "b", "--format", "html"],
+    ],
+)
+def test_every_bad_option_is_a_coded_diagnostic_and_exit_2(args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 2, result.stderr
+    assert "CL00" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_stats_prints_whole_numbers_in_80_columns(bundled_sources: Path) -> None:
+    env = dict(os.environ, COLUMNS="80", NO_COLOR="1")
+    result = subprocess.run(
+        [sys.executable, "-m", "jbcompile.cli", "stats", "--sources", str(bundled_sources)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stdout
+    assert "sobaco_dummy templates" in result.stdout and "Hierarchical_relationship" in result.stdout
+
+
+def test_every_url_printed_has_its_credentials_redacted() -> None:
+    from jbcompile.diagnostics import Diagnostic, render
+    from jbcompile.publish.hub import HubSession, hub_problem
+    from jbcompile.text import redact
+
+    assert redact("see http://user:pass@host:8080/x and https://tok@hub.example") == (
+        "see http://***@host:8080/x and https://***@hub.example"
+    )
+    session = HubSession(api=None, endpoint="http://user:s3cret@127.0.0.1:9", token=None)
+    problem = hub_problem(
+        ConnectionError("refused by http://user:s3cret@127.0.0.1:9/api"), session, "reading"
+    )
+    for fmt in ("text", "json", "github"):
+        assert "s3cret" not in render([problem], fmt)
+    leaked = Diagnostic(code="P009", message="GET https://a:b@x.org failed", hint="check https://a:b@x.org")
+    assert "a:b@" not in render([leaked], "text") and "a:b@" not in render([leaked], "json")
+
+
+def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
+    env = dict(os.environ, NO_COLOR="1")
+    script = (
+        "import sys; from jbcompile.cli import main, app\n"
+        "@app.command('boom')\n"
+        "def boom():\n    open('/proc/nonexistent/x', 'w')\n"
+        "sys.argv = ['jbcompile', 'boom']; main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 2 and "CL002" in result.stderr and "Traceback" not in result.stderr
