@@ -105,7 +105,9 @@ def _texts(rows: list[dict]) -> list[str]:
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.sampled_from(["templates/Age/age-work.yaml", "vocab/Age.yaml", "dataset.yaml"]), _mutations())
-def test_mutated_sources_give_a_positioned_diagnostic_or_a_correct_build(tmp_path_factory, name, edits) -> None:
+def test_mutated_sources_give_a_positioned_diagnostic_or_a_correct_build(
+    tmp_path_factory, name, edits
+) -> None:
     """No traceback; either exit 2 with diagnostics that name file and line, or a build without wrong rows."""
     from jbcompile.build import compile_project
 
