@@ -266,9 +266,32 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
                 )
             ]
         ) from None
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: positioned by offset
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
         raise DiagnosticError(
-            [Diagnostic(code="Y001", message=f"malformed YAML: {exc}", path=path, hint="fix the YAML syntax")]
+            [
+                Diagnostic(
+                    code="Y001",
+                    message=f"malformed YAML: character U+{exc.character:04X} is not allowed ({exc.reason})",
+                    path=path,
+                    line=line,
+                    col=col,
+                    hint="remove the character (control characters cannot stand in YAML text)",
+                )
+            ]
+        ) from None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="Y001",
+                    message=f"malformed YAML: {first_line}",
+                    path=path,
+                    hint="fix the YAML syntax",
+                )
+            ]
         ) from None
     finally:
         loader.dispose()

@@ -124,12 +124,23 @@ def walk_sources(root: Path) -> SourceWalk:
     """Every file of the sources folder ``root``, sorted, split by role, with a note on each one skipped."""
     root = Path(root)
     walk = SourceWalk(root)
-    for folder, dirs, names in os.walk(root):
+    visited = {os.path.realpath(root)}
+    for folder, dirs, names in os.walk(root, followlinks=True):
         here = Path(folder)
         kept_dirs = []
         for name in sorted(dirs):
             path = here / name
-            if name.startswith(".") or name == "__pycache__":
+            real = os.path.realpath(path)
+            if real in visited or root.resolve().is_relative_to(real):
+                walk.skipped.append(
+                    _skip(
+                        path,
+                        "S018",
+                        "a link to a folder already read (a loop): not followed",
+                        "remove the link, or point it at a folder outside the sources",
+                    )
+                )
+            elif name.startswith(".") or name == "__pycache__":
                 walk.skipped.append(
                     _skip(path, "S012", "hidden folder: not part of the sources", "rename it if it should be")
                 )
@@ -144,6 +155,7 @@ def walk_sources(root: Path) -> SourceWalk:
                 )
             else:
                 kept_dirs.append(name)
+                visited.add(real)
         dirs[:] = kept_dirs
         for name in sorted(names):
             path = here / name
@@ -153,9 +165,19 @@ def walk_sources(root: Path) -> SourceWalk:
                     _skip(path, "S012", "hidden file: not part of the sources", "rename it if it should be")
                 )
                 continue
-            if not path.is_file():
-                continue
             area = relative.parts[0] if len(relative.parts) > 1 else None
+            if not path.is_file():
+                meant = area in ("vocab", "templates") and path.suffix in (SOURCE_SUFFIX, ".yml")
+                walk.skipped.append(
+                    _skip(
+                        path,
+                        "S013",
+                        "not a regular file (a broken link, a device or a pipe): not read",
+                        "remove it, or fix the link",
+                        Severity.ERROR if meant else Severity.WARNING,
+                    )
+                )
+                continue
             if area in ("vocab", "templates"):
                 if path.suffix == ".yml":
                     walk.skipped.append(
