@@ -94,3 +94,8 @@ def test_mecab_never_sees_a_giant_text_in_check_or_build(mini_sources: Path, tmp
         )
         assert result.returncode == 2, result.stderr
         assert "age-work.yaml:10:" in result.stderr and "Y010" in result.stderr
+
+
+def test_a_control_character_is_reported_at_its_line_and_column() -> None:
+    code, line, col = _problem("a: ok\nb: x\x07y\n")
+    assert (code, line, col) == ("Y001", 2, 5)

@@ -114,3 +114,25 @@ def test_a_missing_templates_folder_is_an_error(mini_sources: Path) -> None:
     with pytest.raises(DiagnosticError) as error:
         load_project(mini_sources)
     assert [d.code for d in error.value.diagnostics] == ["S014"]
+
+
+def test_a_broken_link_among_the_templates_is_an_error(mini_sources: Path) -> None:
+    (mini_sources / "templates/Age/gone.yaml").symlink_to(mini_sources / "nowhere.yaml")
+    assert [d.code for d in problems_of(mini_sources)] == ["S013"]
+
+
+def test_a_linked_template_folder_is_read_and_hashed_and_a_loop_is_reported(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    elsewhere = tmp_path / "shared"
+    elsewhere.mkdir()
+    (mini_sources / AGE_WORK).rename(elsewhere / "age-work.yaml")
+    (mini_sources / "templates/Age/linked").symlink_to(elsewhere)
+    (mini_sources / "templates/loop").symlink_to(mini_sources / "templates")
+    before = sources_hash(mini_sources)
+    assert len(compile_folder(mini_sources).project.templates) == 3
+    assert "S018" in _notes(mini_sources)
+    (elsewhere / "age-work.yaml").write_text(
+        (elsewhere / "age-work.yaml").read_text(encoding="utf-8") + "\n", encoding="utf-8"
+    )
+    assert sources_hash(mini_sources) != before
