@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import shutil
 
+import pytest
 from fakehub import FakeHub
-from publish_helpers import publish
+from publish_helpers import publish, run
 
 
 def _empty_the_manifest_rows(build) -> None:
@@ -33,3 +36,46 @@ def test_the_hub_endpoints_credentials_are_never_printed(hub_env: FakeHub, relea
         assert result.exit_code == 1, result.output
         assert "http://***@127.0.0.1:9" in result.output  # the endpoint is named, its credentials are not
         assert "hunter2" not in result.output and "maintainer" not in result.output
+
+
+def _rewrite_manifest(build, change) -> None:
+    path = build / "manifest.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    change(manifest)
+    path.write_text(json.dumps(manifest), encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        lambda m: m.update(rows="x"),
+        lambda m: m.update(rows={"lite": "36"}),
+        lambda m: m["files"].update({"../../etc/passwd": "0" * 64}),
+        lambda m: m["files"].update({"/abs": "0" * 64}),
+    ],
+)
+def test_a_malformed_manifest_is_a_diagnostic_in_publish_and_diff(hub_env: FakeHub, release, change) -> None:
+    sources, build = release
+    _rewrite_manifest(build, change)
+    for result in (publish(sources, build, "--dry-run"), run("diff", str(build), str(build))):
+        assert result.exit_code == 2 and "P003" in result.output, result.output
+        assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+
+
+def test_unreadable_data_files_are_diagnostics_in_diff_and_publish(
+    hub_env: FakeHub, release, tmp_path
+) -> None:
+    sources, build = release
+    other = tmp_path / "other"
+    shutil.copytree(build, other)
+    data = next((other / "data").rglob("*.parquet"))
+    data.write_bytes(b"not parquet")
+    digest = hashlib.sha256(data.read_bytes()).hexdigest()
+    _rewrite_manifest(other, lambda m: m["files"].update({data.relative_to(other).as_posix(): digest}))
+    result = run("diff", str(build), str(other))
+    assert result.exit_code == 2 and "P016" in result.output, result.output
+    refused = publish(sources, other, "--dry-run")
+    assert refused.exit_code == 1 and "P016" in refused.output
+    data.unlink()
+    missing = run("diff", str(build), str(other))
+    assert missing.exit_code == 2 and "P016" in missing.output and "missing" in missing.output

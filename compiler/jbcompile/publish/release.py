@@ -26,7 +26,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
 from ..project import Project, display_path
-from .buildfolder import MANIFEST, BuildFolder, folder_files, integrity_problems
+from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
     HUB_MANAGED,
@@ -191,7 +191,7 @@ def emptiness_problems(build: BuildFolder) -> list[Diagnostic]:
     rows = build.rows
     empty = sorted(name for name, n in rows.items() if not isinstance(n, int) or n <= 0)
     if rows and not empty:
-        return []
+        return _data_row_problems(build)
     what = f"config(s) {', '.join(empty)} have no rows" if rows and empty else "the build has no rows"
     return [
         Diagnostic(
@@ -201,6 +201,27 @@ def emptiness_problems(build: BuildFolder) -> list[Diagnostic]:
             hint="check that the sources hold templates (templates/<Category>/*.yaml), rebuild, publish",
         )
     ]
+
+
+def _data_row_problems(build: BuildFolder) -> list[Diagnostic]:
+    """The data files must hold the rows the manifest counts (read from the parquet footers only)."""
+    problems = []
+    for config, expected in sorted(build.rows.items()):
+        try:
+            found = count_rows(build, config)
+        except DiagnosticError as error:
+            problems.extend(error.diagnostics)
+            continue
+        if found != expected:
+            problems.append(
+                Diagnostic(
+                    code="P016",
+                    message=f"config {config}: the data holds {found} rows, the manifest says {expected}",
+                    path=str(build.root / MANIFEST),
+                    hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+                )
+            )
+    return problems
 
 
 def gating_problems(build: BuildFolder) -> list[Diagnostic]:
