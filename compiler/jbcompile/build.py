@@ -211,10 +211,11 @@ def write_build(
     from .emit import write_folder
 
     out_dir = Path(out_dir)
-    _refuse_unsafe_out(out_dir, compiled.project.root)
     empty = _emptiness(compiled.project, compiled.configs)
     if empty:
         raise DiagnosticError(empty)
+    with write_errors(out_dir, "the build folder"):
+        _refuse_unsafe_out(out_dir, compiled.project.root)
     with (
         write_errors(out_dir, "the build folder"),
         replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging,
@@ -255,9 +256,15 @@ def write_errors(out: Path, what: str) -> Iterator[None]:
 
 
 def check_out_dir(out_dir: Path, sources: Path) -> None:
-    """Refuse a --out that a build may not replace, before spending time on compiling (B001, B003)."""
-    _refuse_unsafe_out(Path(out_dir), sources)
-    _refuse_foreign_folder(Path(out_dir))
+    """Refuse a --out that a build may not replace, before spending time on compiling (B001, B003).
+
+    Sources that are not a sources folder (no dataset.yaml) are left for the loader to report.
+    """
+    if not (Path(sources) / "dataset.yaml").is_file():
+        return
+    with write_errors(Path(out_dir), "the build folder"):
+        _refuse_unsafe_out(Path(out_dir), sources)
+        _refuse_foreign_folder(Path(out_dir))
 
 
 def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
