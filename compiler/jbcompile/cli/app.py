@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 app = typer.Typer(
     name="jbcompile",
@@ -63,6 +67,19 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     if fmt != "json":
         err_console.print(f"[bold red]{errors} error(s)[/]; nothing was written.")
     return typer.Exit(code)
+
+
+def print_table(table: Table) -> None:
+    """Print a table whole: never squeezed (and its numbers cut to "…") to fit 80 columns."""
+    from rich.measure import Measurement
+
+    needed = Measurement.get(out_console, out_console.options.update_width(10_000), table).maximum
+    width = out_console.width
+    out_console.width = max(needed, width)
+    try:
+        out_console.print(table)
+    finally:
+        out_console.width = width
 
 
 def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit:

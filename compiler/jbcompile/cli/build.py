@@ -20,8 +20,8 @@ from .app import (
     err_console,
     fail,
     option_error,
-    out_console,
     print_diagnostics,
+    print_table,
 )
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
@@ -163,19 +163,6 @@ def stats(
         *[str(sum(e[k] for e in table)) for n in names for k in (n, f"{n}_templates")],
     )
     print_table(view)
-
-
-def print_table(table) -> None:
-    """Print a table whole: never squeezed (and its numbers cut to "…") to fit 80 columns."""
-    from rich.measure import Measurement
-
-    needed = Measurement.get(out_console, out_console.options.update_width(10_000), table).maximum
-    width = out_console.width
-    out_console.width = max(needed, width)
-    try:
-        out_console.print(table)
-    finally:
-        out_console.width = width
 
 
 @app.command()

@@ -20,6 +20,7 @@ from .app import (
     option_error,
     out_console,
     print_diagnostics,
+    print_table,
 )
 
 SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
@@ -205,15 +206,15 @@ def _print_verify(report) -> None:
     rows = ", ".join(f"{name} {counts['actual']}" for name, counts in report.rows.items())
     if report.ok:
         out_console.print(
-            f"[bold green]verified[/] {report.ref} (commit {report.commit}): {report.checked_files} files "
-            f"identical to a fresh build of the sources; rows: {rows}"
+            f"[bold green]verified[/] {escape(report.ref)} (commit {escape(str(report.commit))}): "
+            f"{report.checked_files} files identical to a fresh build of the sources; rows: {escape(rows)}"
         )
         return
-    table = Table(title=f"{report.ref} differs from a fresh build of the sources")
+    table = Table(title=escape(f"{report.ref} differs from a fresh build of the sources"))
     for column in ("kind", "what", "fresh build", "release", "note"):
         table.add_column(column, overflow="fold")
     for d in report.differences:
-        table.add_row(d.kind, d.path, _short(d.expected), _short(d.actual), d.note)
+        table.add_row(*_cells(d.kind, d.path, _short(d.expected), _short(d.actual), d.note))
     out_console.print(table)
     out_console.print(f"[bold red]{len(report.differences)} difference(s)[/]")
 
@@ -274,14 +275,17 @@ def _print_diff(result) -> None:
     title = (
         f"{result.old['label']} (v{result.old['version']}) → {result.new['label']} (v{result.new['version']})"
     )
-    summary = Table(title=title)
+    summary = Table(title=escape(title))
     for column in ("config", "old rows", "new rows", "added", "removed", "changed", "unchanged"):
         summary.add_column(column, justify="left" if column == "config" else "right")
     for name, c in result.configs.items():
         summary.add_row(
-            name, *(f"{v:,}" for v in (c.old_rows, c.new_rows, c.added, c.removed, c.changed, c.unchanged))
+            *_cells(
+                name,
+                *(f"{v:,}" for v in (c.old_rows, c.new_rows, c.added, c.removed, c.changed, c.unchanged)),
+            )
         )
-    out_console.print(summary)
+    print_table(summary)
     old_compiler, new_compiler = result.old["compiler_version"], result.new["compiler_version"]
     if old_compiler != new_compiler:
         out_console.print(
@@ -297,10 +301,19 @@ def _print_diff(result) -> None:
         groups.add_column(column, justify="right" if column in ("added", "removed", "changed") else "left")
     for g in result.groups:
         groups.add_row(
-            g.config, g.category, g.template_id, *(f"{len(v):,}" for v in (g.added, g.removed, g.changed))
+            *_cells(
+                g.config, g.category, g.template_id, *(f"{len(v):,}" for v in (g.added, g.removed, g.changed))
+            )
         )
-    out_console.print(groups)
+    print_table(groups)
     for name, c in result.configs.items():
         if c.changed_columns:
             columns = ", ".join(f"{column} ({n})" for column, n in c.changed_columns.items())
-            out_console.print(f"{name}: changed columns: {columns}")
+            out_console.print(f"{name}: changed columns: {columns}", markup=False)
+
+
+def _cells(*values: object) -> list:
+    """Table cells as plain text: names from a build (categories, ids) are never read as markup."""
+    from rich.text import Text
+
+    return [Text(str(value)) for value in values]
