@@ -79,3 +79,21 @@ def test_unreadable_data_files_are_diagnostics_in_diff_and_publish(
     data.unlink()
     missing = run("diff", str(build), str(other))
     assert missing.exit_code == 2 and "P016" in missing.output and "missing" in missing.output
+
+
+def test_diff_prints_names_from_a_foreign_build_as_text_not_markup(release, tmp_path) -> None:
+    import pyarrow.parquet as pq
+
+    _sources, build = release
+    other = tmp_path / "foreign"
+    shutil.copytree(build, other)
+    data = next((other / "data").rglob("*.parquet"))
+    table = pq.read_table(data)
+    categories = ["[/bad]" if i == 0 else c for i, c in enumerate(table.column("category").to_pylist())]
+    column = table.schema.get_field_index("category")
+    pq.write_table(table.set_column(column, "category", [categories]), data)
+    digest = hashlib.sha256(data.read_bytes()).hexdigest()
+    _rewrite_manifest(other, lambda m: m["files"].update({data.relative_to(other).as_posix(): digest}))
+    result = run("diff", str(build), str(other))
+    assert result.exit_code == 0, result.output
+    assert "[/bad]" in result.output
