@@ -189,3 +189,25 @@ def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
     assert result.returncode == 2 and "CL002" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_import_of_json_nested_100000_deep_is_a_diagnostic(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    result = run("import", "bbq-jsonl", str(deep), "--out", str(tmp_path / "sources"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "CL003" in result.stderr or "IM0" in result.stderr
+    assert not (tmp_path / "sources").exists()
+
+
+def test_import_exits_1_when_it_reported_errors(tmp_path: Path) -> None:
+    from tests.translate.conftest import EN_CLASS_A, generate_rows, write_jsonl
+
+    rows = generate_rows([EN_CLASS_A], "en")
+    odd = rows[0]["context"]
+    for row in rows:
+        if row["context_condition"] == "disambig" and row["context"].startswith(odd):
+            row["context"] = row["context"].replace("but the young woman left", "but the newcomer left")
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run("import", "bbq-jsonl", str(data), "--out", str(tmp_path / "sources"))
+    assert "1 error(s)" in result.stderr and result.returncode == 1, result.stderr

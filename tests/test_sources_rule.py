@@ -136,3 +136,14 @@ def test_a_linked_template_folder_is_read_and_hashed_and_a_loop_is_reported(
         (elsewhere / "age-work.yaml").read_text(encoding="utf-8") + "\n", encoding="utf-8"
     )
     assert sources_hash(mini_sources) != before
+
+
+def test_version_control_entries_are_noted_not_warned(mini_sources: Path) -> None:
+    (mini_sources / ".git").mkdir()
+    (mini_sources / ".git/HEAD").write_text("ref: refs/heads/main\n")
+    (mini_sources / "LICENSE").write_text("CC-BY-4.0\n")
+    before = sources_hash(mini_sources)
+    notes = {d.code: d for d in load_project(mini_sources).notes if d.code in ("S012", "S015")}
+    assert notes["S012"].severity is Severity.INFO and notes["S015"].severity is Severity.INFO
+    (mini_sources / ".git/HEAD").write_text("ref: refs/heads/other\n")
+    assert sources_hash(mini_sources) == before

@@ -114,6 +114,24 @@ def _skip(path: Path, code: str, why: str, hint: str, severity: Severity = Sever
     return Diagnostic(code=code, message=why, path=display_path(path), severity=severity, hint=hint)
 
 
+# Hidden entries that tools keep beside any project: skipped with a note, not a warning.
+_TOOLING = frozenset(
+    {".git", ".gitignore", ".gitattributes", ".github", ".hg", ".svn", ".DS_Store", "__pycache__"}
+)
+
+
+def _hidden(path: Path, what: str) -> Diagnostic:
+    """A hidden file or folder is no source; one that looks like a source (``.x.yaml``) is a warning."""
+    harmless = path.name in _TOOLING and path.suffix not in (SOURCE_SUFFIX, ".yml")
+    return _skip(
+        path,
+        "S012",
+        f"hidden {what}: not part of the sources (not built, not hashed)",
+        "rename it without the leading dot if it should be",
+        Severity.INFO if harmless else Severity.WARNING,
+    )
+
+
 def _is_build_folder(folder: Path) -> bool:
     from .emit.manifest import is_jbcompile_manifest
 
@@ -141,9 +159,7 @@ def walk_sources(root: Path) -> SourceWalk:
                     )
                 )
             elif name.startswith(".") or name == "__pycache__":
-                walk.skipped.append(
-                    _skip(path, "S012", "hidden folder: not part of the sources", "rename it if it should be")
-                )
+                walk.skipped.append(_hidden(path, "folder"))
             elif _is_build_folder(path):
                 walk.skipped.append(
                     _skip(
@@ -161,9 +177,7 @@ def walk_sources(root: Path) -> SourceWalk:
             path = here / name
             relative = path.relative_to(root)
             if name.startswith("."):
-                walk.skipped.append(
-                    _skip(path, "S012", "hidden file: not part of the sources", "rename it if it should be")
-                )
+                walk.skipped.append(_hidden(path, "file"))
                 continue
             area = relative.parts[0] if len(relative.parts) > 1 else None
             if not path.is_file():
@@ -230,6 +244,7 @@ def _layout_problems(root: Path) -> list[Diagnostic]:
                     "S015",
                     "not read by the compiler" + (f" (did you mean {close[0]}?)" if close else ""),
                     f"the compiler reads {', '.join(KNOWN_ENTRIES)}",
+                    Severity.WARNING if close else Severity.INFO,
                 )
             )
     if not (root / "templates").is_dir():

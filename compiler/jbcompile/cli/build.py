@@ -101,7 +101,7 @@ def build(
     if unknown or "parquet" not in formats:
         raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
     check_choice("--lang", lang, ("ja", "en"))
-    _check_cards(cards)
+    check_cards(cards)
     try:
         check_out_dir(out, sources or default_sources())
         compiled = _compile(sources, lang, release)
@@ -117,7 +117,8 @@ def build(
     )
 
 
-def _check_cards(cards: Path | None) -> None:
+def check_cards(cards: Path | None) -> None:
+    """Refuse a --cards folder without the card template before any work (CL006)."""
     from ..emit.card import CARD_TEMPLATE
 
     if cards is not None and not (cards / CARD_TEMPLATE).is_file():

@@ -181,7 +181,10 @@ def verify(
     from ..publish.hub import HubRef, offline_problem, open_session, resolve_token
     from ..publish.verify import verify_release
 
+    from .build import check_cards
+
     _check_format(fmt)
+    check_cards(cards)
     ref = HubRef(_repo_id_or_exit(repo), revision)
     offline = offline_problem("verify")
     if offline:
