@@ -180,7 +180,6 @@ def verify(
     """Check a release against a fresh build of the sources (file hashes, row counts); 1 if they differ."""
     from ..publish.hub import HubRef, offline_problem, open_session, resolve_token
     from ..publish.verify import verify_release
-
     from .build import check_cards
 
     _check_format(fmt)
