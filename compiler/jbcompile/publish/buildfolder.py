@@ -54,9 +54,13 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
-        raise DiagnosticError(
-            [Diagnostic(code="P003", message=problem, path=str(path), hint="run `jbcompile build` first")]
+        interrupted = not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
+        hint = (
+            "a build was interrupted while swapping folders: run `jbcompile build` to restore or finish it"
+            if interrupted
+            else "run `jbcompile build` first"
         )
+        raise DiagnosticError([Diagnostic(code="P003", message=problem, path=str(path), hint=hint)])
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
