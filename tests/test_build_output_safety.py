@@ -206,3 +206,12 @@ def test_a_config_without_rows_is_refused_and_keeps_the_previous_build(
         write_build(compiled, out)
     assert _codes(error) == ["B006"]
     assert _tree(out) == before
+
+
+def test_a_language_no_template_has_builds_nothing_and_is_an_error(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    (mini_sources / "templates/Age/age-phone.yaml").unlink()  # the only template with English texts
+    result = cli("build", "--sources", str(mini_sources), "--lang", "en", "--out", str(tmp_path / "b"))
+    assert result.returncode == 2 and "B002" in result.stderr and "R012" in result.stderr
+    assert not (tmp_path / "b").exists()
