@@ -156,3 +156,14 @@ def test_concurrent_builds_into_one_folder_leave_one_whole_build(mini_sources: P
     manifest = read_manifest(out)
     assert {name for name in _tree(out) if name != "manifest.json"} == set(manifest["files"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "sources"]
+
+
+def test_an_atomic_write_through_a_link_keeps_the_link(tmp_path: Path) -> None:
+    from jbcompile.fsio import write_atomic
+
+    target = tmp_path / "shared.yaml"
+    target.write_text("a: 1\n")
+    link = tmp_path / "link.yaml"
+    link.symlink_to(target)
+    write_atomic(link, "a: 2\n")
+    assert link.is_symlink() and target.read_text() == "a: 2\n"

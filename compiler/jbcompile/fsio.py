@@ -20,8 +20,11 @@ OLD = "old"
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Replace ``path`` in one step (temp file in the same folder, fsync, ``os.replace``); keep its mode."""
-    path = Path(path)
+    """Replace ``path`` in one step (temp file in the same folder, fsync, ``os.replace``); keep its mode.
+
+    A symbolic link is written through (its target is replaced), so a shared file stays shared.
+    """
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
