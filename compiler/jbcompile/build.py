@@ -55,10 +55,10 @@ ProgressCallback = Callable[[str, int, int], None]
 def sources_hash(root: Path) -> str:
     """sha256 over every source file (path and bytes), independent of file system order.
 
-    The files are those of :func:`jbcompile.project.walk_sources`, the rule the loader follows too: a file
+    The files are those of :func:`jbcompile.sourcefiles.walk_sources`, the rule the loader follows too: a file
     the build reads is always in the hash, and a file it skips never is.
     """
-    from .project import walk_sources
+    from .sourcefiles import walk_sources
 
     digest = hashlib.sha256()
     root = Path(root)

@@ -98,9 +98,7 @@ def recover_folder(out: Path, purpose: str) -> None:
 
 
 @contextmanager
-def replaced_folder(
-    out: Path, purpose: str, *, before: Callable[[], None] = lambda: None
-) -> Iterator[Path]:
+def replaced_folder(out: Path, purpose: str, *, before: Callable[[], None] = lambda: None) -> Iterator[Path]:
     """Yield an empty staging folder; when the block ends without error, it replaces ``out``.
 
     The whole write holds ``out``'s lock, after repairing an interrupted earlier write; ``before`` runs
