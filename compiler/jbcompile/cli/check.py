@@ -125,7 +125,8 @@ def check(
                 else:
                     err_console.print("[bold red]--fix did not converge; nothing was changed[/]")
         else:
-            diagnostics = run_checks(load_project(root), release=release)
+            project = load_project(root)
+            diagnostics = [*project.notes, *run_checks(project, release=release)]
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     print_diagnostics(diagnostics, fmt)
