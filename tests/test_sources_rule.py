@@ -148,3 +148,11 @@ def test_version_control_entries_are_noted_not_warned(mini_sources: Path) -> Non
     assert notes["S012"].severity is Severity.INFO and notes["S015"].severity is Severity.INFO
     (mini_sources / ".git/HEAD").write_text("ref: refs/heads/other\n")
     assert sources_hash(mini_sources) == before
+
+
+def test_file_names_that_differ_only_in_case_are_an_error(mini_sources: Path) -> None:
+    twin = mini_sources / "templates/Age/AGE-WORK.yaml"
+    shutil.copy(mini_sources / AGE_WORK, twin)
+    edit(twin, "id: age-work", "id: age-work-2")
+    codes = [d.code for d in problems_of(mini_sources)]
+    assert "S019" in codes

@@ -159,7 +159,30 @@ def walk_sources(root: Path) -> SourceWalk:
     walk.files.sort()
     walk.vocab.sort()
     walk.templates.sort()
+    walk.skipped.extend(_case_collisions(root, walk.files))
     return walk
+
+
+def _case_collisions(root: Path, files: list[Path]) -> list[Diagnostic]:
+    """Paths that differ only in case are one file on macOS and Windows: a checkout there loses one."""
+    seen: dict[str, Path] = {}
+    out = []
+    for path in files:
+        key = path.relative_to(root).as_posix().casefold()
+        if key in seen:
+            out.append(
+                _skip(
+                    path,
+                    "S019",
+                    f"differs from {display_path(seen[key])} only in case: one file on case-insensitive "
+                    "file systems",
+                    "rename one of the two",
+                    Severity.ERROR,
+                )
+            )
+        else:
+            seen[key] = path
+    return out
 
 
 def layout_problems(root: Path) -> list[Diagnostic]:
