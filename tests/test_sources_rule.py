@@ -99,10 +99,11 @@ def test_a_template_in_another_categorys_folder_is_an_error(mini_sources: Path) 
 
 
 def test_template_ids_that_differ_only_in_case_are_an_error(mini_sources: Path) -> None:
-    twin = mini_sources / "templates/Age/Age-Work.yaml"
+    twin = mini_sources / "templates/Age/twin.yaml"
     shutil.copy(mini_sources / AGE_WORK, twin)
     edit(twin, "id: age-work", "id: Age-Work")
-    assert [d.code for d in problems_of(mini_sources)] == ["R016"]
+    errors = [d.code for d in problems_of(mini_sources) if d.severity is Severity.ERROR]
+    assert errors == ["R016"]
 
 
 def test_the_bundled_benchmark_follows_the_placement_rules(bundled_sources: Path) -> None:
