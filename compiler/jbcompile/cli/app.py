@@ -4,13 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
+from ..text import redact
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -25,8 +26,15 @@ app = typer.Typer(
 )
 # No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
 # comes from users or files is printed with markup=False or escaped.
-err_console = Console(stderr=True, highlight=False, emoji=False)
-out_console = Console(highlight=False, emoji=False)
+class _RedactingConsole(Console):
+    """Every text printed passes :func:`jbcompile.text.redact`: no token or URL credentials reach a terminal."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
+out_console = _RedactingConsole(highlight=False, emoji=False)
 
 # Exit codes shared by every command.
 EXIT_OK = 0
