@@ -211,3 +211,13 @@ def test_import_exits_1_when_it_reported_errors(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "rows.jsonl", rows)
     result = run("import", "bbq-jsonl", str(data), "--out", str(tmp_path / "sources"))
     assert "1 error(s)" in result.stderr and result.returncode == 1, result.stderr
+
+
+def test_the_consoles_redact_whatever_a_command_prints(capsys) -> None:
+    from jbcompile.cli.app import err_console, out_console
+
+    out_console.print("endpoint http://user:pw@hub.local/api, token hf_abcdefghijklmnopqrstuvwx")
+    err_console.print("retrying https://key@api.example.com/v1", markup=False)
+    captured = capsys.readouterr()
+    assert "user:pw" not in captured.out and "hf_abcdefghijklmnopqrstuvwx" not in captured.out
+    assert "http://***@hub.local/api" in captured.out and "https://***@api.example.com" in captured.err

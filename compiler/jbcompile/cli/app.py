@@ -24,10 +24,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+
+
 # No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
 # comes from users or files is printed with markup=False or escaped.
 class _RedactingConsole(Console):
-    """Every text printed passes :func:`jbcompile.text.redact`: no token or URL credentials reach a terminal."""
+    """Every text printed passes :func:`jbcompile.text.redact`: no token or URL credentials are shown."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
