@@ -298,7 +298,9 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
     from .emit.manifest import is_jbcompile_manifest, read_manifest
 
     problem = None
-    if out_dir.is_symlink() or (out_dir.exists() and not out_dir.is_dir()):
+    if out_dir.is_symlink():
+        problem = "is a symbolic link (a build would replace the link, not write where it points)"
+    elif out_dir.exists() and not out_dir.is_dir():
         problem = "exists and is not a folder"
     elif out_dir.is_dir() and any(out_dir.iterdir()):
         if not is_jbcompile_manifest(out_dir / "manifest.json"):
