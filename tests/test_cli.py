@@ -221,3 +221,16 @@ def test_the_consoles_redact_whatever_a_command_prints(capsys) -> None:
     captured = capsys.readouterr()
     assert "user:pw" not in captured.out and "hf_abcdefghijklmnopqrstuvwx" not in captured.out
     assert "http://***@hub.local/api" in captured.out and "https://***@api.example.com" in captured.err
+
+
+def test_build_diagnostics_as_json_are_one_document_even_when_the_write_fails(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "README.md.j2").write_text("{{ no_such_value }}\n")  # fails after the checks warned
+    args = ["build", "--sources", str(mini_sources), "--out", str(tmp_path / "out"), "--diagnostics", "json"]
+    refused = run(*args, "--cards", str(cards))
+    assert refused.returncode == 2
+    records = json.loads(refused.stdout)  # one JSON document, not one per stage
+    assert {"B005", "JA108"} <= {r["code"] for r in records}

@@ -102,14 +102,17 @@ def build(
         raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
     check_choice("--lang", lang, ("ja", "en"))
     check_cards(cards)
+    compiled = None
     try:
         check_out_dir(out, sources or default_sources())
         compiled = _compile(sources, lang, release)
-        print_diagnostics(compiled.diagnostics, diagnostics_format)
         with _without_pandas():
             manifest = write_build(compiled, out, formats=formats, cards_dir=cards)
     except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+        # One report (one JSON document with --diagnostics json): the warnings, then why it stopped.
+        found = [*compiled.diagnostics, *error.diagnostics] if compiled else error.diagnostics
+        raise fail(DiagnosticError(found), diagnostics_format) from None
+    print_diagnostics(compiled.diagnostics, diagnostics_format)
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())
     err_console.print(
         f"[green]built[/] {escape(manifest['dataset'])} v{escape(manifest['version'])} → {escape(str(out))}"
