@@ -97,3 +97,13 @@ def test_diff_prints_names_from_a_foreign_build_as_text_not_markup(release, tmp_
     result = run("diff", str(build), str(other))
     assert result.exit_code == 0, result.output
     assert "[/bad]" in result.output
+
+
+def test_a_json_dry_run_is_one_document_with_its_warnings(hub_env: FakeHub, release, monkeypatch) -> None:
+    sources, build = release
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+    monkeypatch.setattr("jbcompile.publish.hub.resolve_token", lambda: None)
+    result = publish(sources, build, "--dry-run", "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)  # one JSON document: the warnings are inside it
+    assert document["dry_run"] is True and [d["code"] for d in document["diagnostics"]] == ["P007"]

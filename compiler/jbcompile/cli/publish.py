@@ -9,7 +9,7 @@ from pathlib import Path
 import typer
 from rich.markup import escape
 
-from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, to_json_record
 from .app import (
     EXIT_FINDINGS,
     app,
@@ -73,40 +73,47 @@ def publish(
             "CL001", "no repository to publish to", hint="give --repo ORG/NAME, or set hub_repo"
         )
     repo_id = _repo_id_or_exit(repo or project.dataset.hub_repo)
+    # Warnings print at once as text; with --format json they join the one JSON document printed last.
+    notes: list[Diagnostic] = []
+
+    def note(*found: Diagnostic) -> None:
+        if fmt == "json":
+            notes.extend(found)
+        else:
+            print_diagnostics(found, fmt)
+
     try:
         token = resolve_token()
     except Exception as error:  # e.g. a failed OIDC exchange; its message never holds the token
         token = None
-        print_diagnostics([Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}")], fmt)
+        note(Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}"))
     session = open_session(token)
     try:
         plan = prepare_release(
             project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
         )
         if dry_run and not token:
-            print_diagnostics(
-                [
-                    Diagnostic(
-                        code="P007",
-                        message="no Hugging Face token: the Hub is read anonymously for this dry run",
-                        severity=Severity.WARNING,
-                        hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
-                    )
-                ],
-                fmt,
+            note(
+                Diagnostic(
+                    code="P007",
+                    message="no Hugging Face token: the Hub is read anonymously for this dry run",
+                    severity=Severity.WARNING,
+                    hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
+                )
             )
         with hub_errors(session, f"reading {repo_id} on the Hub"):
             remote = inspect_remote(session, plan)
     except DiagnosticError as error:
-        print_diagnostics(error.diagnostics, fmt)
+        print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
             err_console.print(
                 f"[bold red]refused[/]: {escape(repo_id)} {escape(project.dataset.version)}; "
                 "nothing was pushed."
             )
         raise typer.Exit(EXIT_FINDINGS) from None
-    print_diagnostics(list(remote.warnings), fmt)
+    note(*remote.warnings)
     summary = plan_summary(plan, remote)
+    summary["diagnostics"] = [to_json_record(d) for d in notes]
     if dry_run:
         if fmt == "json":
             print(json.dumps({"dry_run": True, **summary}, ensure_ascii=False, indent=2))
@@ -124,7 +131,7 @@ def publish(
         with hub_errors(session, f"publishing {plan.tag} to {repo_id}"):
             result = execute_release(session, plan, remote, on_step=step)
     except DiagnosticError as error:
-        print_diagnostics(error.diagnostics, fmt)
+        print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
             done = "; ".join(steps) if steps else "nothing"
             err_console.print(
