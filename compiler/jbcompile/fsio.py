@@ -8,6 +8,7 @@ back when ``out`` is missing, and leftover staging and old folders are removed.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import os
 import shutil
@@ -76,7 +77,11 @@ def folder_lock(out: Path) -> Iterator[None]:
     out.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:  # a file system without locks (some network or FUSE mounts): go on unlocked
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                raise
         yield
     finally:
         os.close(fd)  # closing releases the lock
