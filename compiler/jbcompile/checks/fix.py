@@ -5,6 +5,9 @@ The loop is guarded (sqlfluff's design): it stops when a pass changes nothing, a
 file as it was and reports JA005; so does a pass that leaves the sources unreadable. Each pass writes
 its files atomically through :func:`jbcompile.yamledit.apply_edits`, which keeps comments, key order
 and every byte outside the edited characters.
+
+All or nothing: a file that cannot be written (read-only, full disk) is found before the pass writes,
+or its failure undoes every file already fixed; either way S017 names it and no file is changed.
 """
 
 from __future__ import annotations
@@ -127,8 +130,7 @@ def _fix_passes(
         if not by_file:
             break
         refused = _unwritable(Path(path) for path in by_file)
-        if refused:
-            _restore(original)
+        if refused:  # fix_sources restores what earlier passes wrote
             raise DiagnosticError(refused)
         changed = 0
         for path, edits in sorted(by_file.items()):
