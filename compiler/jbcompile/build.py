@@ -64,7 +64,10 @@ def sources_hash(root: Path) -> str:
     root = Path(root)
     for path in walk_sources(root).files:
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
     return digest.hexdigest()
 
 
