@@ -215,3 +215,11 @@ def test_a_language_no_template_has_builds_nothing_and_is_an_error(
     result = cli("build", "--sources", str(mini_sources), "--lang", "en", "--out", str(tmp_path / "b"))
     assert result.returncode == 2 and "B002" in result.stderr and "R012" in result.stderr
     assert not (tmp_path / "b").exists()
+
+
+def test_a_build_folder_a_file_manager_littered_is_still_replaced(mini_sources: Path, tmp_path: Path) -> None:
+    out = tmp_path / "build"
+    write_build(compile_folder(mini_sources), out)
+    (out / "data" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    write_build(compile_folder(mini_sources), out)
+    assert not (out / "data" / ".DS_Store").exists()

@@ -296,6 +296,10 @@ def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
         )
 
 
+# Files a file manager drops into any folder it shows; replacing them loses nothing.
+_DESKTOP_LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
+
+
 def _refuse_foreign_folder(out_dir: Path) -> None:
     """Only an empty folder, or a build folder (by its manifest's content), may be replaced."""
     from .emit.manifest import is_jbcompile_manifest, read_manifest
@@ -313,7 +317,9 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
             foreign = sorted(
                 p.relative_to(out_dir).as_posix()
                 for p in out_dir.rglob("*")
-                if not p.is_dir() and p.relative_to(out_dir).as_posix() not in listed
+                if not p.is_dir()
+                and p.relative_to(out_dir).as_posix() not in listed
+                and p.name not in _DESKTOP_LITTER
             )
             if foreign:
                 shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
