@@ -99,3 +99,12 @@ def test_mecab_never_sees_a_giant_text_in_check_or_build(mini_sources: Path, tmp
 def test_a_control_character_is_reported_at_its_line_and_column() -> None:
     code, line, col = _problem("a: ok\nb: x\x07y\n")
     assert (code, line, col) == ("Y001", 2, 5)
+
+
+def test_a_large_file_written_out_is_no_alias_bomb(monkeypatch) -> None:
+    import jbcompile.loader as loader
+
+    monkeypatch.setattr(loader, "MAX_NODES", 1_000)
+    plain = "\n".join(f"k{i}: [a, b, c]" for i in range(1_000))  # 4,000 values, each written out
+    assert len(parse_yaml(plain, "x.yaml").data) == 1_000
+    assert _problem(_bomb(4))[0] == "Y007"  # 9**4 values from 37 written

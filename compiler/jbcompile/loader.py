@@ -28,7 +28,8 @@ KeyPath = tuple[str | int, ...]
 MAX_FILE_BYTES = 4 * 1024 * 1024
 MAX_TEXT_CHARS = 10_000  # one scalar
 MAX_DEPTH = 64  # nested mappings and sequences
-MAX_NODES = 100_000  # values after alias expansion, per file
+MAX_NODES = 100_000  # values after alias expansion, per file, beyond those written out in it
+MAX_EXPANSION = 10  # … and no more than this many values per value written
 # Below this many possible nesting indicators, libyaml's recursive composer is safe on any stack.
 _SAFE_NESTING_BOUND = 4_000
 
@@ -109,6 +110,7 @@ class _Builder:
         self.doc = doc
         self.problems: list[Diagnostic] = []
         self.nodes = 0
+        self.written: set[int] = set()  # the distinct nodes: what the file itself spells out
         self.active: set[int] = set()  # collection nodes on the path being built (recursive aliases)
 
     def _pos(self, node: yaml.Node) -> Position:
@@ -117,7 +119,8 @@ class _Builder:
 
     def build(self, node: yaml.Node, key_path: KeyPath, loader: yaml.Loader) -> Any:
         self.nodes += 1
-        if self.nodes > MAX_NODES:
+        self.written.add(id(node))
+        if self.nodes > MAX_NODES and self.nodes > MAX_EXPANSION * len(self.written):
             raise _Stop(
                 self._problem(
                     node,
