@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 from collections import Counter
@@ -176,11 +177,13 @@ def test_write_failure_midway_keeps_the_old_build(mini_sources: Path, tmp_path: 
     from jbcompile import emit
 
     def broken_card(*args, **kwargs):
-        raise OSError("disk full")
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(emit, "render_card", broken_card)
-    with pytest.raises(OSError):
+    with pytest.raises(DiagnosticError) as error:
         write_build(compiled, out)
+    assert [d.code for d in error.value.diagnostics] == ["B004"]
+    assert "ENOSPC" in error.value.diagnostics[0].message
     assert _tree_digest(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "sources"]
 

@@ -105,3 +105,132 @@ def test_default_sources_are_the_bundled_benchmark(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     categories = {entry["category"] for entry in json.loads(result.stdout)}
     assert "Age" in categories
+
+
+def test_a_diagnostic_at_line_100_prints_its_position_not_an_emoji(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    path.write_text("\n" * 90 + path.read_text(encoding="utf-8").replace("{{NAME1}}と", "{{NAME9}}と", 1))
+    result = run("build", "--sources", str(mini_sources), "--out", str(tmp_path / "b"))
+    assert result.returncode == 2
+    assert "age-work.yaml:100:" in result.stderr and "💯" not in result.stderr
+
+
+def test_a_diagnostic_about_no_file_has_no_placeholder_path() -> None:
+    result = run("build", "--diagnostics", "xml")
+    assert result.returncode == 2
+    assert result.stderr.startswith("CL001 ") and "<input>" not in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["build", "--diagnostics", "xml"],
+        ["build", "--lang", "fr"],
+        ["build", "--format", "csv"],
+        ["build", "--cards", "/nonexistent"],
+        ["stats", "--lang", "zz"],
+        ["schema", "nope"],
+        ["check", "--format", "xml"],
+        ["check", "--explain", "NOPE"],
+        ["publish", "--format", "yaml", "--dry-run"],
+        ["verify", "--repo", "not a repo", "--revision", "v1"],
+        ["diff", "a", "b", "--format", "html"],
+    ],
+)
+def test_every_bad_option_is_a_coded_diagnostic_and_exit_2(args: list[str]) -> None:
+    result = run(*args)
+    assert result.returncode == 2, result.stderr
+    assert "CL00" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_stats_prints_whole_numbers_in_80_columns(bundled_sources: Path) -> None:
+    env = dict(os.environ, COLUMNS="80", NO_COLOR="1")
+    result = subprocess.run(
+        [sys.executable, "-m", "jbcompile.cli", "stats", "--sources", str(bundled_sources)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "…" not in result.stdout
+    assert "sobaco_dummy templates" in result.stdout and "Hierarchical_relationship" in result.stdout
+
+
+def test_every_url_printed_has_its_credentials_redacted() -> None:
+    from jbcompile.diagnostics import Diagnostic, render
+    from jbcompile.publish.hub import HubSession, hub_problem
+    from jbcompile.text import redact
+
+    assert redact("see http://user:pass@host:8080/x and https://tok@hub.example") == (
+        "see http://***@host:8080/x and https://***@hub.example"
+    )
+    session = HubSession(api=None, endpoint="http://user:s3cret@127.0.0.1:9", token=None)
+    problem = hub_problem(
+        ConnectionError("refused by http://user:s3cret@127.0.0.1:9/api"), session, "reading"
+    )
+    for fmt in ("text", "json", "github"):
+        assert "s3cret" not in render([problem], fmt)
+    leaked = Diagnostic(code="P009", message="GET https://a:b@x.org failed", hint="check https://a:b@x.org")
+    assert "a:b@" not in render([leaked], "text") and "a:b@" not in render([leaked], "json")
+
+
+def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
+    env = dict(os.environ, NO_COLOR="1")
+    script = (
+        "import sys; from jbcompile.cli import main, app\n"
+        "@app.command('boom')\n"
+        "def boom():\n    open('/proc/nonexistent/x', 'w')\n"
+        "sys.argv = ['jbcompile', 'boom']; main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 2 and "CL002" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_import_of_json_nested_100000_deep_is_a_diagnostic(tmp_path: Path) -> None:
+    deep = tmp_path / "deep.jsonl"
+    deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")
+    result = run("import", "bbq-jsonl", str(deep), "--out", str(tmp_path / "sources"))
+    assert result.returncode == 2 and "Traceback" not in result.stderr
+    assert "CL003" in result.stderr or "IM0" in result.stderr
+    assert not (tmp_path / "sources").exists()
+
+
+def test_import_exits_1_when_it_reported_errors(tmp_path: Path) -> None:
+    from tests.translate.conftest import EN_CLASS_A, generate_rows, write_jsonl
+
+    rows = generate_rows([EN_CLASS_A], "en")
+    odd = rows[0]["context"]
+    for row in rows:
+        if row["context_condition"] == "disambig" and row["context"].startswith(odd):
+            row["context"] = row["context"].replace("but the young woman left", "but the newcomer left")
+    data = write_jsonl(tmp_path / "rows.jsonl", rows)
+    result = run("import", "bbq-jsonl", str(data), "--out", str(tmp_path / "sources"))
+    assert "1 error(s)" in result.stderr and result.returncode == 1, result.stderr
+
+
+def test_the_consoles_redact_whatever_a_command_prints(capsys) -> None:
+    from jbcompile.cli.app import err_console, out_console
+
+    out_console.print("endpoint http://user:pw@hub.local/api, token hf_abcdefghijklmnopqrstuvwx")
+    err_console.print("retrying https://key@api.example.com/v1", markup=False)
+    captured = capsys.readouterr()
+    assert "user:pw" not in captured.out and "hf_abcdefghijklmnopqrstuvwx" not in captured.out
+    assert "http://***@hub.local/api" in captured.out and "https://***@api.example.com" in captured.err
+
+
+def test_build_diagnostics_as_json_are_one_document_even_when_the_write_fails(
+    mini_sources: Path, tmp_path: Path
+) -> None:
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "README.md.j2").write_text("{{ no_such_value }}\n")  # fails after the checks warned
+    args = ["build", "--sources", str(mini_sources), "--out", str(tmp_path / "out"), "--diagnostics", "json"]
+    refused = run(*args, "--cards", str(cards))
+    assert refused.returncode == 2
+    records = json.loads(refused.stdout)  # one JSON document, not one per stage
+    assert {"B005", "JA108"} <= {r["code"] for r in records}

@@ -54,3 +54,19 @@ def test_default_config_is_lite(mini_sources: Path, tmp_path: Path) -> None:
     write_build(compile_folder(mini_sources), out)
     loaded = datasets.load_dataset(str(out), split="test", cache_dir=str(tmp_path / "cache"))
     assert loaded.num_rows == 36
+
+
+def test_a_rebuilt_folder_loads_fresh_in_the_same_environment(mini_sources: Path, tmp_path: Path) -> None:
+    """datasets keys its cache of a local folder on the card's YAML, not on the data files: a rebuild with
+    other rows must change that YAML (each config's description names its data's sha256)."""
+    from tests.helpers import edit
+
+    out, cache = tmp_path / "build", str(tmp_path / "cache")
+    write_build(compile_folder(mini_sources), out)
+    first = datasets.load_dataset(str(out), "lite", split="test", cache_dir=cache)
+    edit(mini_sources / "templates/Age/age-work.yaml", "新しい会計ソフト", "新しい経理ソフト")
+    rebuilt = compile_folder(mini_sources)
+    write_build(rebuilt, out)
+    second = datasets.load_dataset(str(out), "lite", split="test", cache_dir=cache)
+    assert second.to_list() == rebuilt.configs["lite"].rows
+    assert second.to_list() != first.to_list()

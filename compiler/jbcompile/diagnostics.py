@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 
+from .text import redact
+
 
 class Severity(StrEnum):
     ERROR = "error"
@@ -52,7 +54,10 @@ class Diagnostic:
         return (self.path or "", self.line or 0, self.col or 0, self.code, self.message)
 
     def located(self) -> str:
-        parts = [self.path or "<input>"]
+        """``path:line:col``, or empty when the problem is not in any file (an option, the network)."""
+        if self.path is None:
+            return ""
+        parts = [self.path]
         if self.line is not None:
             parts.append(str(self.line))
             parts.append(str(self.col if self.col is not None else 1))
@@ -75,12 +80,12 @@ def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
 
 
 def render_text(diagnostic: Diagnostic) -> str:
-    text = f"{diagnostic.located()}: {diagnostic.code} {diagnostic.message}"
-    if diagnostic.severity is not Severity.ERROR:
-        text = f"{diagnostic.located()}: {diagnostic.code} [{diagnostic.severity}] {diagnostic.message}"
+    where = f"{diagnostic.located()}: " if diagnostic.path is not None else ""
+    severity = f"[{diagnostic.severity}] " if diagnostic.severity is not Severity.ERROR else ""
+    text = f"{where}{diagnostic.code} {severity}{diagnostic.message}"
     if diagnostic.hint:
         text += f" — {diagnostic.hint}"
-    return text
+    return redact(text)
 
 
 def _github_escape(value: str, *, property_value: bool = False) -> str:
@@ -100,7 +105,7 @@ def render_github(diagnostic: Diagnostic) -> str:
         props.append(f"col={diagnostic.col or 1}")
     props.append(f"title={_github_escape(diagnostic.code, property_value=True)}")
     message = diagnostic.message + (f" — {diagnostic.hint}" if diagnostic.hint else "")
-    return f"::{level} {','.join(props)}::{_github_escape(message)}"
+    return f"::{level} {','.join(props)}::{_github_escape(redact(message))}"
 
 
 def to_json_record(diagnostic: Diagnostic) -> dict:
@@ -109,6 +114,8 @@ def to_json_record(diagnostic: Diagnostic) -> dict:
     record["key_path"] = list(diagnostic.key_path) if diagnostic.key_path is not None else None
     record["edits"] = [asdict(edit) for edit in diagnostic.edits]
     record["fixable"] = diagnostic.fixable
+    record["message"] = redact(diagnostic.message)
+    record["hint"] = redact(diagnostic.hint) if diagnostic.hint else diagnostic.hint
     return record
 
 

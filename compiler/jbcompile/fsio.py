@@ -1,16 +1,31 @@
-"""Atomic writes: a reader, or a crash, sees the old file (or folder) or the new one, never half of it."""
+"""Atomic writes: a reader, or a crash, sees the old file (or folder) or the new one, never half of it.
+
+A folder is replaced in three steps (``out`` → ``.out.old-*``, staging → ``out``, remove the old one)
+under an exclusive lock on its parent folder, so two writers never collide. A process killed between two steps
+leaves a state the next writer repairs before it starts (:func:`recover_folder`): the old folder is put
+back when ``out`` is missing, and leftover staging and old folders are removed.
+"""
 
 from __future__ import annotations
 
+import errno
+import fcntl
 import os
 import shutil
 import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+
+OLD = "old"
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:
-    """Replace ``path`` in one step (temp file in the same folder, fsync, ``os.replace``); keep its mode."""
-    path = Path(path)
+    """Replace ``path`` in one step (temp file in the same folder, fsync, ``os.replace``); keep its mode.
+
+    A symbolic link is written through (its target is replaced), so a shared file stays shared.
+    """
+    path = Path(os.path.realpath(path))
     path.parent.mkdir(parents=True, exist_ok=True)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     fd, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -39,7 +54,7 @@ def swap_folder(staging: Path, out: Path) -> None:
     """Put ``staging`` where ``out`` is; the old folder is removed only once the new one is in place."""
     backup = None
     if out.exists():
-        backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        backup = Path(tempfile.mkdtemp(prefix=f".{out.name}.{OLD}-", dir=out.parent))
         os.rmdir(backup)
         os.replace(out, backup)
     try:
@@ -50,3 +65,59 @@ def swap_folder(staging: Path, out: Path) -> None:
         raise
     if backup is not None:
         shutil.rmtree(backup, ignore_errors=True)
+
+
+@contextmanager
+def folder_lock(out: Path) -> Iterator[None]:
+    """Hold an exclusive lock for replacing ``out``; waits while another process holds it.
+
+    The lock is on the parent folder itself (``flock`` on a directory), so no lock file is left behind;
+    two outputs in one folder are written one after the other.
+    """
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(out.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except OSError as exc:  # a file system without locks (some network or FUSE mounts): go on unlocked
+            if exc.errno not in (errno.ENOLCK, errno.EOPNOTSUPP, errno.EINVAL):
+                raise
+        yield
+    finally:
+        os.close(fd)  # closing releases the lock
+
+
+def recover_folder(out: Path, purpose: str) -> None:
+    """Repair what a killed writer left beside ``out``; call with the lock held.
+
+    Staging folders are never complete (the swap renames them away), so they go. An old folder is the
+    previous ``out`` itself, renamed whole: it comes back when ``out`` is missing, else it goes.
+    """
+    for staging in out.parent.glob(f".{out.name}.{purpose}-*"):
+        shutil.rmtree(staging, ignore_errors=True)
+    olds = sorted(out.parent.glob(f".{out.name}.{OLD}-*"), key=lambda p: p.stat().st_mtime_ns)
+    if olds and not out.exists() and not out.is_symlink():
+        os.replace(olds.pop(), out)
+    for old in olds:
+        shutil.rmtree(old, ignore_errors=True)
+
+
+@contextmanager
+def replaced_folder(out: Path, purpose: str, *, before: Callable[[], None] = lambda: None) -> Iterator[Path]:
+    """Yield an empty staging folder; when the block ends without error, it replaces ``out``.
+
+    The whole write holds ``out``'s lock, after repairing an interrupted earlier write; ``before`` runs
+    then (e.g. to refuse a folder that is not ours). On any error the staging folder is removed and
+    ``out`` is left as it was.
+    """
+    out = Path(out)
+    with folder_lock(out):
+        recover_folder(out, purpose)
+        before()
+        staging = staging_folder(out, purpose)
+        try:
+            yield staging
+            swap_folder(staging, out)
+        except BaseException:
+            shutil.rmtree(staging, ignore_errors=True)
+            raise

@@ -22,6 +22,17 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 KeyPath = tuple[str | int, ...]
 
+# Bounds on what a source file may hold, checked before anything (MeCab included) reads a value: a
+# source file is hand-written, so anything beyond these is a mistake or an attack (an alias bomb, a
+# million-character line, nesting that would exhaust the C stack of libyaml's composer).
+MAX_FILE_BYTES = 4 * 1024 * 1024
+MAX_TEXT_CHARS = 10_000  # one scalar
+MAX_DEPTH = 64  # nested mappings and sequences
+MAX_NODES = 100_000  # values after alias expansion, per file, beyond those written out in it
+MAX_EXPANSION = 10  # … and no more than this many values per value written
+# Below this many possible nesting indicators, libyaml's recursive composer is safe on any stack.
+_SAFE_NESTING_BOUND = 4_000
+
 
 @dataclass(frozen=True)
 class Position:
@@ -98,39 +109,85 @@ class _Builder:
     def __init__(self, doc: LoadedDocument):
         self.doc = doc
         self.problems: list[Diagnostic] = []
+        self.nodes = 0
+        self.written: set[int] = set()  # the distinct nodes: what the file itself spells out
+        self.active: set[int] = set()  # collection nodes on the path being built (recursive aliases)
 
     def _pos(self, node: yaml.Node) -> Position:
         style = getattr(node, "style", None) if isinstance(node, yaml.ScalarNode) else None
         return Position(node.start_mark.line + 1, node.start_mark.column + 1, style or None)
 
     def build(self, node: yaml.Node, key_path: KeyPath, loader: yaml.Loader) -> Any:
+        self.nodes += 1
+        self.written.add(id(node))
+        if self.nodes > MAX_NODES and self.nodes > MAX_EXPANSION * len(self.written):
+            raise _Stop(
+                self._problem(
+                    node,
+                    "Y007",
+                    f"more than {MAX_NODES:,} values once aliases are expanded",
+                    hint="write the values out, or use fewer nested aliases (*name)",
+                )
+            )
+        if len(key_path) > MAX_DEPTH:
+            raise _Stop(
+                self._problem(
+                    node, "Y008", f"nested more than {MAX_DEPTH} levels deep", hint="flatten the structure"
+                )
+            )
         self.doc.values[key_path] = self._pos(node)
-        if isinstance(node, yaml.MappingNode):
-            result: dict[Any, Any] = {}
-            for key_node, value_node in node.value:
-                key = loader.construct_object(key_node, deep=True)
-                if isinstance(key, (dict, list)) or key is None:
-                    self.problems.append(
-                        self._problem(key_node, "Y003", "a mapping key must be a plain value")
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            if id(node) in self.active:
+                raise _Stop(
+                    self._problem(
+                        node,
+                        "Y009",
+                        "recursive alias: this anchor's value contains an alias to itself",
+                        hint="an alias (*name) may only refer to a value defined before and outside it",
                     )
-                    continue
-                if not isinstance(key, str):
-                    key = str(key) if not isinstance(key, bool) else str(key).lower()
-                if key in result:
-                    self.problems.append(
-                        self._problem(
-                            key_node,
-                            "Y002",
-                            f"duplicate key {key!r} (the later value would silently win)",
-                            hint="keep one of the two entries",
-                        )
-                    )
-                    continue
-                self.doc.keys[key_path + (key,)] = self._pos(key_node)
-                result[key] = self.build(value_node, key_path + (key,), loader)
-            return result
+                )
+            self.active.add(id(node))
+            try:
+                return self._collection(node, key_path, loader)
+            finally:
+                self.active.discard(id(node))
+        return self._scalar(node, loader)
+
+    def _collection(self, node: yaml.Node, key_path: KeyPath, loader: yaml.Loader) -> Any:
         if isinstance(node, yaml.SequenceNode):
             return [self.build(item, key_path + (i,), loader) for i, item in enumerate(node.value)]
+        result: dict[Any, Any] = {}
+        for key_node, value_node in node.value:
+            key = self._scalar(key_node, loader) if isinstance(key_node, yaml.ScalarNode) else None
+            if key is None:
+                self.problems.append(self._problem(key_node, "Y003", "a mapping key must be a plain value"))
+                continue
+            if not isinstance(key, str):
+                key = str(key) if not isinstance(key, bool) else str(key).lower()
+            if key in result:
+                self.problems.append(
+                    self._problem(
+                        key_node,
+                        "Y002",
+                        f"duplicate key {key!r} (the later value would silently win)",
+                        hint="keep one of the two entries",
+                    )
+                )
+                continue
+            self.doc.keys[key_path + (key,)] = self._pos(key_node)
+            result[key] = self.build(value_node, key_path + (key,), loader)
+        return result
+
+    def _scalar(self, node: yaml.Node, loader: yaml.Loader) -> Any:
+        if len(node.value) > MAX_TEXT_CHARS:
+            raise _Stop(
+                self._problem(
+                    node,
+                    "Y010",
+                    f"a value of {len(node.value):,} characters (at most {MAX_TEXT_CHARS:,})",
+                    hint="source texts are short sentences; split or shorten this one",
+                )
+            )
         return loader.construct_object(node, deep=True)
 
     def _problem(self, node: yaml.Node, code: str, message: str, hint: str | None = None) -> Diagnostic:
@@ -140,17 +197,63 @@ class _Builder:
         )
 
 
+class _Stop(Exception):
+    """A bound was exceeded: building stops at once with this one diagnostic."""
+
+    def __init__(self, diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+
+
+def _nesting_bound(text: str) -> int:
+    """An upper bound of the nesting depth: every level needs a line break or an indicator character."""
+    return sum(text.count(mark) for mark in ("\n", "[", "{", "-", "?", ":")) + 1
+
+
+def _too_deep(text: str, path: str) -> Diagnostic | None:
+    """Find nesting beyond MAX_DEPTH from the parser's events, stopping as soon as it is reached.
+
+    Only run when the cheap bound cannot rule it out: libyaml's composer recurses in C and would
+    crash the process (not raise) on a file nested tens of thousands of levels deep.
+    """
+    depth = 0
+    opening = (yaml.SequenceStartEvent, yaml.MappingStartEvent)
+    closing = (yaml.SequenceEndEvent, yaml.MappingEndEvent)
+    for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, opening):
+            depth += 1
+            if depth > MAX_DEPTH:
+                mark = event.start_mark
+                return Diagnostic(
+                    code="Y008",
+                    message=f"nested more than {MAX_DEPTH} levels deep",
+                    path=path,
+                    line=mark.line + 1,
+                    col=mark.column + 1,
+                    hint="flatten the structure",
+                )
+        elif isinstance(event, closing):
+            depth -= 1
+    return None
+
+
 def parse_yaml(text: str, path: str) -> LoadedDocument:
     """Parse one YAML document; raise DiagnosticError with positions for anything malformed."""
     doc = LoadedDocument(path=path, data=None)
+    builder = _Builder(doc)
     loader = _Loader(text)
     try:
+        if _nesting_bound(text) > _SAFE_NESTING_BOUND:
+            deep = _too_deep(text, path)
+            if deep is not None:
+                raise DiagnosticError([deep])
         node = loader.get_single_node()
         if node is None:
             doc.data = None
             return doc
-        builder = _Builder(doc)
         doc.data = builder.build(node, (), loader)
+    except _Stop as stop:
+        raise DiagnosticError([stop.diagnostic]) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "malformed YAML"
@@ -166,9 +269,32 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
                 )
             ]
         ) from None
-    except (yaml.YAMLError, ValueError, TypeError, RecursionError) as exc:
+    except yaml.reader.ReaderError as exc:  # a character YAML does not allow: positioned by offset
+        line = text.count("\n", 0, exc.position) + 1
+        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
         raise DiagnosticError(
-            [Diagnostic(code="Y001", message=f"malformed YAML: {exc}", path=path, hint="fix the YAML syntax")]
+            [
+                Diagnostic(
+                    code="Y001",
+                    message=f"malformed YAML: character U+{exc.character:04X} is not allowed ({exc.reason})",
+                    path=path,
+                    line=line,
+                    col=col,
+                    hint="remove the character (control characters cannot stand in YAML text)",
+                )
+            ]
+        ) from None
+    except (yaml.YAMLError, ValueError, TypeError, RecursionError, MemoryError) as exc:
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="Y001",
+                    message=f"malformed YAML: {first_line}",
+                    path=path,
+                    hint="fix the YAML syntax",
+                )
+            ]
         ) from None
     finally:
         loader.dispose()
@@ -180,22 +306,44 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
 def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
     shown = display_path or str(path)
     try:
-        raw = path.read_bytes()
+        size = path.stat().st_size
+        raw = path.read_bytes() if size <= MAX_FILE_BYTES else b""
     except OSError as exc:
         raise DiagnosticError(
             [Diagnostic(code="Y004", message=f"cannot read file: {exc.strerror}", path=shown)]
         ) from None
+    if size > MAX_FILE_BYTES:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="Y006",
+                    message=f"file of {size:,} bytes (a source file holds at most {MAX_FILE_BYTES:,})",
+                    path=shown,
+                    hint="split it into several files",
+                )
+            ]
+        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
+        line, col = byte_position(raw, exc.start)
         raise DiagnosticError(
             [
                 Diagnostic(
                     code="Y005",
-                    message=f"not UTF-8 text (byte {exc.start})",
+                    message=f"not UTF-8 text (byte 0x{raw[exc.start]:02x})",
                     path=shown,
+                    line=line,
+                    col=col,
                     hint="save the file as UTF-8",
                 )
             ]
         ) from None
     return parse_yaml(text, shown)
+
+
+def byte_position(raw: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of byte ``offset``, for a diagnostic on undecodable bytes."""
+    line_start = raw.rfind(b"\n", 0, offset) + 1
+    before = raw[line_start:offset].decode("utf-8", errors="replace").lstrip("\ufeff")
+    return raw.count(b"\n", 0, offset) + 1, len(before) + 1

@@ -15,6 +15,12 @@ def _first_existing(*candidates: Path) -> Path:
     return candidates[-1]
 
 
+def installed_bundle() -> Path | None:
+    """The copy of the benchmark installed inside the package (a wheel install), if there is one."""
+    bundle = _PACKAGE / "bundled"
+    return bundle if bundle.exists() else None
+
+
 def bundled_sources() -> Path:
     return _first_existing(_PACKAGE / "bundled" / "sources", _CHECKOUT / "sources")
 

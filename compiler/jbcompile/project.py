@@ -5,7 +5,6 @@ Every problem in every file is collected before anything stops, so a maintainer 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from pydantic import BaseModel
 from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .loader import KeyPath, LoadedDocument, load_yaml
 from .schema import DatasetConfig, FillerGroup, VocabFile
+from .sourcefiles import display_path, layout_problems, walk_sources
 
 T = TypeVar("T")
 
@@ -62,15 +62,6 @@ class Project:
         return self.dataset.unknown_texts(self.lang)
 
 
-def display_path(path: Path) -> str:
-    """Paths relative to the working folder where possible, so editors and CI can jump to them."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
-
 def _collect(problems: list[Diagnostic], action: Callable[[], T]) -> T | None:
     try:
         return action()
@@ -86,11 +77,9 @@ def _validate(model: type[BaseModel], doc: LoadedDocument) -> Any:
 
 
 def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
-    return (
-        root / "dataset.yaml",
-        sorted((root / "vocab").glob("*.yaml")),
-        sorted((root / "templates").rglob("*.yaml")),
-    )
+    """dataset.yaml, the vocab files and the template files of a sources folder (see :mod:`.sourcefiles`)."""
+    walk = walk_sources(root)
+    return walk.dataset, walk.vocab, walk.templates
 
 
 def load_project(root: Path, lang: str = "ja") -> Project:
@@ -101,8 +90,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
         raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
-    dataset_path, vocab_paths, template_paths = source_files(root)
-    if not dataset_path.is_file():
+    if not (root / "dataset.yaml").is_file():
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -113,6 +101,11 @@ def load_project(root: Path, lang: str = "ja") -> Project:
                 )
             ]
         )
+    walk = walk_sources(root)
+    dataset_path, vocab_paths, template_paths = walk.dataset, walk.vocab, walk.templates
+    found = walk.skipped + layout_problems(root)
+    notes = [d for d in found if d.severity is not Severity.ERROR]
+    problems.extend(d for d in found if d.severity is Severity.ERROR)
     documents: dict[str, LoadedDocument] = {}
 
     def load(path: Path) -> LoadedDocument | None:
@@ -129,6 +122,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         doc = load(path)
         if doc is None:
             continue
+        problems.extend(stray_braces(doc))
         vocab_file = _collect(problems, lambda doc=doc: _validate(VocabFile, doc))
         if vocab_file is None:
             continue
@@ -150,6 +144,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
 
     templates: list[SourceTemplate] = []
     seen_ids: dict[str, SourceTemplate] = {}
+    folded_ids: dict[str, SourceTemplate] = {}
     for path in template_paths:
         doc = load(path)
         if doc is None:
@@ -185,8 +180,22 @@ def load_project(root: Path, lang: str = "ja") -> Project:
             )
             continue
         seen_ids[model.id] = template
+        twin = folded_ids.setdefault(model.id.casefold(), template)
+        if twin is not template:
+            problems.append(
+                doc.diagnostic(
+                    ("id",),
+                    "R016",
+                    f"template id {model.id!r} differs from {twin.id!r} ({twin.path}) only in case",
+                    hint="ids name files and rows; on case-insensitive file systems these two collide",
+                )
+            )
         if dataset and model.category not in dataset.categories:
             problems.append(_unknown_category(doc, ("category",), model.category, dataset))
+        place = _placement_problems(template, path.relative_to(root / "templates"), dataset)
+        problems.extend(d for d in place if d.severity is Severity.ERROR)
+        notes.extend(d for d in place if d.severity is not Severity.ERROR)
+        problems.extend(stray_braces(doc))
         templates.append(template)
 
     if dataset_doc is None:
@@ -194,6 +203,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     # With a broken dataset.yaml the templates are still cross-checked, so every problem shows at once;
     # only the project is never returned.
     project = Project(root, dataset, dataset_doc, vocab, templates, documents, lang)  # type: ignore[arg-type]
+    project.notes.extend(notes)
     if dataset is not None and not project.unknown_texts:
         problems.append(
             dataset_doc.diagnostic(
@@ -223,6 +233,67 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     if problems:
         raise DiagnosticError(problems)
     return project
+
+
+def _placement_problems(
+    template: SourceTemplate, relative: Path, dataset: DatasetConfig | None
+) -> list[Diagnostic]:
+    """The file's place should say what it holds: its name is the id, its category folder the category.
+
+    The id may also be the path under templates/ joined with ``-`` (``sobaco/dummy/x.yaml`` →
+    ``sobaco-dummy-x``), for folders that group by kind rather than by category.
+    """
+    out = []
+    expected = {relative.stem, "-".join((*relative.parts[:-1], relative.stem))}
+    if template.id not in expected:
+        out.append(
+            template.diagnostic(
+                ("id",),
+                "R014",
+                f"template id {template.id!r} differs from its file name {relative.name!r}",
+                severity=Severity.WARNING,
+                hint=f"rename the file to {template.id}.yaml, or set id: {relative.stem}",
+            )
+        )
+    folder = relative.parts[0] if len(relative.parts) > 1 else None
+    category = template.model.category
+    if dataset and folder in dataset.categories and category in dataset.categories and folder != category:
+        out.append(
+            template.diagnostic(
+                ("category",),
+                "R015",
+                f"category {category!r} in the folder of category {folder!r}",
+                hint=f"move the file to templates/{category}/, or fix its category",
+            )
+        )
+    return out
+
+
+def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:
+    """``{`` or ``}`` outside a well-formed ``{{SLOT}}`` would land in the rows as they are."""
+    from .kinds.base import SLOT_PATTERN
+
+    out = []
+    for key_path, value in iter_texts(doc.data):
+        if not isinstance(value, str) or ("{" not in value and "}" not in value):
+            continue
+        masked = SLOT_PATTERN.sub(lambda m: " " * len(m.group()), value)
+        offset = next((i for i, ch in enumerate(masked) if ch in "{}"), None)
+        if offset is None:
+            continue
+        pos = doc.text_position(key_path, offset)
+        out.append(
+            Diagnostic(
+                code="R013",
+                message=f"unbalanced brace {masked[offset]!r} in {value!r}",
+                path=doc.path,
+                line=pos.line if pos else None,
+                col=pos.col if pos else None,
+                hint="a slot is written {{NAME}}: two braces on each side",
+                key_path=key_path,
+            )
+        )
+    return out
 
 
 def _unknown_category(

@@ -93,7 +93,8 @@ def test_check_reports_in_every_format_and_exits_1_on_errors(sources):
     assert "JA101 pronoun-karera: 2 error" in text.output
 
     as_json = run("--sources", str(root), "--format", "json")
-    records = json.loads(as_json.stdout)
+    # t.yaml holds id age-smartphone: the loader's R014 note on the file name comes first
+    records = [r for r in json.loads(as_json.stdout) if r["code"] != "R014"]
     assert as_json.exit_code == 1 and {r["code"] for r in records} == {"JA101", "JA113"}
     assert all(r["fixable"] and r["edits"] for r in records)
 
@@ -123,3 +124,79 @@ def test_unreadable_sources_exit_2_without_traceback(tmp_path):
     (tmp_path / "dataset.yaml").write_text("name: [unclosed\n", "utf-8")
     result = run("--sources", str(tmp_path))
     assert result.exit_code == 2 and "Y001" in result.output and "Traceback" not in result.output
+
+
+def _two_fixable_files(sources):
+    return sources(
+        {
+            "files": {
+                "templates/Age/t.yaml": TEMPLATE,
+                "templates/Age/u.yaml": TEMPLATE.replace("age-smartphone", "u"),
+            }
+        }
+    )
+
+
+def test_fix_is_all_or_nothing_when_a_later_file_cannot_be_written(sources, monkeypatch):
+    import jbcompile.yamledit as yamledit
+
+    root = _two_fixable_files(sources)
+    before = {p: p.read_bytes() for p in root.rglob("*.yaml")}
+    real = yamledit.write_atomic
+    written: list[str] = []
+
+    def second_fails(path, data):
+        written.append(str(path))
+        if len(written) > 1:
+            raise PermissionError(13, "Permission denied", str(path))
+        return real(path, data)
+
+    monkeypatch.setattr(yamledit, "write_atomic", second_fails)
+    result = run("--sources", str(root), "--fix")
+    assert result.exit_code == 2 and "S017" in result.output, result.output
+    assert len(written) == 2  # the first file was fixed, then put back
+    assert {p: p.read_bytes() for p in root.rglob("*.yaml")} == before
+
+
+def test_fix_refuses_a_read_only_file_before_changing_any(sources, monkeypatch):
+    import os
+
+    root = _two_fixable_files(sources)
+    before = {p: p.read_bytes() for p in root.rglob("*.yaml")}
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode: not str(p).endswith("u.yaml") and real_access(p, mode))
+    result = run("--sources", str(root), "--fix")
+    assert result.exit_code == 2 and "S017" in result.output and "u.yaml" in result.output
+    assert {p: p.read_bytes() for p in root.rglob("*.yaml")} == before
+
+
+def test_fix_without_local_sources_refuses_to_touch_the_bundled_copy(tmp_path, monkeypatch):
+    from jbcompile.paths import bundled_sources
+
+    bundled = bundled_sources()
+    before = {p: p.stat().st_mtime_ns for p in bundled.rglob("*.yaml")}
+    monkeypatch.chdir(tmp_path)
+    result = run("--fix")
+    assert result.exit_code == 2 and "CL004" in result.output
+    assert {p: p.stat().st_mtime_ns for p in bundled.rglob("*.yaml")} == before
+    assert run().exit_code in (0, 1)  # checking (not fixing) the bundled benchmark stays allowed
+
+
+def test_fix_refuses_the_copy_installed_inside_the_package(tmp_path, monkeypatch):
+    import jbcompile.paths as paths
+
+    installed = tmp_path / "site" / "jbcompile" / "bundled"
+    (installed / "sources").mkdir(parents=True)
+    monkeypatch.setattr(paths, "installed_bundle", lambda: installed)
+    result = run("--sources", str(installed / "sources"), "--fix")
+    assert result.exit_code == 2 and "CL004" in result.output
+
+
+def test_check_reports_what_the_loader_skipped_or_doubts(sources):
+    root = sources({"files": {"templates/Age/.draft.yaml": TEMPLATE, "templates/Age/notes.yml": TEMPLATE}})
+    result = run("--sources", str(root))
+    assert result.exit_code == 2 and "S011" in result.output  # .yml among the sources: an error
+    (root / "templates/Age/notes.yml").unlink()
+    result = run("--sources", str(root))
+    assert "S012" in result.output and ".draft.yaml" in result.output
+    assert "R014" in result.output  # t.yaml holds id age-smartphone

@@ -5,11 +5,15 @@ The loop is guarded (sqlfluff's design): it stops when a pass changes nothing, a
 file as it was and reports JA005; so does a pass that leaves the sources unreadable. Each pass writes
 its files atomically through :func:`jbcompile.yamledit.apply_edits`, which keeps comments, key order
 and every byte outside the edited characters.
+
+All or nothing: a file that cannot be written (read-only, full disk) is found before the pass writes,
+or its failure undoes every file already fixed; either way S017 names it and no file is changed.
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -45,7 +49,25 @@ def _state(files: dict[Path, bytes]) -> str:
 def _restore(original: dict[Path, bytes]) -> None:
     for path, data in original.items():
         if path.read_bytes() != data:
-            write_atomic(path, data.decode("utf-8"))
+            write_atomic(path, data)
+
+
+def _unwritable(paths: Iterable[Path]) -> list[Diagnostic]:
+    """Files --fix would have to rewrite but may not (the file or its folder is read-only)."""
+    out = []
+    for path in sorted(set(paths)):
+        if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
+            out.append(_write_problem(path, "permission denied"))
+    return out
+
+
+def _write_problem(path: Path, why: str) -> Diagnostic:
+    return Diagnostic(
+        code="S017",
+        message=f"--fix cannot write {path}: {why}; no file was changed",
+        path=str(path),
+        hint="make the sources folder writable (or fix the findings by hand), then run --fix again",
+    )
 
 
 def fix_sources(
@@ -60,11 +82,31 @@ def fix_sources(
 
     ``only`` restricts the fixes (and the findings reported) to some rule codes.
     """
-    from ..project import load_project
-    from .runner import run_checks
 
     root = Path(root)
     original = _snapshot(root)
+    try:
+        return _fix_passes(root, original, lang, release, only, max_passes)
+    except OSError as exc:  # all or nothing: a file that cannot be written undoes every fix before it
+        _restore(original)
+        where = Path(exc.filename) if exc.filename else root
+        raise DiagnosticError([_write_problem(where, exc.strerror or str(exc))]) from None
+    except BaseException:
+        _restore(original)
+        raise
+
+
+def _fix_passes(
+    root: Path,
+    original: dict[Path, bytes],
+    lang: str,
+    release: bool,
+    only: Iterable[str] | None,
+    max_passes: int,
+) -> FixReport:
+    from ..project import load_project
+    from .runner import run_checks
+
     seen = {_state(original)}
     report = FixReport()
     first_findings: list[Diagnostic] | None = None
@@ -87,6 +129,9 @@ def fix_sources(
                 by_file[diagnostic.path].extend((diagnostic.key_path, edit) for edit in diagnostic.edits)
         if not by_file:
             break
+        refused = _unwritable(Path(path) for path in by_file)
+        if refused:  # fix_sources restores what earlier passes wrote
+            raise DiagnosticError(refused)
         changed = 0
         for path, edits in sorted(by_file.items()):
             outcome = apply_edits(Path(path), edits)

@@ -13,4 +13,35 @@ for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
 
 
 def main() -> None:
-    app()
+    """Run the CLI; a failure no command turned into a diagnostic still ends as one (exit 2), no traceback."""
+    import errno
+    import signal
+    import sys
+
+    from ..diagnostics import Diagnostic
+    from .app import EXIT_INPUT, print_diagnostics
+
+    # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
+    if hasattr(signal, "SIGXFSZ"):
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    try:
+        app()
+    except OSError as exc:
+        name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
+        where = f" {exc.filename}" if exc.filename else ""
+        print_diagnostics(
+            [
+                Diagnostic(
+                    code="CL002",
+                    message=f"cannot read or write{where}: {exc.strerror or exc} ({name})",
+                    hint="check the path, its permissions and the free disk space",
+                )
+            ]
+        )
+        sys.exit(EXIT_INPUT)
+    except (RecursionError, MemoryError) as exc:
+        what = "nested too deeply" if isinstance(exc, RecursionError) else "too large for memory"
+        print_diagnostics(
+            [Diagnostic(code="CL003", message=f"the input is {what}", hint="check the file you passed")]
+        )
+        sys.exit(EXIT_INPUT)

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
+from ..text import redact
+
+if TYPE_CHECKING:
+    from rich.table import Table
 
 app = typer.Typer(
     name="jbcompile",
@@ -19,8 +24,19 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-err_console = Console(stderr=True, highlight=False)
-out_console = Console(highlight=False)
+
+
+# No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
+# comes from users or files is printed with markup=False or escaped.
+class _RedactingConsole(Console):
+    """Every text printed passes :func:`jbcompile.text.redact`: no token or URL credentials are shown."""
+
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+
+err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
+out_console = _RedactingConsole(highlight=False, emoji=False)
 
 # Exit codes shared by every command.
 EXIT_OK = 0
@@ -61,6 +77,32 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     if fmt != "json":
         err_console.print(f"[bold red]{errors} error(s)[/]; nothing was written.")
     return typer.Exit(code)
+
+
+def print_table(table: Table) -> None:
+    """Print a table whole: never squeezed (and its numbers cut to "…") to fit 80 columns."""
+    from rich.measure import Measurement
+
+    needed = Measurement.get(out_console, out_console.options.update_width(10_000), table).maximum
+    width = out_console.width
+    out_console.width = max(needed, width)
+    try:
+        out_console.print(table)
+    finally:
+        out_console.width = width
+
+
+def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit:
+    """A bad command-line option as a coded diagnostic (CL0xx); return the Exit(2) to raise."""
+    print_diagnostics([Diagnostic(code=code, message=message, hint=hint)])
+    return typer.Exit(EXIT_INPUT)
+
+
+def check_choice(option: str, value: str, choices: Sequence[str]) -> str:
+    """Refuse an option value outside its choices with CL001, naming the choices."""
+    if value not in choices:
+        raise option_error("CL001", f"{option} {value!r} is not one of: {', '.join(choices)}")
+    return value
 
 
 def default_sources() -> Path:

@@ -10,9 +10,21 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
 from ..diagnostics import DiagnosticError
-from .app import EXIT_INPUT, app, default_sources, err_console, fail, out_console, print_diagnostics
+from .app import (
+    app,
+    check_choice,
+    default_sources,
+    err_console,
+    fail,
+    option_error,
+    print_diagnostics,
+    print_table,
+)
+
+DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
 SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
 
@@ -81,25 +93,43 @@ def build(
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
-    from ..build import FORMATS, write_build
+    from ..build import FORMATS, check_out_dir, write_build
 
+    check_choice("--diagnostics", diagnostics_format, DIAGNOSTIC_FORMATS)
     formats = [f.strip() for f in format.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or "parquet" not in formats:
-        err_console.print(f"--format takes parquet or parquet,jsonl; got {format!r}")
-        raise typer.Exit(EXIT_INPUT)
+        raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
+    check_choice("--lang", lang, ("ja", "en"))
+    check_cards(cards)
+    compiled = None
     try:
+        check_out_dir(out, sources or default_sources())
         compiled = _compile(sources, lang, release)
-        print_diagnostics(compiled.diagnostics, diagnostics_format)
         with _without_pandas():
             manifest = write_build(compiled, out, formats=formats, cards_dir=cards)
     except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+        # One report (one JSON document with --diagnostics json): the warnings, then why it stopped.
+        found = [*compiled.diagnostics, *error.diagnostics] if compiled else error.diagnostics
+        raise fail(DiagnosticError(found), diagnostics_format) from None
+    print_diagnostics(compiled.diagnostics, diagnostics_format)
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())
     err_console.print(
-        f"[green]built[/] {manifest['dataset']} v{manifest['version']} → {out}  ({rows} rows; "
-        f"{len(compiled.project.templates)} templates)"
+        f"[green]built[/] {escape(manifest['dataset'])} v{escape(manifest['version'])} → {escape(str(out))}"
+        f"  ({rows} rows; {len(compiled.project.templates)} templates)"
     )
+
+
+def check_cards(cards: Path | None) -> None:
+    """Refuse a --cards folder without the card template before any work (CL006)."""
+    from ..emit.card import CARD_TEMPLATE
+
+    if cards is not None and not (cards / CARD_TEMPLATE).is_file():
+        raise option_error(
+            "CL006",
+            f"--cards {cards} holds no {CARD_TEMPLATE}",
+            hint="point --cards at a folder with the card template (see cards/ in the repository)",
+        )
 
 
 @app.command()
@@ -113,6 +143,7 @@ def stats(
 
     from ..emit.card import category_table
 
+    check_choice("--lang", lang, ("ja", "en"))
     try:
         compiled = _compile(sources, lang, release=False, checks=False, quiet=as_json)
     except DiagnosticError as error:
@@ -121,18 +152,21 @@ def stats(
     if as_json:
         print(json.dumps(table, ensure_ascii=False, indent=2))
         return
-    view = Table(title=f"{compiled.project.dataset.pretty_name} v{compiled.project.dataset.version}")
-    view.add_column("category")
+    title = f"{compiled.project.dataset.pretty_name} v{compiled.project.dataset.version}"
+    view = Table(title=escape(title))
+    view.add_column("category", no_wrap=True)
     for name in names:
-        view.add_column(f"{name} rows", justify="right")
-        view.add_column(f"{name} templates", justify="right")
+        view.add_column(f"{name} rows", justify="right", no_wrap=True)
+        view.add_column(f"{name} templates", justify="right", no_wrap=True)
     for entry in table:
-        view.add_row(entry["category"], *[str(entry[k]) for n in names for k in (n, f"{n}_templates")])
+        view.add_row(
+            escape(entry["category"]), *[str(entry[k]) for n in names for k in (n, f"{n}_templates")]
+        )
     view.add_row(
         "[bold]total",
         *[str(sum(e[k] for e in table)) for n in names for k in (n, f"{n}_templates")],
     )
-    out_console.print(view)
+    print_table(view)
 
 
 @app.command()
@@ -144,7 +178,5 @@ def schema(
     """Print the JSON Schema of the source files (for editor validation and completion)."""
     from ..schema.jsonschema import SCHEMA_FILES, json_schema
 
-    if file != "all" and file not in SCHEMA_FILES:
-        err_console.print(f"unknown schema {file!r}; use one of: all, {', '.join(SCHEMA_FILES)}")
-        raise typer.Exit(EXIT_INPUT)
+    check_choice("schema FILE", file, ("all", *SCHEMA_FILES))
     print(json.dumps(json_schema(file), ensure_ascii=False, indent=2))

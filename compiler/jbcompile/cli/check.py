@@ -10,12 +10,13 @@ import typer
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, has_errors, summarize
 from .app import (
     EXIT_FINDINGS,
-    EXIT_INPUT,
     EXIT_OK,
     app,
+    check_choice,
     default_sources,
     err_console,
     fail,
+    option_error,
     print_diagnostics,
 )
 
@@ -45,11 +46,27 @@ def _explain(code: str) -> None:
 
     rule = get_rule(code)
     if rule is None:
-        err_console.print(
-            f"no rule has the code {code!r}; `jbcompile check --list-rules` lists them", markup=False
+        raise option_error(
+            "CL001", f"no rule has the code {code!r}", hint="`jbcompile check --list-rules` lists them"
         )
-        raise typer.Exit(EXIT_INPUT)
     print(explain(rule))
+
+
+def _refuse_bundled_fix(given: Path | None, root: Path) -> None:
+    """--fix rewrites files: never the benchmark bundled with the package (site-packages, or the
+    repository of an editable install) unless the user named that folder or works in it."""
+    from ..paths import installed_bundle
+
+    bundle = installed_bundle()
+    if given is None and not Path("sources", "dataset.yaml").is_file():
+        problem = "there is no ./sources here, and --fix never rewrites the benchmark bundled with jbcompile"
+    elif bundle is not None and root.resolve().is_relative_to(bundle.resolve()):
+        problem = f"{root} is the benchmark installed with jbcompile; --fix never rewrites it"
+    else:
+        return
+    raise option_error(
+        "CL004", problem, hint="copy the sources into your working folder, or pass --sources YOUR_FOLDER"
+    )
 
 
 @app.command()
@@ -86,14 +103,14 @@ def check(
             fixable = " (fixable)" if rule.fixable else ""
             print(f"{rule.code}  {rule.name:<24} {rule.severity:<8} {rule.description()}{fixable}")
         raise typer.Exit(EXIT_OK)
-    if fmt not in FORMATS:
-        err_console.print(f"unknown --format {fmt!r}; use one of: {', '.join(FORMATS)}", markup=False)
-        raise typer.Exit(EXIT_INPUT)
+    check_choice("--format", fmt, FORMATS)
 
     from ..checks import fix_sources, run_checks
     from ..project import load_project
 
     root = sources or default_sources()
+    if fix:
+        _refuse_bundled_fix(sources, root)
     try:
         if fix:
             report = fix_sources(root, release=release)
@@ -108,7 +125,8 @@ def check(
                 else:
                     err_console.print("[bold red]--fix did not converge; nothing was changed[/]")
         else:
-            diagnostics = run_checks(load_project(root), release=release)
+            project = load_project(root)
+            diagnostics = [*project.notes, *run_checks(project, release=release)]
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     print_diagnostics(diagnostics, fmt)

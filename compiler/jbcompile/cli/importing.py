@@ -62,7 +62,7 @@ def _finish(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    if strict and (errors or (coverage is not None and coverage < 1.0)):
+    if errors or (strict and coverage is not None and coverage < 1.0):
         raise typer.Exit(EXIT_FINDINGS)
 
 

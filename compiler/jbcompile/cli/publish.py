@@ -7,17 +7,20 @@ import tempfile
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 
-from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, to_json_record
 from .app import (
     EXIT_FINDINGS,
-    EXIT_INPUT,
     app,
+    check_choice,
     default_sources,
     err_console,
     fail,
+    option_error,
     out_console,
     print_diagnostics,
+    print_table,
 )
 
 SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
@@ -25,17 +28,14 @@ FORMAT_HELP = "text (default) or json."
 
 
 def _check_format(fmt: str) -> None:
-    if fmt not in ("text", "json"):
-        err_console.print(f"--format takes text or json; got {fmt!r}")
-        raise typer.Exit(EXIT_INPUT)
+    check_choice("--format", fmt, ("text", "json"))
 
 
 def _repo_id_or_exit(repo: str) -> str:
     from ..publish.hub import parse_repo_id
 
     if parse_repo_id(repo) is None:
-        err_console.print(f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
-        raise typer.Exit(EXIT_INPUT)
+        raise option_error("CL001", f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
     return repo
 
 
@@ -69,42 +69,51 @@ def publish(
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     if repo is None and project.dataset.hub_repo is None:
-        err_console.print("give --repo ORG/NAME, or set hub_repo in dataset.yaml")
-        raise typer.Exit(EXIT_INPUT)
+        raise option_error(
+            "CL001", "no repository to publish to", hint="give --repo ORG/NAME, or set hub_repo"
+        )
     repo_id = _repo_id_or_exit(repo or project.dataset.hub_repo)
+    # Warnings print at once as text; with --format json they join the one JSON document printed last.
+    notes: list[Diagnostic] = []
+
+    def note(*found: Diagnostic) -> None:
+        if fmt == "json":
+            notes.extend(found)
+        else:
+            print_diagnostics(found, fmt)
+
     try:
         token = resolve_token()
     except Exception as error:  # e.g. a failed OIDC exchange; its message never holds the token
         token = None
-        print_diagnostics([Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}")], fmt)
+        note(Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}"))
     session = open_session(token)
     try:
         plan = prepare_release(
             project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
         )
         if dry_run and not token:
-            print_diagnostics(
-                [
-                    Diagnostic(
-                        code="P007",
-                        message="no Hugging Face token: the Hub is read anonymously for this dry run",
-                        severity=Severity.WARNING,
-                        hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
-                    )
-                ],
-                fmt,
+            note(
+                Diagnostic(
+                    code="P007",
+                    message="no Hugging Face token: the Hub is read anonymously for this dry run",
+                    severity=Severity.WARNING,
+                    hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
+                )
             )
         with hub_errors(session, f"reading {repo_id} on the Hub"):
             remote = inspect_remote(session, plan)
     except DiagnosticError as error:
-        print_diagnostics(error.diagnostics, fmt)
+        print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
             err_console.print(
-                f"[bold red]refused[/]: {repo_id} {project.dataset.version}; nothing was pushed."
+                f"[bold red]refused[/]: {escape(repo_id)} {escape(project.dataset.version)}; "
+                "nothing was pushed."
             )
         raise typer.Exit(EXIT_FINDINGS) from None
-    print_diagnostics(list(remote.warnings), fmt)
+    note(*remote.warnings)
     summary = plan_summary(plan, remote)
+    summary["diagnostics"] = [to_json_record(d) for d in notes]
     if dry_run:
         if fmt == "json":
             print(json.dumps({"dry_run": True, **summary}, ensure_ascii=False, indent=2))
@@ -116,16 +125,18 @@ def publish(
     def step(message: str) -> None:
         steps.append(message)
         if fmt != "json":
-            err_console.print(f"[green]✓[/] {session.redact(message)}")
+            err_console.print(f"[green]✓[/] {escape(session.redact(message))}")
 
     try:
         with hub_errors(session, f"publishing {plan.tag} to {repo_id}"):
             result = execute_release(session, plan, remote, on_step=step)
     except DiagnosticError as error:
-        print_diagnostics(error.diagnostics, fmt)
+        print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
             done = "; ".join(steps) if steps else "nothing"
-            err_console.print(f"[bold red]publish failed[/]; done before the failure: {done}.")
+            err_console.print(
+                f"[bold red]publish failed[/]; done before the failure: {escape(session.redact(done))}."
+            )
         raise typer.Exit(EXIT_FINDINGS) from None
     if fmt == "json":
         print(
@@ -176,8 +187,10 @@ def verify(
     """Check a release against a fresh build of the sources (file hashes, row counts); 1 if they differ."""
     from ..publish.hub import HubRef, offline_problem, open_session, resolve_token
     from ..publish.verify import verify_release
+    from .build import check_cards
 
     _check_format(fmt)
+    check_cards(cards)
     ref = HubRef(_repo_id_or_exit(repo), revision)
     offline = offline_problem("verify")
     if offline:
@@ -202,15 +215,15 @@ def _print_verify(report) -> None:
     rows = ", ".join(f"{name} {counts['actual']}" for name, counts in report.rows.items())
     if report.ok:
         out_console.print(
-            f"[bold green]verified[/] {report.ref} (commit {report.commit}): {report.checked_files} files "
-            f"identical to a fresh build of the sources; rows: {rows}"
+            f"[bold green]verified[/] {escape(report.ref)} (commit {escape(str(report.commit))}): "
+            f"{report.checked_files} files identical to a fresh build of the sources; rows: {escape(rows)}"
         )
         return
-    table = Table(title=f"{report.ref} differs from a fresh build of the sources")
+    table = Table(title=escape(f"{report.ref} differs from a fresh build of the sources"))
     for column in ("kind", "what", "fresh build", "release", "note"):
         table.add_column(column, overflow="fold")
     for d in report.differences:
-        table.add_row(d.kind, d.path, _short(d.expected), _short(d.actual), d.note)
+        table.add_row(*_cells(d.kind, d.path, _short(d.expected), _short(d.actual), d.note))
     out_console.print(table)
     out_console.print(f"[bold red]{len(report.differences)} difference(s)[/]")
 
@@ -271,14 +284,17 @@ def _print_diff(result) -> None:
     title = (
         f"{result.old['label']} (v{result.old['version']}) → {result.new['label']} (v{result.new['version']})"
     )
-    summary = Table(title=title)
+    summary = Table(title=escape(title))
     for column in ("config", "old rows", "new rows", "added", "removed", "changed", "unchanged"):
         summary.add_column(column, justify="left" if column == "config" else "right")
     for name, c in result.configs.items():
         summary.add_row(
-            name, *(f"{v:,}" for v in (c.old_rows, c.new_rows, c.added, c.removed, c.changed, c.unchanged))
+            *_cells(
+                name,
+                *(f"{v:,}" for v in (c.old_rows, c.new_rows, c.added, c.removed, c.changed, c.unchanged)),
+            )
         )
-    out_console.print(summary)
+    print_table(summary)
     old_compiler, new_compiler = result.old["compiler_version"], result.new["compiler_version"]
     if old_compiler != new_compiler:
         out_console.print(
@@ -294,10 +310,19 @@ def _print_diff(result) -> None:
         groups.add_column(column, justify="right" if column in ("added", "removed", "changed") else "left")
     for g in result.groups:
         groups.add_row(
-            g.config, g.category, g.template_id, *(f"{len(v):,}" for v in (g.added, g.removed, g.changed))
+            *_cells(
+                g.config, g.category, g.template_id, *(f"{len(v):,}" for v in (g.added, g.removed, g.changed))
+            )
         )
-    out_console.print(groups)
+    print_table(groups)
     for name, c in result.configs.items():
         if c.changed_columns:
             columns = ", ".join(f"{column} ({n})" for column, n in c.changed_columns.items())
-            out_console.print(f"{name}: changed columns: {columns}")
+            out_console.print(f"{name}: changed columns: {columns}", markup=False)
+
+
+def _cells(*values: object) -> list:
+    """Table cells as plain text: names from a build (categories, ids) are never read as markup."""
+    from rich.text import Text
+
+    return [Text(str(value)) for value in values]

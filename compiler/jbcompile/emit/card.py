@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import yaml
 
+from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import bundled_cards
 from .data import SPLIT
 
 if TYPE_CHECKING:
@@ -29,7 +31,13 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def front_matter(compiled: Compiled) -> dict:
+def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None) -> dict:
+    """The card's YAML: what the Hub and ``datasets`` read.
+
+    Each config's ``description`` names the sha256 of its data. ``datasets`` keys its cache of a local
+    folder on this YAML (the config entries), not on the data files' contents; with the digest in it, a
+    rebuilt folder with other rows loads fresh instead of from the cache of the previous build.
+    """
     dataset = compiled.project.dataset
     largest = max((len(c.rows) for c in compiled.configs.values()), default=0)
     configs = []
@@ -38,6 +46,9 @@ def front_matter(compiled: Compiled) -> dict:
         if name == compiled.default_config:
             entry["default"] = True
         entry["data_files"] = [{"split": SPLIT, "path": f"data/{name}/{SPLIT}-*.parquet"}]
+        digest = (data_digests or {}).get(name)
+        if digest:
+            entry["description"] = f"{len(compiled.configs[name].rows)} rows; data sha256 {digest}"
         configs.append(entry)
     return {
         "pretty_name": dataset.pretty_name,
@@ -88,13 +99,51 @@ def review_summary(compiled: Compiled) -> dict:
     }
 
 
-def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
+def render_card(
+    compiled: Compiled, cards_dir: Path | None = None, data_digests: dict[str, str] | None = None
+) -> str:
+    """Render the card; a broken card template is a B005 diagnostic at its file and line."""
+    import jinja2
+
+    folder = Path(cards_dir) if cards_dir else _cards_for(compiled.project.root) or bundled_cards()
+    try:
+        return _render(compiled, folder, data_digests)
+    except jinja2.TemplateSyntaxError as exc:
+        raise _card_error(folder, exc.lineno, exc.message or str(exc)) from None
+    except jinja2.TemplateNotFound as exc:
+        raise _card_error(folder, None, f"template {exc.name} not found in {folder}") from None
+    except Exception as exc:  # the template is the user's code: whatever it raises is its own error
+        raise _card_error(folder, _template_line(exc), f"{type(exc).__name__}: {exc}") from None
+
+
+def _template_line(exc: BaseException) -> int | None:
+    """The card template's line where rendering failed, from the traceback (Jinja maps it back)."""
+    import traceback
+
+    lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(".j2")]
+    return lines[-1] if lines else None
+
+
+def _card_error(folder: Path, line: int | None, message: str) -> DiagnosticError:
+    return DiagnosticError(
+        [
+            Diagnostic(
+                code="B005",
+                message=f"the dataset card template cannot be rendered: {message}",
+                path=str(folder / CARD_TEMPLATE),
+                line=line,
+                col=1 if line else None,
+                hint="fix the Jinja template (see cards/README.md.j2 in the repository for a working one)",
+            )
+        ]
+    )
+
+
+def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | None) -> str:
     import jinja2
 
     from .. import __version__
-    from ..paths import bundled_cards
 
-    folder = Path(cards_dir) if cards_dir else _cards_for(compiled.project.root) or bundled_cards()
     environment = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(folder)),
         undefined=jinja2.StrictUndefined,
@@ -102,7 +151,9 @@ def render_card(compiled: Compiled, cards_dir: Path | None = None) -> str:
         autoescape=False,
     )
     names, table = category_table(compiled)
-    matter = yaml.safe_dump(front_matter(compiled), allow_unicode=True, sort_keys=False, width=1000)
+    matter = yaml.safe_dump(
+        front_matter(compiled, data_digests), allow_unicode=True, sort_keys=False, width=1000
+    )
     templates_by_origin = Counter(getattr(t.model, "origin", "added") for t in compiled.project.templates)
     return environment.get_template(CARD_TEMPLATE).render(
         front_matter=matter.rstrip("\n"),

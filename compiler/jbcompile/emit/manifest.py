@@ -54,5 +54,21 @@ def write_manifest(manifest: dict, path: Path) -> None:
     )
 
 
+def is_jbcompile_manifest(path: Path) -> bool:
+    """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+            return False
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return (
+        isinstance(manifest, dict)
+        and manifest.get("compiler") == "jbcompile"
+        and isinstance(manifest.get("files"), dict)
+        and isinstance(manifest.get("rows"), dict)
+    )
+
+
 def read_manifest(folder: Path) -> dict:
     return json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))

@@ -7,6 +7,8 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -45,14 +47,20 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     path = Path(path)
     manifest_path = path / MANIFEST
     problem = None
-    if not path.is_dir():
+    if not path.exists():
         problem = f"{what} {path} does not exist"
+    elif not path.is_dir():
+        problem = f"{what} {path} is a file, not a folder"
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
-        raise DiagnosticError(
-            [Diagnostic(code="P003", message=problem, path=str(path), hint="run `jbcompile build` first")]
+        interrupted = not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
+        hint = (
+            "a build was interrupted while swapping folders: run `jbcompile build` to restore or finish it"
+            if interrupted
+            else "run `jbcompile build` first"
         )
+        raise DiagnosticError([Diagnostic(code="P003", message=problem, path=str(path), hint=hint)])
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -66,18 +74,58 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
                 )
             ]
         ) from None
-    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+    shape = manifest_shape_problem(manifest)
+    if shape:
         raise DiagnosticError(
             [
                 Diagnostic(
                     code="P003",
-                    message=f"{MANIFEST} has no 'files' table",
+                    message=f"{MANIFEST} {shape}",
                     path=str(manifest_path),
                     hint="rebuild with `jbcompile build`",
                 )
             ]
         )
     return BuildFolder(path, manifest)
+
+
+def manifest_shape_problem(manifest: Any) -> str | None:
+    """What makes a manifest unusable: the tables the readers rely on, with the types they expect."""
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("files"), dict):
+        return "has no 'files' table"
+    for name, digest in manifest["files"].items():
+        parts = name.split("/")
+        if not isinstance(digest, str) or name.startswith("/") or ".." in parts or "" in parts:
+            return f"lists a file that cannot be in a build folder: {name!r}"
+    rows = manifest.get("rows", {})
+    if not isinstance(rows, dict) or not all(
+        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in rows.items()
+    ):
+        return "has a 'rows' table that does not map each config to a row count"
+    return None
+
+
+@contextmanager
+def _data_errors(build: BuildFolder, name: str) -> Iterator[None]:
+    """A data file that is missing or not parquet is a diagnostic naming it, never a traceback."""
+    try:
+        yield
+    except (OSError, ValueError) as exc:  # pyarrow's ArrowInvalid is a ValueError
+        first_line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        if isinstance(exc, FileNotFoundError):
+            first_line = "the file is missing"
+        elif isinstance(exc, OSError) and exc.strerror:
+            first_line = exc.strerror
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="P016",
+                    message=f"data file {name} of {build.root} cannot be read: {first_line}",
+                    path=str(build.root / name),
+                    hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+                )
+            ]
+        ) from None
 
 
 def folder_files(root: Path) -> dict[str, Path]:
@@ -125,7 +173,10 @@ def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    tables = [pq.read_table(build.root / name) for name in build.data_files(config)]
+    tables = []
+    for name in build.data_files(config):
+        with _data_errors(build, name):
+            tables.append(pq.read_table(build.root / name))
     if not tables:
         return {}
     return pa.concat_tables(tables, promote_options="default").to_pydict()
@@ -135,4 +186,8 @@ def count_rows(build: BuildFolder, config: str) -> int:
     """Row count from the parquet footers (no data read)."""
     import pyarrow.parquet as pq
 
-    return sum(pq.ParquetFile(build.root / name).metadata.num_rows for name in build.data_files(config))
+    total = 0
+    for name in build.data_files(config):
+        with _data_errors(build, name):
+            total += pq.ParquetFile(build.root / name).metadata.num_rows
+    return total

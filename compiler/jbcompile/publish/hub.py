@@ -57,10 +57,10 @@ class HubSession:
 
 
 def redact(text: str, token: str | None) -> str:
-    """Never let the token reach the terminal or a log, whatever an error message contains."""
-    if token:
-        text = text.replace(token, "***")
-    return re.sub(r"hf_[A-Za-z0-9]{20,}", "hf_***", text)
+    """Never let the token, or credentials in a URL, reach the terminal or a log."""
+    from ..text import redact as redact_secrets
+
+    return redact_secrets(text, token)
 
 
 def parse_repo_id(value: str) -> str | None:

@@ -26,7 +26,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
 from ..project import Project, display_path
-from .buildfolder import MANIFEST, BuildFolder, folder_files, integrity_problems
+from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
     HUB_MANAGED,
@@ -186,6 +186,44 @@ def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]
     return problems
 
 
+def emptiness_problems(build: BuildFolder) -> list[Diagnostic]:
+    """A release with no rows (or a config without rows) would burn a version number on nothing."""
+    rows = build.rows
+    empty = sorted(name for name, n in rows.items() if not isinstance(n, int) or n <= 0)
+    if rows and not empty:
+        return _data_row_problems(build)
+    what = f"config(s) {', '.join(empty)} have no rows" if rows and empty else "the build has no rows"
+    return [
+        Diagnostic(
+            code="P015",
+            message=f"{what}: an empty release is refused",
+            path=str(build.root / MANIFEST),
+            hint="check that the sources hold templates (templates/<Category>/*.yaml), rebuild, publish",
+        )
+    ]
+
+
+def _data_row_problems(build: BuildFolder) -> list[Diagnostic]:
+    """The data files must hold the rows the manifest counts (read from the parquet footers only)."""
+    problems = []
+    for config, expected in sorted(build.rows.items()):
+        try:
+            found = count_rows(build, config)
+        except DiagnosticError as error:
+            problems.extend(error.diagnostics)
+            continue
+        if found != expected:
+            problems.append(
+                Diagnostic(
+                    code="P016",
+                    message=f"config {config}: the data holds {found} rows, the manifest says {expected}",
+                    path=str(build.root / MANIFEST),
+                    hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+                )
+            )
+    return problems
+
+
 def gating_problems(build: BuildFolder) -> list[Diagnostic]:
     """The card must carry the terms of use the Hub shows before access (extra_gated_prompt/fields)."""
     card = build.root / "README.md"
@@ -234,6 +272,7 @@ def prepare_release(
     tag = release_tag(version)
     problems: list[Diagnostic] = []
     problems += integrity_problems(build)
+    problems += emptiness_problems(build)
     problems += freshness_problems(project, build)
     problems += unreviewed_translations(project)
     problems += gating_problems(build)
