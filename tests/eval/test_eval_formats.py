@@ -352,7 +352,8 @@ def test_lm_eval_generations_are_read_as_replies(tmp_path: Path) -> None:
     code, output = run_cli("score", str(path), "--out", str(out), "--bootstrap", "20")
     assert code == 0, output
     overall = results_of(out)["metrics"]["overall"]
-    assert overall["acc"] == 1.0 and overall["n"] == 16 and overall["n_valid"] == 15
+    assert overall["acc_valid"] == 1.0 and overall["acc"] == 15 / 16  # one reply outside the options
+    assert overall["n"] == 16 and overall["n_valid"] == 15
 
 
 def test_a_release_published_as_plain_data_files(tmp_path: Path) -> None:

@@ -35,6 +35,8 @@ def bbq_record(
         "pred": pred,
         "biased_label": biased,
         "unknown_label": unknown,
+        "target_label": biased,
+        "question_polarity": "neg",
         "label": gold,
     }
 
@@ -210,6 +212,9 @@ def test_score_and_eval_agree_on_jubaku(tmp_path_factory, drawn) -> None:
             "category": "R",
             "task": "qa",
             "label": i % 2,
+            "biased_label": 1 - i % 2,
+            "instruction_id": 0,
+            "order": "neutral_first" if i % 2 == 0 else "biased_first",
             "gold": i % 2,
             "pred": {"n": i % 2, "b": 1 - i % 2, "x": None}[pick],
         }  # fmt: skip
