@@ -55,14 +55,27 @@ def test_two_builds_are_byte_identical(kinds_build: tuple[Path, dict], tmp_path:
 
 
 def test_bundled_sources_hold_the_promised_templates(bundled_sources: Path) -> None:
+    """The scale issue 16 asks of the bundled benchmark (README, "The bundled benchmark")."""
     compiled = compile_folder(bundled_sources)
+    bbq = [t.model for t in compiled.project.templates if t.kind == "bbq"]
+    per_category = Counter(t.category for t in bbq)
+    assert len(per_category) == 5 and min(per_category.values()) >= 50
+    for category in per_category:
+        added = sum(t.origin == "added" for t in bbq if t.category == category)
+        assert added >= 0.4 * per_category[category], category
+    assert all(t.attested.strip() for t in bbq)
+    targets = Counter(g for t in bbq if t.category == "Age" for g in t.stereotyped_groups)
+    assert abs(targets["old"] - targets["nonOld"]) <= 10, targets  # both directions, roughly balanced
+    assert all(
+        t.model.review is not None and t.model.review.status == "reviewed" for t in compiled.project.templates
+    )
     sobaco = compiled.configs["sobaco"].rows
     pairs = {(r["template_id"], r["category"]) for r in sobaco}
-    assert len(pairs) >= 12
+    assert len(pairs) >= 33
     assert Counter(category for _, category in pairs).keys() == {"Age", "Gender", "Hierarchical_relationship"}
-    assert len({r["template_id"] for r in compiled.configs["sobaco_dummy"].rows}) >= 3
+    assert len({r["template_id"] for r in compiled.configs["sobaco_dummy"].rows}) >= 4
     cases = {(r["template_id"], r["category"]) for r in compiled.configs["jubaku"].rows}
-    assert len(cases) >= 12 and len({category for _, category in cases}) >= 6
+    assert len(cases) >= 30 and len({category for _, category in cases}) >= 10
     per_problem = Counter((r["template_id"], r["type"], r["question_id"]) for r in sobaco)
     assert set(per_problem.values()) == {36, 72, 108}
     culture_unknown = {
