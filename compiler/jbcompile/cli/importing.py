@@ -1,4 +1,5 @@
-"""`jbcompile import bbq-templates|bbq-jsonl`: bring BBQ-format data in as editable sources."""
+"""`jbcompile import bbq-templates|bbq-jsonl|jubaku-jsonl|sobaco-json`: bring released data in as
+editable sources."""
 
 from __future__ import annotations
 
@@ -11,7 +12,8 @@ from ..diagnostics import DiagnosticError, Severity
 from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
 
 import_app = typer.Typer(
-    help="Import BBQ-format templates or data as YAML sources (English texts go into `en`).",
+    help="Import BBQ-format templates or data, the JUBAKU-v2 release or SOBACO's templates as YAML "
+    "sources (English texts go into `en`).",
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
@@ -114,6 +116,31 @@ def bbq_jsonl(
         draft, report, rows = import_bbq_jsonl(files, lang)
         write_sources(draft, out, report, force=force)
         verify_round_trip(out, draft.lang, rows, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+
+
+@import_app.command("jubaku-jsonl")
+def jubaku_jsonl(
+    files: list[Path] = typer.Argument(..., help="The JUBAKU-v2 release (jubaku_ver2.jsonl)."),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
+    from ..importers import write_sources
+    from ..importers.jubaku_jsonl import import_jubaku_jsonl, verify_round_trip
+    from ..importers.writer import check_target
+
+    try:
+        check_target(out, force)
+        draft, report, imported = import_jubaku_jsonl(files)
+        write_sources(draft, out, report, force=force)
+        verify_round_trip(out, imported, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")

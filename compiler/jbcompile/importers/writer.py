@@ -63,6 +63,12 @@ _Dumper.add_representer(
     _FlowList, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 )
 _Dumper.add_representer(
+    str,
+    lambda dumper, data: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", data, style="|" if "\n" in data else None
+    ),
+)
+_Dumper.add_representer(
     _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
 )
 
@@ -128,6 +134,7 @@ class SourcesDraft:
     groups: dict[str, DraftGroup] = field(default_factory=dict)
     templates: dict[str, dict[str, Any]] = field(default_factory=dict)
     categories: list[str] = field(default_factory=list)
+    checks: dict[str, str] = field(default_factory=dict)  # rule code → severity, for dataset.yaml
     _by_content: dict[tuple, str] = field(default_factory=dict)
 
     # ----------------------------------------------------------------------------------------- texts
@@ -232,7 +239,7 @@ class SourcesDraft:
             "seed": 1,
             "unknown_options": [self.text(u) for u in unknown],
             "categories": list(self.categories),
-        }
+        } | ({"checks": dict(sorted(self.checks.items()))} if self.checks else {})
 
     def files(self) -> dict[str, str]:
         """Relative path → YAML text of every file of the folder."""
