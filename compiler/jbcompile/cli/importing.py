@@ -144,3 +144,35 @@ def jubaku_jsonl(
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+
+
+@import_app.command("sobaco-json")
+def sobaco_json(
+    file: Path = typer.Argument(..., help="SOBACO's template set: a JSON list of problems."),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    names: list[str] = typer.Option(
+        None, "--name", help="A family name filling {name1}/{name2} (repeat it); default: the paper's three."
+    ),
+    unknown: list[str] = typer.Option(
+        None, "--unknown", help="A wording of the unknown option (repeat it); default: the paper's five."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
+    from ..importers import write_sources
+    from ..importers.sobaco_json import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
+    from ..importers.writer import check_target
+
+    names = list(names or PAPER_NAMES)
+    try:
+        check_target(out, force)
+        draft, report, imported = import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN))
+        write_sources(draft, out, report, force=force)
+        verify_round_trip(out, imported, names, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
