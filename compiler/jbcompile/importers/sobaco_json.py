@@ -162,7 +162,18 @@ def import_sobaco_json(
     report = ImportReport()
     problems = read_problems(path, report)
     draft = SourcesDraft(lang="ja", name="sobaco-import", pretty_name="Imported SOBACO-format benchmark")
-    draft.unknown_options = list(unknown)
+    draft.unknown_options = list(dict.fromkeys(unknown))
+    if len(draft.unknown_options) < 5:
+        report.add(
+            None,
+            Diagnostic(
+                code="IM033",
+                message=f"{len(draft.unknown_options)} unknown wording(s) given; the sobaco kind draws from "
+                "the first five of unknown_options, so jbcompile's own wordings fill the rest",
+                severity=Severity.WARNING,
+                hint="give five --unknown wordings (SOBACO uses five)",
+            ),
+        )
     draft.checks = {"JA101": "warning", "JA102": "warning"}
     names_group = draft.group_for("Names", "name", tuple(DraftFiller(n) for n in dict.fromkeys(names)), None)
     imported: dict[str, tuple[Problem, Problem]] = {}
