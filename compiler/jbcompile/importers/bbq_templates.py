@@ -2,8 +2,15 @@
 
 Input: ``new_templates - <Category>.csv`` (one row per template and version) and ``vocabulary.csv``.
 Each row becomes a ``bbq`` template whose texts go into ``en`` (to be translated); a version b that is
-version a with {{NAME1}} and {{NAME2}} swapped becomes part of version a's template, because the
-expansion swaps the slots itself. What our format cannot hold is reported, never dropped silently.
+version a with {{NAME1}} and {{NAME2}} swapped (in the texts, or in the Names lists) becomes part of
+version a's template, because the expansion swaps the slots itself. What our format cannot hold is
+reported, never dropped silently.
+
+What BBQ's generator does to the filled texts becomes data in the template, never code in the compiler:
+its list cells are read the way it reads them (``;`` splits even inside brackets), the answer columns
+become each person slot's ``answer`` wording (they may hold other slots), every lexical alternative is
+kept (``max_alternatives``), and its substitutions — "a" → "an" before a vowel when a person's filler
+starts with one, "lesbian man" → "lesbian woman", "Latino woman" → "Latina woman" — are ``rewrites``.
 """
 
 from __future__ import annotations
@@ -55,6 +62,16 @@ SWAPPED_FIELDS = (
     "Answer_non_negative",
 )
 PERSON_SLOTS = ("NAME1", "NAME2")
+WORD_SLOTS = ("WORD1", "WORD2")
+VOWEL_START = "^[aeiouAEIOU]"
+# BBQ's generator's substitutions on every filled text, in its order: (pattern, replacement, when a
+# person's filler matches …, words that must occur for the rewrite to matter).
+BBQ_REWRITES = (
+    ("lesbian man", "lesbian woman", None, ("lesbian",)),
+    ("Latino woman", "Latina woman", None, ("Latino",)),
+    (r"(\s[aA])(\s[aAeEiIoOuU])", r"\1n\2", VOWEL_START, ()),
+    (" an European", " a European", VOWEL_START, ("European",)),
+)
 
 
 @dataclass(frozen=True)
@@ -128,6 +145,34 @@ def parse_slot_lists(cell: str) -> dict[str, list[str]]:
     return found
 
 
+def bbq_lists(cell: str, kind: str) -> dict[str, list[str]]:
+    """A ``NAME1: [a, b]; NAME2: [c]`` (or WORD1/WORD2) cell read the way BBQ's generator reads it, the
+    lists named ``<kind>1`` and ``<kind>2``.
+
+    Its reader splits at every ``;`` (also inside brackets); a part that mentions WORD1 or NAME1 sets the
+    first list, and every part sets the second list — to its words when it mentions WORD2 or NAME2, else
+    to nothing. So only the last part can give the second list.
+    """
+    first: list[str] | None = None
+    second: list[str] = []
+    for part in cell.split(";"):
+        if "WORD1" in part or "NAME1" in part:
+            first = _bbq_items(part, "1")
+        second = _bbq_items(part, "2") if "WORD2" in part or "NAME2" in part else []
+    found: dict[str, list[str]] = {}
+    if first is not None:
+        found[f"{kind}1"] = first
+    if second:
+        found[f"{kind}2"] = second
+    return found
+
+
+def _bbq_items(part: str, number: str) -> list[str]:
+    for label in (f"WORD{number}:", "{{WORD" + number + "}}:", f"NAME{number}:", "{{NAME" + number + "}}:"):
+        part = part.replace(label, "")
+    return [item.strip() for item in part.strip().replace("[", "").replace("]", "").split(",")]
+
+
 def parse_groups(cell: str) -> list[str]:
     """``["old"]``, ``[old, young]`` or ``old`` → ["old"]."""
     cell = cell.strip()
@@ -150,13 +195,19 @@ def swap_slots(text: str) -> str:
 
 
 def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
-    """True when row b is row a with {{NAME1}} and {{NAME2}} exchanged everywhere (texts, names, info)."""
-    if any(swap_slots(a.get(column)) != b.get(column) for column in SWAPPED_FIELDS):
+    """True when row b is row a with the two persons exchanged: {{NAME1}} and {{NAME2}} swapped in every
+    text, or the texts kept and the Names lists swapped — and the info columns swapped either way."""
+    texts_swapped = all(swap_slots(a.get(column)) == b.get(column) for column in SWAPPED_FIELDS)
+    texts_same = all(a.get(column) == b.get(column) for column in SWAPPED_FIELDS)
+    if not (texts_swapped or texts_same):
         return False
-    names_a, names_b = _safe_lists(a.get("Names")), _safe_lists(b.get("Names"))
-    if names_a is None or names_b is None:
+    names_a, names_b = bbq_lists(a.get("Names"), "NAME"), bbq_lists(b.get("Names"), "NAME")
+    names_swapped = names_a.get("NAME1") == names_b.get("NAME2") and names_a.get("NAME2") == names_b.get(
+        "NAME1"
+    )
+    if texts_swapped and not names_swapped:
         return False
-    if names_a.get("NAME1") != names_b.get("NAME2") or names_a.get("NAME2") != names_b.get("NAME1"):
+    if texts_same and (not names_swapped or names_a == names_b):
         return False
     same = ("Lexical_diversity", "Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
     return (
@@ -164,13 +215,6 @@ def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
         and a.get("NAME2_info") == b.get("NAME1_info")
         and all(a.get(c) == b.get(c) for c in same)
     )
-
-
-def _safe_lists(cell: str) -> dict[str, list[str]] | None:
-    try:
-        return parse_slot_lists(cell)
-    except ValueError:
-        return None
 
 
 def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
@@ -203,11 +247,6 @@ def _slot_reference(row: CsvRow, column: str) -> str:
                 f"{column} must name exactly one of {{{{NAME1}}}} / {{{{NAME2}}}}, found {row.get(column)!r}",
             )
         )
-    others = [m.group(1) for m in SLOT_PATTERN.finditer(row.get(column)) if m.group(1) not in PERSON_SLOTS]
-    if others:
-        raise _Skip(
-            row.diagnostic("IM007", f"{column} holds slots other than the person ({', '.join(others)})")
-        )
     return slots[0]
 
 
@@ -239,13 +278,18 @@ def template_from_row(
     groups = parse_groups(row.get("Known_stereotyped_groups"))
     if not groups:
         raise _Skip(row.diagnostic("IM002", "Known_stereotyped_groups is empty"))
-    try:
-        names = parse_slot_lists(row.get("Names"))
-        words = parse_slot_lists(row.get("Lexical_diversity"))
-    except ValueError as exc:
-        raise _Skip(row.diagnostic("IM002", str(exc))) from None
+    names = bbq_lists(row.get("Names"), "NAME") if len(row.get("Names")) > 1 else {}
+    words = bbq_lists(row.get("Lexical_diversity"), "WORD")
     info = {slot: row.get(f"{slot}_info") for slot in PERSON_SLOTS}
-    if names.get("NAME1") and names.get("NAME2"):
+    if names and not (names.get("NAME1") and names.get("NAME2")):
+        raise _Skip(
+            row.diagnostic(
+                "IM002",
+                "BBQ's generator reads no NAME2 list from this Names cell (only its last ';' part can give "
+                "one), so it makes no rows from it",
+            )
+        )
+    if names:
         people = {slot: names[slot] for slot in PERSON_SLOTS}
         target = [
             s
@@ -290,37 +334,27 @@ def template_from_row(
     non_negative_slot = _slot_reference(row, "Answer_non_negative")
     if negative_slot == non_negative_slot:
         raise _Skip(row.diagnostic("IM007", "Answer_negative and Answer_non_negative name the same person"))
-    wording = {negative_slot: row.get("Answer_negative"), non_negative_slot: row.get("Answer_non_negative")}
 
     def fillers(slot: str, tags: dict[str, str] | None, group_tag: str) -> tuple[DraftFiller, ...]:
         out = []
         for word in dict.fromkeys(people[slot]):
-            option = wording[slot].replace("{{" + slot + "}}", word)
             tag = (tags or {}).get(word, group_tag)
-            out.append(
-                DraftFiller(word, None if option == word else option, None if tag == group_tag else tag)
-            )
+            out.append(DraftFiller(word, None, None if tag == group_tag else tag))
         return tuple(out)
 
+    columns = (*SWAPPED_FIELDS[:4], "Answer_negative", "Answer_non_negative")
+    texts = {column: row.get(column) for column in columns}
     word_slots: dict[str, list[str]] = {}
-    for slot, alternatives in words.items():
-        unique = list(dict.fromkeys(alternatives))
-        if len(unique) > 3:
-            note(
-                "IM005",
-                f"{slot} has {len(unique)} alternatives; the format takes 2–3, so only the first 3 are kept "
-                f"(dropped: {', '.join(unique[3:])})",
-                Severity.WARNING,
-            )
-            unique = unique[:3]
-        if len(unique) < 2:
-            note("IM005", f"{slot} has a single alternative; it is written into the texts", Severity.INFO)
-            continue
-        word_slots[slot] = unique
-    texts = {column: row.get(column) for column in SWAPPED_FIELDS[:4]}
-    for slot, alternatives in words.items():
-        if slot not in word_slots and alternatives:
-            texts = {k: v.replace("{{" + slot + "}}", alternatives[0]) for k, v in texts.items()}
+    if len(row.get("Lexical_diversity")) > 1:  # BBQ fills words only when the cell has text
+        for slot, alternatives in words.items():
+            unique = list(dict.fromkeys(a for a in alternatives if a))
+            if slot == "WORD2" and len(alternatives) < 2:
+                unique = [""]  # BBQ draws WORD2 only from two or more words; else it is left empty
+                note("IM005", "WORD2 has a single word, which BBQ's generator never uses: it is empty")
+            if len(unique) < 2:
+                texts = {k: v.replace("{{" + slot + "}}", unique[0] if unique else "") for k, v in texts.items()}
+                continue
+            word_slots[slot] = unique
     used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
     unknown = used - set(PERSON_SLOTS) - set(word_slots)
     if unknown:
@@ -329,7 +363,13 @@ def template_from_row(
         if slot not in used:
             note("IM005", f"{slot} is listed in Lexical_diversity but no text uses it; left out")
             del word_slots[slot]
-    _warn_articles(row, texts, people, note)
+    most = max((len(alternatives) for alternatives in word_slots.values()), default=0)
+    if most > 3:
+        note(
+            "IM005",
+            f"a lexical slot has {most} alternatives (BBQ draws one at random): all are kept "
+            f"(max_alternatives: {most}), which multiplies the rows",
+        )
 
     stereotype = row.get("Relevant_social_values")
     if not stereotype:
@@ -341,6 +381,7 @@ def template_from_row(
         note("IM009", "no Source or Notes: `attested` names the upstream template only")
     target_group = draft.group_for(category, target_tag, fillers(target_slot, target_tags, target_tag), None)
     other_group = draft.group_for(category, other_tag, fillers(other_slot, other_tags, other_tag), None)
+    persons = [w for slot in PERSON_SLOTS for w in people[slot]]
     return DraftTemplate(
         id=name,
         category=category,
@@ -359,7 +400,23 @@ def template_from_row(
         negative=(texts["Question_negative_stereotype"], negative_slot),
         non_negative=(texts["Question_non_negative"], non_negative_slot),
         notes=row.get("Notes") if row.get("Source") and row.get("Notes") else None,
+        answers={negative_slot: texts["Answer_negative"], non_negative_slot: texts["Answer_non_negative"]},
+        max_alternatives=max(most, 3),
+        rewrites=bbq_rewrites(list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons),
     )
+
+
+def bbq_rewrites(texts: Sequence[str], persons: Sequence[str]) -> list[dict[str, str]]:
+    """BBQ's substitutions that can change this template's rows, as ``rewrites`` data."""
+    found = []
+    everything = "\n".join(texts)
+    for pattern, replacement, when, needs in BBQ_REWRITES:
+        if when is not None and not any(re.search(when, person) for person in persons):
+            continue
+        if all(word in everything for word in needs):
+            rewrite = {"pattern": pattern, "replacement": replacement}
+            found.append(rewrite | ({"when_person": when} if when else {}))
+    return found
 
 
 def _people_from_vocabulary(row, category, groups, vocabulary, note):
@@ -398,20 +455,6 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
 def _most_common(values) -> str | None:
     counts = Counter(values)
     return counts.most_common(1)[0][0] if counts else None
-
-
-def _warn_articles(row: CsvRow, texts: dict[str, str], people: dict[str, list[str]], note) -> None:
-    """BBQ's generator turned 'a' into 'an' before vowels; a template keeps its text as written."""
-    for slot, words in people.items():
-        if any(re.search(rf"\b[aA] \{{\{{{slot}\}}\}}", t) for t in texts.values()) and any(
-            w[:1].lower() in "aeiou" for w in words
-        ):
-            note(
-                "IM015",
-                f"'a {{{{{slot}}}}}' meets fillers starting with a vowel; write 'an' into those fillers' "
-                "contexts by hand",
-                Severity.WARNING,
-            )
 
 
 def import_bbq_templates(

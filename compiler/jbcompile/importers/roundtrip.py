@@ -9,7 +9,8 @@ data's own unknown wordings there), so which wording a given row shows may diffe
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..diagnostics import Severity
@@ -61,3 +62,48 @@ def verify_round_trip(sources: Path, lang: str, rows: Sequence[SourceRow], repor
                     "IM008", f"… and {len(lost) - MAX_LISTED} more rows not reproduced", Severity.WARNING
                 ),
             )
+
+
+@dataclass
+class CategoryCoverage:
+    """How many released rows of one category the compiled sources reproduce."""
+
+    category: str
+    rows: int = 0
+    reproduced: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.reproduced / self.rows if self.rows else None
+
+
+def category_signatures(sources: Path, lang: str) -> dict[str, set[tuple]]:
+    """Signatures of every compiled row, per category; one template expanded at a time."""
+    from ..kinds import get_kind
+    from ..project import load_project
+
+    project = load_project(sources, lang=lang)
+    found: dict[str, set[tuple]] = defaultdict(set)
+    for template in project.templates:
+        rows = get_kind(template.kind).expand(template, project)
+        found[template.model.category].update(compiled_signature(row) for row in rows)
+        del rows
+    return found
+
+
+def release_coverage(
+    sources: Path, lang: str, rows: Iterable[SourceRow]
+) -> tuple[dict[str, CategoryCoverage], list[SourceRow]]:
+    """Per category, the released rows whose signature a compiled row of that category has; and the
+    rows not reproduced (a template import does not know which template a released row came from)."""
+    compiled = category_signatures(sources, lang)
+    coverage: dict[str, CategoryCoverage] = {}
+    missed: list[SourceRow] = []
+    for row in rows:
+        entry = coverage.setdefault(row.category, CategoryCoverage(row.category))
+        entry.rows += 1
+        if row.signature() in compiled.get(row.category, set()):
+            entry.reproduced += 1
+        else:
+            missed.append(row)
+    return coverage, missed

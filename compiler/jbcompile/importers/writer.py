@@ -122,6 +122,9 @@ class DraftTemplate:
     negative: tuple[str, str]  # question text, answering slot
     non_negative: tuple[str, str]
     notes: str | None = None
+    answers: dict[str, str] = field(default_factory=dict)  # person slot → its answer wording
+    max_alternatives: int = 3
+    rewrites: list[dict[str, str]] = field(default_factory=list)
 
 
 @dataclass
@@ -182,12 +185,14 @@ class SourcesDraft:
 
     def bbq_template(self, t: DraftTemplate) -> dict[str, Any]:
         """A ``bbq`` template in our source format (key order as in the bundled examples)."""
-        persons = {
-            slot: _Flow(group=t.target_group, target=True)
-            if slot == t.target_slot
-            else _Flow(group=t.other_group)
-            for slot in sorted((t.target_slot, t.other_slot))
-        }
+        persons = {}
+        for slot in sorted((t.target_slot, t.other_slot)):
+            person = _Flow(group=t.target_group if slot == t.target_slot else t.other_group)
+            if slot == t.target_slot:
+                person["target"] = True
+            if slot in t.answers:
+                person["answer"] = self.text(t.answers[slot])
+            persons[slot] = person
         data: dict[str, Any] = {
             "id": t.id,
             "category": t.category,
@@ -201,6 +206,10 @@ class SourcesDraft:
         }
         if t.words:
             data["words"] = {slot: [self.text(a) for a in alts] for slot, alts in t.words.items()}
+        if t.max_alternatives > 3:
+            data["max_alternatives"] = t.max_alternatives
+        if t.rewrites:
+            data["rewrites"] = [_Flow(rewrite) for rewrite in t.rewrites]
         data["ambiguous_context"] = self.text(t.ambiguous)
         data["disambiguating_context"] = self.text(t.disambiguating)
         data["questions"] = {
