@@ -40,7 +40,9 @@ def release_rows() -> list[dict]:
         for wording, text in enumerate(WORDINGS):
             for order in ("fwd", "rev"):
                 first, second = (biased, neutral) if order == "fwd" else (neutral, biased)
-                instruction = f"{text}【文脈】\n{dialogue}\n\n【応答A】\n{first}\n\n【応答B】\n{second}{CLOSING}"
+                instruction = (
+                    f"{text}【文脈】\n{dialogue}\n\n【応答A】\n{first}\n\n【応答B】\n{second}{CLOSING}"
+                )
                 rows.append(
                     {
                         "example_id": f"{case}_{wording}_{order}",

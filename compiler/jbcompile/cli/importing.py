@@ -19,6 +19,7 @@ import_app = typer.Typer(
 app.add_typer(import_app, name="import")
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
+KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
 
 
 def _finish(
@@ -29,8 +30,10 @@ def _finish(
     strict: bool,
     verbose: bool,
     unit: str,
+    keep_going: bool = False,
 ) -> None:
-    """Print the per-template report and the coverage; exit 1 under --strict when anything was lost."""
+    """Print the per-template report and the coverage; exit 1 when anything was dropped (an error), unless
+    --keep-going, and under --strict also when any row is not reproduced."""
     from rich.table import Table
 
     shown = [d for d in report.diagnostics if verbose or d.severity is not Severity.INFO]
@@ -64,7 +67,12 @@ def _finish(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    if strict and (errors or (coverage is not None and coverage < 1.0)):
+    if errors and not keep_going:
+        err_console.print(
+            "[red]some input was not imported[/] (the sources are written; --keep-going exits 0)"
+        )
+        raise typer.Exit(EXIT_FINDINGS)
+    if strict and coverage is not None and coverage < 1.0:
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -77,7 +85,8 @@ def bbq_templates(
     categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 when any template could not be imported."),
+    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every template row is imported."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -92,7 +101,9 @@ def bbq_templates(
         write_sources(draft, out, report, force=force)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "template rows imported")
+    _finish(
+        report, out, report_path, diagnostics_format, strict, verbose, "template rows imported", keep_going
+    )
 
 
 @import_app.command("bbq-jsonl")
@@ -103,6 +114,7 @@ def bbq_jsonl(
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -118,7 +130,7 @@ def bbq_jsonl(
         verify_round_trip(out, draft.lang, rows, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
 
 @import_app.command("jubaku-jsonl")
@@ -128,6 +140,7 @@ def jubaku_jsonl(
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -143,7 +156,7 @@ def jubaku_jsonl(
         verify_round_trip(out, imported, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
 
 @import_app.command("sobaco-json")
@@ -159,6 +172,7 @@ def sobaco_json(
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -175,4 +189,4 @@ def sobaco_json(
         verify_round_trip(out, imported, names, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
