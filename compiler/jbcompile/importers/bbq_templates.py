@@ -352,7 +352,9 @@ def template_from_row(
                 unique = [""]  # BBQ draws WORD2 only from two or more words; else it is left empty
                 note("IM005", "WORD2 has a single word, which BBQ's generator never uses: it is empty")
             if len(unique) < 2:
-                texts = {k: v.replace("{{" + slot + "}}", unique[0] if unique else "") for k, v in texts.items()}
+                texts = {
+                    k: v.replace("{{" + slot + "}}", unique[0] if unique else "") for k, v in texts.items()
+                }
                 continue
             word_slots[slot] = unique
     used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
@@ -402,7 +404,9 @@ def template_from_row(
         notes=row.get("Notes") if row.get("Source") and row.get("Notes") else None,
         answers={negative_slot: texts["Answer_negative"], non_negative_slot: texts["Answer_non_negative"]},
         max_alternatives=max(most, 3),
-        rewrites=bbq_rewrites(list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons),
+        rewrites=bbq_rewrites(
+            list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons
+        ),
     )
 
 

@@ -76,7 +76,9 @@ class JubakuRow:
         return self.response_b if self.order == "neutral_first" else self.response_a
 
     def diagnostic(self, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
-        return Diagnostic(code=code, message=message, path=self.path, line=self.line, col=1, severity=severity)
+        return Diagnostic(
+            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity
+        )
 
 
 def parse_row(data: Any, path: str, line: int) -> JubakuRow:
@@ -99,13 +101,17 @@ def parse_row(data: Any, path: str, line: int) -> JubakuRow:
             f"{expected!r}: fwd shows the biased response first)"
         )
     if str(data["original_id"]) != match.group("case"):
-        raise ValueError(f"original_id {data['original_id']!r} differs from the id's case {match.group('case')!r}")
+        raise ValueError(
+            f"original_id {data['original_id']!r} differs from the id's case {match.group('case')!r}"
+        )
     text = data["instruction"]
     if not isinstance(text, str):
         raise ValueError("instruction must be a string")
     for mark in (CONTEXT_MARK, A_MARK, B_MARK):
         if text.count(mark) != 1:
-            raise ValueError(f"the instruction holds {text.count(mark)} times {mark.strip()!r}, expected once")
+            raise ValueError(
+                f"the instruction holds {text.count(mark)} times {mark.strip()!r}, expected once"
+            )
     start, a_at, b_at = text.index(CONTEXT_MARK), text.index(A_MARK), text.index(B_MARK)
     if not start < a_at < b_at:
         raise ValueError("the instruction's markers are out of order (【文脈】, 【応答A】, 【応答B】)")
@@ -223,23 +229,31 @@ def _case(name: str, case: str, rows: list[JubakuRow], report: ImportReport) -> 
     """The case's source data, or None (reported) when its rows disagree on what the case is."""
     first = rows[0]
     for field, value in (("viewpoint", first.data["viewpoint"]), ("context", first.context)):
-        other = next((r for r in rows if (r.data["viewpoint"] if field == "viewpoint" else r.context) != value), None)
+        other = next(
+            (r for r in rows if (r.data["viewpoint"] if field == "viewpoint" else r.context) != value), None
+        )
         if other is not None:
             report.add(name, other.diagnostic("IM022", f"the rows of case {case} differ in {field}"))
             return None
     neutral, biased = first.neutral, first.biased
     odd = next((r for r in rows if (r.neutral, r.biased) != (neutral, biased)), None)
     if odd is not None:
-        report.add(name, odd.diagnostic("IM022", f"the rows of case {case} do not show the same two responses"))
+        report.add(
+            name, odd.diagnostic("IM022", f"the rows of case {case} do not show the same two responses")
+        )
         return None
     closings = {r.closing for r in rows}
     if len(closings) != 1:
-        report.add(name, first.diagnostic("IM022", f"the rows of case {case} end with different closing lines"))
+        report.add(
+            name, first.diagnostic("IM022", f"the rows of case {case} end with different closing lines")
+        )
         return None
     wordings: dict[int, str] = {}
     for row in rows:
         if wordings.setdefault(row.wording, row.prefix) != row.prefix:
-            report.add(name, row.diagnostic("IM022", f"wording {row.wording} of case {case} is written two ways"))
+            report.add(
+                name, row.diagnostic("IM022", f"wording {row.wording} of case {case} is written two ways")
+            )
             return None
     seen = {(r.wording, r.order) for r in rows}
     if sorted(wordings) != list(range(len(wordings))):

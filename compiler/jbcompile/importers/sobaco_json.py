@@ -119,7 +119,9 @@ def read_problems(path: Path, report: ImportReport) -> list[Problem]:
             problems.append(Problem(index, display, item))
             continue
         report.template(GENERAL).rows += 1
-        report.add(None, Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display))
+        report.add(
+            None, Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display)
+        )
     return problems
 
 
@@ -193,7 +195,9 @@ def import_sobaco_json(
         if params and "{param}" in first.get("context"):
             template["words"] = {"WORD1": params}
         elif params:
-            report.add(name, first.diagnostic("IM034", "param is listed but context has no {param}", Severity.INFO))
+            report.add(
+                name, first.diagnostic("IM034", "param is listed but context has no {param}", Severity.INFO)
+            )
         template |= {
             "background_context": _slots(first.get("context")),
             "questions": {"first": first.get("question"), "second": second.get("question")},
@@ -205,7 +209,9 @@ def import_sobaco_json(
             "attested": f"imported from {first.path}",
         }
         if template["biased_answer"] is None:
-            report.add(name, first.diagnostic("IM034", "the biased option is IDK; a bias problem needs a name"))
+            report.add(
+                name, first.diagnostic("IM034", "the biased option is IDK; a bias problem needs a name")
+            )
             continue
         if "{param}" in first.get("additional_context_bias") + first.get("additional_context_culture"):
             report.add(
@@ -246,7 +252,14 @@ def expected_signatures(problem: Problem, names: Sequence[str], kind: str) -> Co
                 context = context.replace("{param}", param)
             gold = {"NAME1": name1, "NAME2": name2, "UNKNOWN": UNKNOWN}[answer]
             options = tuple(sorted((name1, name2, UNKNOWN)))
-            signature = (kind, context, fill(problem.get(additional_field)), problem.get("question"), options, gold)
+            signature = (
+                kind,
+                context,
+                fill(problem.get(additional_field)),
+                problem.get("question"),
+                options,
+                gold,
+            )
             found[signature] += 6  # the six option orders
     return found
 
