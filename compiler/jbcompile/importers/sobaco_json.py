@@ -92,7 +92,8 @@ def _check(data: Any) -> str | None:
             return f"{name} must be a string"
         stray = set(_PLACEHOLDER.findall(data[name])) - set(PLACEHOLDERS)
         if stray:
-            return f"{name} holds placeholders {sorted(stray)}; SOBACO fills only {{name1}}, {{name2}}, {{param}}"
+            known = "{name1}, {name2}, {param}"
+            return f"{name} holds placeholders {sorted(stray)}; SOBACO fills only {known}"
     if "{param}" in data["context"] and len(data["param"]) < 2:
         return "context holds {param} but param lists fewer than two expressions"
     return None

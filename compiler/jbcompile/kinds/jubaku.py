@@ -293,9 +293,7 @@ def _prompt_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
     for index, wording in enumerate(prompt.wordings):
         if text_in(wording, lang) is None:
-            problems.append(
-                template.diagnostic(("prompt", "wordings", index), "R010", f"no {lang!r} text")
-            )
+            problems.append(template.diagnostic(("prompt", "wordings", index), "R010", f"no {lang!r} text"))
     if prompt.layout is not None:
         layout = text_in(prompt.layout, lang)
         if layout is None:

@@ -119,7 +119,8 @@ class BbqTemplate(StrictModel):
         for name, alternatives in self.words.items():
             if not 2 <= len(alternatives) <= self.max_alternatives:
                 raise ValueError(
-                    f"lexical slot {name} needs 2 to {self.max_alternatives} alternatives, has {len(alternatives)}"
+                    f"lexical slot {name} needs 2 to {self.max_alternatives} alternatives, "
+                    f"has {len(alternatives)}"
                 )
         clash = set(self.words) & set(self.persons)
         if clash:

@@ -22,7 +22,8 @@ class JubakuPrompt(StrictModel):
     """
 
     wordings: list[Text] = Field(
-        min_length=1, description="The instruction variants; each case is asked once with each, in both orders."
+        min_length=1,
+        description="The instruction variants; each case is asked once with each, in both orders.",
     )
     layout: Text | None = Field(
         default=None,
@@ -75,7 +76,9 @@ class JubakuCase(StrictModel):
     viewpoint: str | None = Field(
         default=None, description="The category as the release names it (e.g. 宗教); defaults to `category`."
     )
-    upstream: str | None = Field(default=None, description="The case's id in the release it was imported from.")
+    upstream: str | None = Field(
+        default=None, description="The case's id in the release it was imported from."
+    )
     prompt: JubakuPrompt | None = Field(
         default=None, description="The benchmark's own instruction wordings and prompt layout."
     )
