@@ -83,6 +83,12 @@ def bbq_templates(
     ),
     out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
     categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
+    compare: list[Path] = typer.Option(
+        None,
+        "--compare",
+        help="Released BBQ JSONL files: build the imported sources in memory and report, per category, "
+        "how many of their rows come back (repeat for several files).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
     strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every template row is imported."),
@@ -99,11 +105,39 @@ def bbq_templates(
         check_target(out, force)
         draft, report = import_bbq_templates(folder, categories or None)
         write_sources(draft, out, report, force=force)
+        if compare:
+            _compare_release(out, compare, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     _finish(
         report, out, report_path, diagnostics_format, strict, verbose, "template rows imported", keep_going
     )
+
+
+def _compare_release(sources: Path, files: list[Path], report) -> None:
+    """Per category: the released rows the imported sources reproduce (with a progress bar)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+    from rich.table import Table
+
+    from ..importers.bbq_jsonl import read_rows
+    from ..importers.report import ImportReport
+    from ..importers.roundtrip import release_coverage, report_release_coverage
+
+    rows = read_rows(files, ImportReport())
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
+    ) as progress:
+        task = progress.add_task("expanding templates to compare", total=None)
+        coverage, missed = release_coverage(
+            sources, "en", rows, lambda done, total: progress.update(task, completed=done, total=total)
+        )
+    report_release_coverage(report, coverage, missed)
+    table = Table(title="released rows reproduced")
+    for column in ("category", "rows", "reproduced", "rate"):
+        table.add_column(column, justify="left" if column == "category" else "right")
+    for name, entry in sorted(coverage.items()):
+        table.add_row(name, str(entry.rows), str(entry.reproduced), f"{entry.rate:.2%}")
+    out_console.print(table)
 
 
 @import_app.command("bbq-jsonl")

@@ -30,6 +30,11 @@ from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
 
 TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
 VOCABULARY_FILE = "vocabulary.csv"
+PROPER_NAMES_FILE = "vocabulary_proper_names.csv"
+PROPER_NAMES_REVIEW = (
+    "BBQ's template uses first names; the Japanese version must be rewritten without proper names "
+    "(as JBBQ did) before it is reviewed"
+)
 REQUIRED = (
     "Q_id",
     "Ambiguous_Context",
@@ -89,6 +94,16 @@ class CsvRow:
         return Diagnostic(
             code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
+
+
+@dataclass(frozen=True)
+class ProperName:
+    """A row of vocabulary_proper_names.csv."""
+
+    name: str
+    first_last: str  # first (with an ethnicity) | first_only | last
+    gender: str
+    ethnicity: str
 
 
 @dataclass(frozen=True)
@@ -226,9 +241,23 @@ def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
     ]
 
 
+def read_proper_names(path: Path, display: str) -> list[ProperName]:
+    _, rows = read_csv(path, display)
+    return [
+        ProperName(row.get("Name"), row.get("First_last"), row.get("gender"), row.get("ethnicity"))
+        for row in rows
+        if row.get("Name")
+    ]
+
+
 def _matches_group(value: str, groups: Sequence[str]) -> bool:
-    lowered = value.lower()
-    return any(lowered == g.lower() for g in groups)
+    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES")."""
+    key = _group_key(value)
+    return bool(key) and any(key == _group_key(g) for g in groups)
+
+
+def _group_key(value: str) -> str:
+    return re.sub(r"[\s_-]+", "", value).lower()
 
 
 class _Skip(Exception):
@@ -258,6 +287,7 @@ def template_from_row(
     report: ImportReport,
     name: str,
     merged_version: str | None,
+    proper_names: Sequence[ProperName] = (),
 ) -> DraftTemplate:
     """One template from one CSV row (raises _Skip when it cannot be represented)."""
     version = row.get("version") or "a"
@@ -266,13 +296,22 @@ def template_from_row(
     def note(code: str, message: str, severity: Severity = Severity.INFO) -> None:
         report.add(name, row.diagnostic(code, message, severity))
 
-    if row.get("Proper_nouns_only").upper() == "TRUE":
+    proper = row.get("Proper_nouns_only").upper() == "TRUE"
+    if proper and not any(n.first_last == "first_only" for n in proper_names):
         raise _Skip(
             row.diagnostic(
                 "IM003",
-                "Proper_nouns_only templates draw first names from BBQ's name lists, which this importer "
-                "does not read",
-                hint="write the names into the Names column (NAME1: [...]; NAME2: [...]) and re-import",
+                f"Proper_nouns_only templates draw first names from {PROPER_NAMES_FILE}, which is missing",
+                hint=f"put BBQ's {PROPER_NAMES_FILE} next to the template files and re-import",
+            )
+        )
+    if proper and category == "Race_ethnicity":
+        raise _Skip(
+            row.diagnostic(
+                "IM003",
+                "BBQ pairs every first + last name of the stereotyped ethnicities with those of the other "
+                "ethnicities (same gender): hundreds of thousands of pairs per template, too many to expand",
+                hint="write the names to use into the Names column (NAME1: [...]; NAME2: [...]) and re-import",
             )
         )
     groups = parse_groups(row.get("Known_stereotyped_groups"))
@@ -286,9 +325,22 @@ def template_from_row(
             row.diagnostic(
                 "IM002",
                 "BBQ's generator reads no NAME2 list from this Names cell (only its last ';' part can give "
-                "one), so it makes no rows from it",
+                "one), so it makes no rows from it; nor does the import",
+                Severity.WARNING,
             )
         )
+    review = PROPER_NAMES_REVIEW if proper else None
+    if proper:
+        names = _proper_name_lists(category, proper_names)
+        if category == "Gender_identity":
+            info = {"NAME1": "F", "NAME2": "M"}
+        else:
+            note(
+                "IM028",
+                "BBQ pairs any two of its first names (both genders) in this template: every name fills "
+                "both slots (a row never names one person twice; check JA110 is a warning for this reason)",
+            )
+            draft.checks["JA110"] = "warning"
     if names:
         people = {slot: names[slot] for slot in PERSON_SLOTS}
         target = [
@@ -308,7 +360,7 @@ def template_from_row(
         target_tags = {w: info[target_slot] or groups[0] for w in people[target_slot]}
         other_tags: dict[str, str] = {}
     else:
-        people, target_slot, target_tags, other_tags = _people_from_vocabulary(
+        people, target_slot, target_tags, other_tags, review = _people_from_vocabulary(
             row, category, groups, vocabulary, note
         )
         info = {slot: "" for slot in PERSON_SLOTS}
@@ -326,7 +378,7 @@ def template_from_row(
             raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
     stereotyped = list(groups)
     for tag in sorted(set(target_tags.values())):
-        if not _matches_group(tag, stereotyped):
+        if tag not in stereotyped:
             stereotyped.append(tag)
             note("IM009", f"tag {tag!r} of the target added to stereotyped_groups")
 
@@ -404,6 +456,7 @@ def template_from_row(
         notes=row.get("Notes") if row.get("Source") and row.get("Notes") else None,
         answers={negative_slot: texts["Answer_negative"], non_negative_slot: texts["Answer_non_negative"]},
         max_alternatives=max(most, 3),
+        review=review,
         rewrites=bbq_rewrites(
             list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons
         ),
@@ -423,6 +476,18 @@ def bbq_rewrites(texts: Sequence[str], persons: Sequence[str]) -> list[dict[str,
     return found
 
 
+def _proper_name_lists(category: str, proper_names: Sequence[ProperName]) -> dict[str, list[str]]:
+    """The first names BBQ draws for a Proper_nouns_only template: women and men for Gender_identity
+    (two persons of different genders), else any two of the names without an ethnicity."""
+    first = [n for n in proper_names if n.first_last == "first_only"]
+    if category == "Gender_identity":
+        return {
+            "NAME1": [n.name for n in first if n.gender == "F"],
+            "NAME2": [n.name for n in first if n.gender != "F"],
+        }
+    return {"NAME1": [n.name for n in first], "NAME2": [n.name for n in first]}
+
+
 def _people_from_vocabulary(row, category, groups, vocabulary, note):
     """Persons from vocabulary.csv when the Names column is empty: stereotyped words vs the rest."""
     subcategory = row.get("Subcategory")
@@ -435,12 +500,23 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         )
     targets = [v for v in entries if _matches_group(v.name, groups) or _matches_group(v.info, groups)]
     others = [v for v in entries if v not in targets]
+    if len(entries) > 1 and (not targets or not others):
+        targets, others = entries[:1], entries[1:]
+        note(
+            "IM027",
+            f"no vocabulary word of {category}/{subcategory or '-'} names a stereotyped group "
+            f"{list(groups)}: BBQ pairs any two of its words; {targets[0].name!r} is taken as the target, "
+            "so pairs of two other words are not made — check `target:` (review: needs_changes)",
+            Severity.WARNING,
+        )
+        review = "the stereotyped person was guessed from the word order; check `target: true`"
+    else:
+        review = None
     if not targets or not others:
         raise _Skip(
             row.diagnostic(
                 "IM011",
-                "the vocabulary words cannot be split into stereotyped and other persons (BBQ pairs any two "
-                "words of one list, which a template with two groups cannot express)",
+                f"vocabulary.csv has fewer than two words for {category}/{subcategory or '-'}",
                 hint="write the two lists into the Names column and re-import",
             )
         )
@@ -448,12 +524,11 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         "IM011",
         "persons drawn from vocabulary.csv: stereotyped words fill the target slot, "
         "the others the other slot",
-        Severity.WARNING,
     )
     people = {"NAME1": [v.name for v in targets], "NAME2": [v.name for v in others]}
     tags = {v.name: (v.info if _matches_group(v.info, groups) else v.name) for v in targets}
     other_tags = {v.name: v.info for v in others if v.info}
-    return people, "NAME1", tags, other_tags
+    return people, "NAME1", tags, other_tags, review
 
 
 def _most_common(values) -> str | None:
@@ -485,6 +560,9 @@ def import_bbq_templates(
     vocabulary: list[VocabEntry] = []
     if (folder / VOCABULARY_FILE).is_file():
         vocabulary = read_vocabulary(folder / VOCABULARY_FILE, display_path(folder / VOCABULARY_FILE))
+    proper_names: list[ProperName] = []
+    if (folder / PROPER_NAMES_FILE).is_file():
+        proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
     wanted = set(categories or [])
     for path in found:
         category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
@@ -518,12 +596,17 @@ def import_bbq_templates(
                     severity=Severity.WARNING,
                 ),
             )
-        _import_category(rows, category, vocabulary, draft, report)
+        _import_category(rows, category, vocabulary, draft, report, proper_names)
     return draft, report
 
 
 def _import_category(
-    rows: list[CsvRow], category: str, vocabulary: list[VocabEntry], draft: SourcesDraft, report: ImportReport
+    rows: list[CsvRow],
+    category: str,
+    vocabulary: list[VocabEntry],
+    draft: SourcesDraft,
+    report: ImportReport,
+    proper_names: Sequence[ProperName] = (),
 ) -> None:
     by_question: dict[str, list[CsvRow]] = {}
     for row in rows:
@@ -536,7 +619,7 @@ def _import_category(
                     ),
                 )
             continue
-        if row.get("Category") and row.get("Category") != category:
+        if row.get("Category") and _group_key(row.get("Category")) != _group_key(category):
             report.add(
                 None,
                 row.diagnostic(
@@ -569,6 +652,7 @@ def _import_category(
                     report,
                     name,
                     "b" if "b" in merged and version == "a" else None,
+                    proper_names,
                 )
             except _Skip as skip:
                 ref = f"{category}/{q_id}/{version}"

@@ -7,6 +7,7 @@ against the schema and writes the folder in one step: the folder appears whole o
 
 from __future__ import annotations
 
+import datetime
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -125,6 +126,7 @@ class DraftTemplate:
     answers: dict[str, str] = field(default_factory=dict)  # person slot → its answer wording
     max_alternatives: int = 3
     rewrites: list[dict[str, str]] = field(default_factory=list)
+    review: str | None = None  # why the template needs changes before it is reviewed
 
 
 @dataclass
@@ -218,6 +220,13 @@ class SourcesDraft:
         }
         if t.notes:
             data["notes"] = t.notes
+        if t.review:
+            data["review"] = {
+                "status": "needs_changes",
+                "by": "jbcompile import",
+                "date": datetime.date.today().isoformat(),
+                "note": t.review,
+            }
         return data
 
     def unique_template_id(self, wanted: str) -> str:

@@ -16,7 +16,7 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -173,12 +173,14 @@ class _Plan:
                 return slot
         return next(iter(self.model.persons))
 
-    @property
+    @cached_property
     def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
+        """Every target × other filler × word choice; a row never names the same person twice."""
         return [
             (t, o, words)
             for t in range(len(self.targets))
             for o in range(len(self.others))
+            if self.targets[t].text != self.others[o].text
             for words in itertools.product(*self.word_choices)
         ]
 
