@@ -572,14 +572,25 @@ def import_bbq_templates(
         columns, rows = read_csv(path, display)
         missing = [c for c in REQUIRED if c not in columns]
         if missing:
+            intersectional = missing == ["Known_stereotyped_groups"]
+            not_templates = "Ambiguous_Context" in missing  # e.g. BBQ's filler items: no generator reads them
             report.add(
                 None,
                 Diagnostic(
                     code="IM002",
-                    message=f"missing columns: {', '.join(missing)}; file skipped",
+                    message=f"missing columns: {', '.join(missing)}; file skipped"
+                    + (
+                        " (an intersectional file: BBQ makes it with another generator, which this "
+                        "importer does not follow)"
+                        if intersectional
+                        else " (not a template file)"
+                        if not_templates
+                        else ""
+                    ),
                     path=display,
                     line=1,
                     col=1,
+                    severity=Severity.WARNING if not_templates else Severity.ERROR,
                 ),
             )
             continue
@@ -630,45 +641,83 @@ def _import_category(
             )
         by_question.setdefault(row.get("Q_id"), []).append(row)
     for q_id, group in by_question.items():
-        versions = {row.get("version") or "a": row for row in group}
-        merged: set[str] = set()
-        if set(versions) == {"a", "b"} and is_slot_swap(versions["a"], versions["b"]):
-            merged.add("b")
-        if len(versions) != len(group):
-            report.add(
-                None, group[-1].diagnostic("IM007", f"Q_id {q_id} repeats a version; later rows skipped")
-            )
-        for version, row in versions.items():
-            if version in merged:
-                continue
-            suffix = "" if len(versions) - len(merged) == 1 else f"-{version}"
+        labels = _version_labels(group)
+        merged_into: dict[int, list[str]] = {}  # kept row index → the versions it stands for too
+        kept: list[int] = []
+        for index, row in enumerate(group):
+            twin = next((k for k in kept if is_slot_swap(group[k], row) or _same_rows(group[k], row)), None)
+            if twin is None:
+                kept.append(index)
+                merged_into[index] = []
+            else:
+                merged_into[twin].append(labels[index])
+        for index in kept:
+            row, version, also = group[index], labels[index], merged_into[index]
+            suffix = "" if len(kept) == 1 else f"-{version}"
             name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
             try:
                 template = template_from_row(
-                    row,
-                    category,
-                    vocabulary,
-                    draft,
-                    report,
-                    name,
-                    "b" if "b" in merged and version == "a" else None,
-                    proper_names,
+                    row, category, vocabulary, draft, report, name, "+".join(also) or None, proper_names
                 )
             except _Skip as skip:
                 ref = f"{category}/{q_id}/{version}"
                 report.add(ref, skip.diagnostic)
-                report.template(ref).rows += 1
+                report.template(ref).rows += 1 + len(also)
                 continue
             entry = report.template(name, template.upstream)
-            entry.rows += 1 + (1 if merged and version == "a" else 0)
+            entry.rows += 1 + len(also)
             entry.reproduced = entry.rows
             draft.add_template(draft.bbq_template(template))
-            if merged and version == "a":
+            if also:
                 report.add(
                     name,
                     row.diagnostic(
                         "IM013",
-                        "version b is version a with the persons swapped: one template",
+                        f"version(s) {', '.join(also)} repeat version {version} or swap its persons: one "
+                        "template (the expansion makes both assignments)",
                         Severity.INFO,
                     ),
                 )
+        _note_shared_ambiguous(group, kept, labels, category, q_id, report)
+
+
+def _version_labels(group: list[CsvRow]) -> list[str]:
+    """Each row's version, made unique (a repeated version gets -2, -3 …): BBQ makes rows from both."""
+    labels: list[str] = []
+    for row in group:
+        base = row.get("version") or "a"
+        label, n = base, 1
+        while label in labels:
+            n += 1
+            label = f"{base}{n}"
+        labels.append(label)
+    return labels
+
+
+def _same_rows(a: CsvRow, b: CsvRow) -> bool:
+    columns = (*SWAPPED_FIELDS, "Names", "Lexical_diversity", "NAME1_info", "NAME2_info")
+    columns += ("Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
+    return all(a.get(column) == b.get(column) for column in columns)
+
+
+def _note_shared_ambiguous(
+    group: list[CsvRow], kept: list[int], labels: list[str], category: str, q_id: str, report: ImportReport
+) -> None:
+    """Versions that differ only after the ambiguous context repeat each other's ambiguous rows, as
+    BBQ's release does; say so rather than hide it."""
+    seen: dict[tuple, str] = {}
+    for index in kept:
+        row = group[index]
+        key = (row.get("Ambiguous_Context"), row.get("Names"), row.get("Question_negative_stereotype"))
+        if key in seen:
+            report.add(
+                None,
+                row.diagnostic(
+                    "IM030",
+                    f"{category} Q_id {q_id}: version {labels[index]} has the ambiguous context of version "
+                    f"{seen[key]}; their ambiguous rows repeat each other (as in BBQ's release)",
+                    Severity.INFO,
+                ),
+            )
+        else:
+            seen[key] = labels[index]
