@@ -311,7 +311,7 @@ def template_from_row(
                 "IM003",
                 "BBQ pairs every first + last name of the stereotyped ethnicities with those of the other "
                 "ethnicities (same gender): hundreds of thousands of pairs per template, too many to expand",
-                hint="write the names to use into the Names column (NAME1: [...]; NAME2: [...]) and re-import",
+                hint="write the names to use into the Names column (NAME1: [...]; NAME2: [...]), re-import",
             )
         )
     groups = parse_groups(row.get("Known_stereotyped_groups"))
