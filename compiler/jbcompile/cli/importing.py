@@ -32,8 +32,8 @@ def _finish(
     unit: str,
     keep_going: bool = False,
 ) -> None:
-    """Print the per-template report and the coverage; exit 1 when anything was dropped (an error), unless
-    --keep-going, and under --strict also when any row is not reproduced."""
+    """Print the per-template report and the coverage; exit 1 when anything was dropped (an input row not
+    reproduced, a template row not imported), unless --keep-going, and under --strict on any error."""
     from rich.table import Table
 
     shown = [d for d in report.diagnostics if verbose or d.severity is not Severity.INFO]
@@ -62,17 +62,20 @@ def _finish(
         if coverage is not None
         else ""
     )
+    if report.release:
+        _print_release(report.release)
     hidden = f", {notes} note(s) (--verbose shows them)" if notes else ""
     err_console.print(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    if errors and not keep_going:
+    lost = coverage < 1.0 if coverage is not None else errors > 0
+    if lost and not keep_going:
         err_console.print(
             "[red]some input was not imported[/] (the sources are written; --keep-going exits 0)"
         )
         raise typer.Exit(EXIT_FINDINGS)
-    if strict and coverage is not None and coverage < 1.0:
+    if strict and errors:
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -91,7 +94,7 @@ def bbq_templates(
     ),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every template row is imported."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
     keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
@@ -117,7 +120,6 @@ def bbq_templates(
 def _compare_release(sources: Path, files: list[Path], report) -> None:
     """Per category: the released rows the imported sources reproduce (with a progress bar)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-    from rich.table import Table
 
     from ..importers.bbq_jsonl import read_rows
     from ..importers.report import ImportReport
@@ -132,11 +134,18 @@ def _compare_release(sources: Path, files: list[Path], report) -> None:
             sources, "en", rows, lambda done, total: progress.update(task, completed=done, total=total)
         )
     report_release_coverage(report, coverage, missed)
-    table = Table(title="released rows reproduced")
+
+
+def _print_release(release: dict[str, dict]) -> None:
+    """The released rows reproduced, per category."""
+    from rich.table import Table
+
+    table = Table(title="released rows reproduced, per category")
     for column in ("category", "rows", "reproduced", "rate"):
         table.add_column(column, justify="left" if column == "category" else "right")
-    for name, entry in sorted(coverage.items()):
-        table.add_row(name, str(entry.rows), str(entry.reproduced), f"{entry.rate:.2%}")
+    for name, entry in release.items():
+        rate = f"{entry['rate']:.2%}" if entry["rate"] is not None else "-"
+        table.add_row(name, str(entry["rows"]), str(entry["reproduced"]), rate)
     out_console.print(table)
 
 
@@ -147,7 +156,7 @@ def bbq_jsonl(
     lang: str = typer.Option("auto", "--lang", help="Language of the data: en, ja, or auto (detect)."),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
     keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
@@ -173,7 +182,7 @@ def jubaku_jsonl(
     out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
     keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
@@ -205,7 +214,7 @@ def sobaco_json(
     ),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
     keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),

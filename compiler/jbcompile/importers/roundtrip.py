@@ -38,13 +38,21 @@ def verify_round_trip(sources: Path, lang: str, rows: Sequence[SourceRow], repor
     """Count, per template, the input rows the compiled sources reproduce; list the others."""
     compiled = compiled_signatures(sources, lang)
     missed: dict[str, list[SourceRow]] = defaultdict(list)
+    categories: dict[str, CategoryCoverage] = {}
     for row in rows:
+        entry = categories.setdefault(row.category, CategoryCoverage(row.category))
+        entry.rows += 1
         if row.template is None:
             continue
         if row.signature() in compiled.get(row.template, set()):
             report.template(row.template).reproduced += 1
+            entry.reproduced += 1
         else:
             missed[row.template].append(row)
+    report.release = {
+        name: {"rows": c.rows, "reproduced": c.reproduced, "rate": c.rate}
+        for name, c in sorted(categories.items())
+    }
     for template, lost in missed.items():
         for row in lost[:MAX_LISTED]:
             report.add(
