@@ -195,17 +195,31 @@ def _write_proper_names(folder: Path) -> None:
     lines = ["Name,First_last,gender,ethnicity,source,info"]
     lines += [f"{n},first_only,F,,synthetic," for n in ("Ann", "Eve")]
     lines += [f"{n},first_only,M,,synthetic," for n in ("Bob", "Tom")]
-    lines += ["Kofi,first,M,Black,synthetic,", "Mensah,last,,Black,synthetic,"]
+    lines += [
+        "Kofi,first,M,Black,synthetic,",
+        "Mensah,last,,Black,synthetic,",
+        "Boateng,last,,Black,synthetic,",
+    ]
+    lines += ["Lars,first,M,White,synthetic,", "Berg,last,,White,synthetic,"]
     (folder / "vocabulary_proper_names.csv").write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 def test_proper_name_templates_come_in_marked_for_rewriting(tmp_path: Path) -> None:
     race = LATE | {"Q_id": "6", "Category": "Race_ethnicity", "Known_stereotyped_groups": '["Black"]'}
-    folder = write_template_csvs(tmp_path / "bbq", [LATE, race])
+    nobody = race | {"Q_id": "7", "Known_stereotyped_groups": '["Martian"]'}
+    folder = write_template_csvs(tmp_path / "bbq", [LATE, race, nobody])
     _write_proper_names(folder)
     out = tmp_path / "sources"
     result = CliRunner().invoke(app, ["import", "bbq-templates", str(folder), "--out", str(out)])
-    assert result.exit_code == 1 and "IM003" in result.output  # the Race_ethnicity one is not imported
+    assert result.exit_code == 1 and "IM003" in result.output  # no first names of 'Martian'
+    race_template = load_yaml(out / "templates" / "Race_ethnicity" / "Race_ethnicity-6.yaml").data
+    race_groups = load_yaml(out / "vocab" / "Race_ethnicity.yaml").data["groups"]
+    (target,) = race_groups[race_template["persons"]["NAME1"]["group"]]["fillers"]
+    assert target["text"]["en"] in ("Kofi Mensah", "Kofi Boateng")  # one last name, seeded
+    assert race_groups[race_template["persons"]["NAME2"]["group"]]["fillers"] == [
+        {"text": {"en": "Lars Berg"}}
+    ]
+    assert race_template["review"]["status"] == "needs_changes"
     template = load_yaml(out / "templates" / "Gender_identity" / "Gender_identity-5.yaml").data
     assert (
         template["review"]["status"] == "needs_changes"

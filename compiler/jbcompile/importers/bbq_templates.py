@@ -305,15 +305,6 @@ def template_from_row(
                 hint=f"put BBQ's {PROPER_NAMES_FILE} next to the template files and re-import",
             )
         )
-    if proper and category == "Race_ethnicity":
-        raise _Skip(
-            row.diagnostic(
-                "IM003",
-                "BBQ pairs every first + last name of the stereotyped ethnicities with those of the other "
-                "ethnicities (same gender): hundreds of thousands of pairs per template, too many to expand",
-                hint="write the names to use into the Names column (NAME1: [...]; NAME2: [...]), re-import",
-            )
-        )
     groups = parse_groups(row.get("Known_stereotyped_groups"))
     if not groups:
         raise _Skip(row.diagnostic("IM002", "Known_stereotyped_groups is empty"))
@@ -330,7 +321,19 @@ def template_from_row(
             )
         )
     review = PROPER_NAMES_REVIEW if proper else None
-    if proper:
+    if proper and category == "Race_ethnicity":
+        names, info = _full_names(name, groups, proper_names)
+        if not names:
+            raise _Skip(row.diagnostic("IM003", f"{PROPER_NAMES_FILE} has no first names of {groups}"))
+        note(
+            "IM003",
+            "BBQ pairs first + last names of the stereotyped ethnicities with random ones of the others "
+            "(same gender): every pair would be hundreds of thousands of rows, so each first name gets one "
+            f"last name and {SAMPLED_OTHERS} other names per gender are drawn (seeded); the released rows "
+            "with other names are not reproduced",
+            Severity.WARNING,
+        )
+    elif proper:
         names = _proper_name_lists(category, proper_names)
         if category == "Gender_identity":
             info = {"NAME1": "F", "NAME2": "M"}
@@ -486,6 +489,42 @@ def _proper_name_lists(category: str, proper_names: Sequence[ProperName]) -> dic
             "NAME2": [n.name for n in first if n.gender != "F"],
         }
     return {"NAME1": [n.name for n in first], "NAME2": [n.name for n in first]}
+
+
+SAMPLED_OTHERS = 5  # other names per gender in a Race_ethnicity proper-name template (BBQ draws 5)
+
+
+def _full_names(
+    template: str, groups: Sequence[str], proper_names: Sequence[ProperName]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """First + last names for a Race_ethnicity proper-name template, drawn by a hash seeded with the
+    template id: every first name of the stereotyped ethnicities, and five others per gender."""
+    from ..kinds.base import stable_hash
+
+    last = {}
+    for n in proper_names:
+        if n.first_last == "last":
+            last.setdefault(n.ethnicity, []).append(n.name)
+
+    def full(first: ProperName) -> str | None:
+        options = last.get(first.ethnicity)
+        return (
+            f"{first.name} {options[stable_hash(template, first.name) % len(options)]}" if options else None
+        )
+
+    firsts = [n for n in proper_names if n.first_last == "first"]
+    targets = [n for n in firsts if _matches_group(n.ethnicity, groups)]
+    others: list[ProperName] = []
+    for gender in sorted({n.gender for n in targets}):
+        pool = [n for n in firsts if n.gender == gender and not _matches_group(n.ethnicity, groups)]
+        others += sorted(pool, key=lambda n: stable_hash(template, "other", n.name))[:SAMPLED_OTHERS]
+    names = {
+        "NAME1": [f for f in map(full, targets) if f],
+        "NAME2": [f for f in map(full, others) if f],
+    }
+    if not names["NAME1"] or not names["NAME2"]:
+        return {}, {}
+    return names, {"NAME1": groups[0], "NAME2": f"non{groups[0]}"}
 
 
 def _people_from_vocabulary(row, category, groups, vocabulary, note):
