@@ -31,6 +31,7 @@ def _finish(
     verbose: bool,
     unit: str,
     keep_going: bool = False,
+    errors_lose: bool = False,
 ) -> None:
     """Print the per-template report and the coverage; exit 1 when anything was dropped (an input row not
     reproduced, a template row not imported), unless --keep-going, and under --strict on any error."""
@@ -69,7 +70,7 @@ def _finish(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    lost = coverage < 1.0 if coverage is not None else errors > 0
+    lost = (coverage is not None and coverage < 1.0) or ((errors_lose or coverage is None) and errors > 0)
     if lost and not keep_going:
         err_console.print(
             "[red]some input was not imported[/] (the sources are written; --keep-going exits 0)"
@@ -113,7 +114,15 @@ def bbq_templates(
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     _finish(
-        report, out, report_path, diagnostics_format, strict, verbose, "template rows imported", keep_going
+        report,
+        out,
+        report_path,
+        diagnostics_format,
+        strict,
+        verbose,
+        "template rows imported",
+        keep_going,
+        errors_lose=True,  # an error here is a template or a file left out
     )
 
 

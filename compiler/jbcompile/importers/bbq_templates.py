@@ -632,6 +632,8 @@ def import_bbq_templates(
                     severity=Severity.WARNING if not_templates else Severity.ERROR,
                 ),
             )
+            if not not_templates:  # its template rows count as not imported
+                report.template(display).rows += sum(1 for row in rows if row.get("Ambiguous_Context"))
             continue
         ignored = [c for c in columns if c not in KNOWN and any(r.get(c) for r in rows)]
         if ignored:
@@ -701,7 +703,10 @@ def _import_category(
             except _Skip as skip:
                 ref = f"{category}/{q_id}/{version}"
                 report.add(ref, skip.diagnostic)
-                report.template(ref).rows += 1 + len(also)
+                entry = report.template(ref)
+                entry.rows += 1 + len(also)
+                if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
+                    entry.reproduced = entry.rows
                 continue
             entry = report.template(name, template.upstream)
             entry.rows += 1 + len(also)
