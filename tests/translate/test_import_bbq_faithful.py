@@ -168,9 +168,15 @@ def test_jsonl_rows_tagged_by_region_and_worded_answers_round_trip(tmp_path: Pat
     rows = generate_rows([REGIONS], "en")
     source = write_jsonl(tmp_path / "Nationality.jsonl", rows)
     out = tmp_path / "sources"
-    result = CliRunner().invoke(app, ["import", "bbq-jsonl", str(source), "--out", str(out)])
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        app, ["import", "bbq-jsonl", str(source), "--out", str(out), "--report", str(report)]
+    )
     assert result.exit_code == 0, result.output
     assert f"coverage 100.0% ({len(rows)}/{len(rows)} rows reproduced)" in result.output
+    assert "released rows reproduced, per category" in result.output
+    coverage = __import__("json").loads(report.read_text(encoding="utf-8"))["release_coverage"]
+    assert coverage == {"Nationality": {"rows": len(rows), "reproduced": len(rows), "rate": 1.0}}
     template = load_yaml(out / "templates" / "Nationality" / "Nationality-4.yaml").data
     assert template["persons"]["NAME1"]["target"] is True
     assert template["persons"]["NAME1"]["answer"] == {"en": "The {{NAME1}} friend in the {{WORD1}} photo"}
