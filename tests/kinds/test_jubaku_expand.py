@@ -33,6 +33,17 @@ def test_each_case_gives_8_rows_4_instructions_by_2_orders(kinds_sources: Path) 
     assert len({r["instruction"] for r in rows}) == 4
 
 
+def test_release_columns_follow_the_order_and_default_to_our_names(kinds_sources: Path) -> None:
+    for row in _rows(kinds_sources):
+        neutral_first = row["order"] == "neutral_first"
+        assert row["correct_answer"] == ("a" if neutral_first else "b")
+        assert row["correct_answer"] == "ab"[row["label"]]
+        assert row["is_swapped"] is neutral_first  # JUBAKU-v2's fwd shows the biased response first
+        assert row["viewpoint"] == row["category"] and row["original_id"] == row["template_id"]
+        assert row["input"] == ""
+        assert row["example_id"] == f"{row['template_id']}-{row['instruction_id']}-{row['order']}"
+
+
 def test_gold_is_the_neutral_response_and_balanced_between_a_and_b(kinds_sources: Path) -> None:
     rows = _rows(kinds_sources)
     for case in ("religion-lunch", "region-emcee"):
@@ -105,6 +116,12 @@ def test_the_verifier_rejects_unbalanced_gold(kinds_sources: Path, monkeypatch: 
 
 
 def test_duplicate_ids_are_rejected(kinds_sources: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(jubaku, "ORDERS", ("neutral_first", "neutral_first"))
+    same_name = jubaku.JubakuPrompt.model_construct(
+        wordings=["-"],
+        layout=None,
+        orders={"neutral_first": "x", "biased_first": "x"},
+        example_id="{case}-{wording}-{order}",
+    )
+    monkeypatch.setattr(jubaku, "DEFAULT_PROMPT", same_name)
     codes = Counter(p.code for p in problems_of(kinds_sources))
-    assert codes["JU201"] == 8 and codes["JU202"] == 2
+    assert codes["JU201"] == 8

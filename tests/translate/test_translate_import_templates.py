@@ -70,7 +70,8 @@ def test_templates_become_english_sources_and_problems_are_reported(tmp_path):
     )
     report_file = tmp_path / "report.json"
     result = _import(folder, tmp_path / "sources", "--report", str(report_file), "--verbose")
-    assert result.exit_code == 1, result.output  # written, but its errors are not an exit 0
+    assert result.exit_code == 1, result.output  # two template rows could not be imported
+    assert "--keep-going" in result.output
     out = tmp_path / "sources"
     trip = load_yaml(out / "templates" / "Age" / "Age-1.yaml").data
     assert trip["origin"] == "translated" and trip["upstream"] == "Age/1/a+b"
@@ -85,13 +86,14 @@ def test_templates_become_english_sources_and_problems_are_reported(tmp_path):
     vocab = load_yaml(out / "vocab" / "Age.yaml").data["groups"]
     old = vocab[trip["persons"]["NAME1"]["group"]]
     assert old["tag"] == "old"
-    assert old["fillers"][0] == {"text": {"en": "retiree"}, "option": {"en": "The retiree"}}
+    assert old["fillers"][0] == {"text": {"en": "retiree"}}
+    assert trip["persons"]["NAME1"]["answer"] == {"en": "The {{NAME1}}"}
     codes = {
         f["code"]: f for t in json.loads(report_file.read_text("utf-8"))["templates"] for f in t["findings"]
     }
     assert {"IM003", "IM005", "IM007", "IM010", "IM011", "IM012", "IM013"} <= set(codes)
     assert codes["IM003"]["line"] == 7 and codes["IM003"]["path"].endswith("new_templates - Age.csv")
-    assert "music" in codes["IM005"]["message"]  # the dropped alternative is named
+    assert "4 alternatives" in codes["IM005"]["message"] and "all are kept" in codes["IM005"]["message"]
     assert "coverage 75.0% (6/8 template rows imported)" in result.output
     disability = load_yaml(out / "templates" / "Disability_status" / "Disability_status-5.yaml").data
     groups = load_yaml(out / "vocab" / "Disability_status.yaml").data["groups"]

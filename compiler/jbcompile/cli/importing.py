@@ -1,4 +1,5 @@
-"""`jbcompile import bbq-templates|bbq-jsonl`: bring BBQ-format data in as editable sources."""
+"""`jbcompile import bbq-templates|bbq-jsonl|jubaku-jsonl|sobaco-json`: bring released data in as
+editable sources."""
 
 from __future__ import annotations
 
@@ -11,12 +12,14 @@ from ..diagnostics import DiagnosticError, Severity
 from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
 
 import_app = typer.Typer(
-    help="Import BBQ-format templates or data as YAML sources (English texts go into `en`).",
+    help="Import BBQ-format templates or data, the JUBAKU-v2 release or SOBACO's templates as YAML "
+    "sources (English texts go into `en`).",
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
+KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
 
 
 def _finish(
@@ -27,8 +30,11 @@ def _finish(
     strict: bool,
     verbose: bool,
     unit: str,
+    keep_going: bool = False,
+    errors_lose: bool = False,
 ) -> None:
-    """Print the per-template report and the coverage; exit 1 under --strict when anything was lost."""
+    """Print the per-template report and the coverage; exit 1 when anything was dropped (an input row not
+    reproduced, a template row not imported), unless --keep-going, and under --strict on any error."""
     from rich.table import Table
 
     shown = [d for d in report.diagnostics if verbose or d.severity is not Severity.INFO]
@@ -57,12 +63,20 @@ def _finish(
         if coverage is not None
         else ""
     )
+    if report.release:
+        _print_release(report.release)
     hidden = f", {notes} note(s) (--verbose shows them)" if notes else ""
     err_console.print(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    if errors or (strict and coverage is not None and coverage < 1.0):
+    lost = (coverage is not None and coverage < 1.0) or ((errors_lose or coverage is None) and errors > 0)
+    if lost and not keep_going:
+        err_console.print(
+            "[red]some input was not imported[/] (the sources are written; --keep-going exits 0)"
+        )
+        raise typer.Exit(EXIT_FINDINGS)
+    if strict and errors:
         raise typer.Exit(EXIT_FINDINGS)
 
 
@@ -73,9 +87,16 @@ def bbq_templates(
     ),
     out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
     categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
+    compare: list[Path] = typer.Option(
+        None,
+        "--compare",
+        help="Released BBQ JSONL files: build the imported sources in memory and report, per category, "
+        "how many of their rows come back (repeat for several files).",
+    ),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 when any template could not be imported."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -88,9 +109,53 @@ def bbq_templates(
         check_target(out, force)
         draft, report = import_bbq_templates(folder, categories or None)
         write_sources(draft, out, report, force=force)
+        if compare:
+            _compare_release(out, compare, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "template rows imported")
+    _finish(
+        report,
+        out,
+        report_path,
+        diagnostics_format,
+        strict,
+        verbose,
+        "template rows imported",
+        keep_going,
+        errors_lose=True,  # an error here is a template or a file left out
+    )
+
+
+def _compare_release(sources: Path, files: list[Path], report) -> None:
+    """Per category: the released rows the imported sources reproduce (with a progress bar)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    from ..importers.bbq_jsonl import read_rows
+    from ..importers.report import ImportReport
+    from ..importers.roundtrip import release_coverage, report_release_coverage
+
+    rows = read_rows(files, ImportReport())
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
+    ) as progress:
+        task = progress.add_task("expanding templates to compare", total=None)
+        coverage, missed = release_coverage(
+            sources, "en", rows, lambda done, total: progress.update(task, completed=done, total=total)
+        )
+    report_release_coverage(report, coverage, missed)
+
+
+def _print_release(release: dict[str, dict]) -> None:
+    """The released rows reproduced, per category."""
+    from rich.table import Table
+
+    table = Table(title="released rows reproduced, per category")
+    for column in ("category", "rows", "reproduced", "rate"):
+        table.add_column(column, justify="left" if column == "category" else "right")
+    for name, entry in release.items():
+        rate = f"{entry['rate']:.2%}" if entry["rate"] is not None else "-"
+        table.add_row(name, str(entry["rows"]), str(entry["reproduced"]), rate)
+    out_console.print(table)
 
 
 @import_app.command("bbq-jsonl")
@@ -100,7 +165,8 @@ def bbq_jsonl(
     lang: str = typer.Option("auto", "--lang", help="Language of the data: en, ja, or auto (detect)."),
     force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
     report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Exit 1 unless every row is reproduced."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
@@ -116,4 +182,63 @@ def bbq_jsonl(
         verify_round_trip(out, draft.lang, rows, report)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced")
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
+
+
+@import_app.command("jubaku-jsonl")
+def jubaku_jsonl(
+    files: list[Path] = typer.Argument(..., help="The JUBAKU-v2 release (jubaku_ver2.jsonl)."),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
+    from ..importers import write_sources
+    from ..importers.jubaku_jsonl import import_jubaku_jsonl, verify_round_trip
+    from ..importers.writer import check_target
+
+    try:
+        check_target(out, force)
+        draft, report, imported = import_jubaku_jsonl(files)
+        write_sources(draft, out, report, force=force)
+        verify_round_trip(out, imported, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
+
+
+@import_app.command("sobaco-json")
+def sobaco_json(
+    file: Path = typer.Argument(..., help="SOBACO's template set: a JSON list of problems."),
+    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    names: list[str] = typer.Option(
+        None, "--name", help="A family name filling {name1}/{name2} (repeat it); default: the paper's three."
+    ),
+    unknown: list[str] = typer.Option(
+        None, "--unknown", help="A wording of the unknown option (repeat it); default: the paper's five."
+    ),
+    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
+    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
+    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
+    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
+    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+) -> None:
+    """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
+    from ..importers import write_sources
+    from ..importers.sobaco_json import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
+    from ..importers.writer import check_target
+
+    names = list(names or PAPER_NAMES)
+    try:
+        check_target(out, force)
+        draft, report, imported = import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN))
+        write_sources(draft, out, report, force=force)
+        verify_round_trip(out, imported, names, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)

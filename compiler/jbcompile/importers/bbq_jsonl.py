@@ -32,9 +32,11 @@ from .report import GENERAL, ImportReport
 from .writer import DraftFiller, DraftTemplate, SourcesDraft
 
 UNKNOWN_TAG = "unknown"
+PERSON_SLOTS = ("NAME1", "NAME2")
 UNKNOWN = "\x00unknown"  # stands for any unknown-option wording when rows are compared
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 FIELDS = ("ambiguous", "disambiguating", "negative", "non_negative")
+ANSWER_FIELDS = ("answer_NAME1", "answer_NAME2")  # each person's option wording, with slots
 
 
 @dataclass
@@ -226,6 +228,20 @@ def _is_stereotyped(tag: str, groups: Sequence[str]) -> bool:
     return any(lowered == g.lower() or g.lower() in parts for g in groups)
 
 
+def _names_group(person: Person, groups: Sequence[str]) -> bool:
+    """The person belongs to a stereotyped group: by its tag, or (when tags are regions, as in BBQ's
+    Nationality) by its own text."""
+    lowered = {g.lower() for g in groups}
+    return _is_stereotyped(person.tag, groups) or person.text.lower() in lowered
+
+
+def _tagged_by_text(person: Person, groups: Sequence[str]) -> Person:
+    """A stereotyped person whose tag is not a stereotyped group takes its own text as tag."""
+    if _is_stereotyped(person.tag, groups) or person.text.lower() not in {g.lower() for g in groups}:
+        return person
+    return Person(person.text, person.text, person.option)
+
+
 def _occurrences(text: str, needle: str, lang: str) -> list[tuple[int, int]]:
     if not needle:
         return []
@@ -291,7 +307,7 @@ def build_instances(
         if row.condition != "ambig":
             continue
         first, second = _persons(row)
-        target_flags = (_is_stereotyped(first.tag, groups), _is_stereotyped(second.tag, groups))
+        target_flags = (_names_group(first, groups), _names_group(second, groups))
         key = (row.version, frozenset([(first.text, first.tag), (second.text, second.tag)]), row.context)
         instance = instances.get(key)
         if instance is None:
@@ -404,6 +420,10 @@ def _slot(instance: Instance, lang: str) -> None:
         "negative": substitute(instance.questions["neg"], persons, lang),
         "non_negative": substitute(instance.questions["nonneg"], persons, lang),
     }
+    for slot, person in instance.slots.items():
+        answer = substitute(person.option, {slot: person.text}, lang)
+        if "{{" + slot + "}}" in answer:
+            instance.texts[f"answer_{slot}"] = answer
 
 
 # ---------------------------------------------------------------------------------------------- recovery
@@ -445,8 +465,10 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
             instance.fail(instance.rows[0], "IM007", "the same person answers both questions")
         return None
     notes: list[tuple[Instance, str]] = []
+    # Options become the slots' answer wordings when every instance's options contain its persons
+    fields = FIELDS + (ANSWER_FIELDS if all(set(ANSWER_FIELDS) <= set(i.texts) for i in usable) else ())
     for attempt in range(5):  # drop instances whose variation reaches into the person slots, then realign
-        alignments = {f: align([i.texts[f] for i in usable]) for f in FIELDS}
+        alignments = {f: align([i.texts[f] for i in usable]) for f in fields}
         bad = _odd_instances(alignments.values())
         if not bad:
             break
@@ -466,7 +488,7 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
     # One lexical slot per distinct way of varying: regions that always hold the same word share a slot.
     slot_of_vector: dict[tuple[str, ...], str] = {}
     names_by_field: dict[str, list[str]] = {}
-    for f in FIELDS:
+    for f in fields:
         names = []
         for region in alignments[f].regions:
             vector = region.fills
@@ -479,18 +501,9 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
         alternatives = [w for w, _ in Counter(vector).most_common()]
         alternatives = sorted(alternatives, key=vector.index)
         words[name] = alternatives
-    for name, alternatives in words.items():
-        if len(alternatives) > 3:
-            kept = alternatives[:3]
-            for instance, vector in zip(usable, _vector_of(slot_of_vector, name), strict=True):
-                if vector not in kept:
-                    notes.append(
-                        (instance, f"{name} takes {len(alternatives)} words here; the format holds 3")
-                    )
-            words[name] = kept
     targets = Counter(_slot_of(i, i.target) for i in usable)
     return Recovered(
-        texts={f: alignments[f].template(names_by_field[f]) for f in FIELDS},
+        texts={f: alignments[f].template(names_by_field[f]) for f in fields},
         words=words,
         target_slot=targets.most_common(1)[0][0],
         answers={"negative": majority[0], "non_negative": majority[1]},
@@ -519,23 +532,27 @@ def _odd_instances(alignments: Iterable[Alignment]) -> set[int]:
     return odd
 
 
-def _vector_of(slot_of_vector: dict[tuple[str, ...], str], name: str) -> tuple[str, ...]:
-    return next(vector for vector, n in slot_of_vector.items() if n == name)
-
-
 # ------------------------------------------------------------------------------------------------ import
 
 
-def _fillers(people: Sequence[Person], instance_notes: list[str]) -> tuple[tuple[DraftFiller, ...], str]:
+def _fillers(
+    people: Sequence[Person], instance_notes: list[str], worded: bool
+) -> tuple[tuple[DraftFiller, ...], str]:
+    """The distinct persons as fillers; their option wording is kept per filler unless the template words
+    the answers itself (``worded``)."""
     by_text: dict[str, Person] = {}
     for person in people:
         known = by_text.setdefault(person.text, person)
-        if known.option != person.option:
+        if known.option != person.option and not worded:
             instance_notes.append(f"{person.text!r} is worded both {known.option!r} and {person.option!r}")
     tag = Counter(p.tag for p in by_text.values()).most_common(1)[0][0]
     return (
         tuple(
-            DraftFiller(p.text, None if p.option == p.text else p.option, None if p.tag == tag else p.tag)
+            DraftFiller(
+                p.text,
+                None if p.option == p.text or worded else p.option,
+                None if p.tag == tag else p.tag,
+            )
             for p in by_text.values()
         ),
         tag,
@@ -554,8 +571,20 @@ def _template(
     first = rows[0]
     groups = list(dict.fromkeys(g for row in rows for g in row.stereotyped))
     notes: list[str] = []
-    target_fillers, target_tag = _fillers([i.target for i in usable], notes)
-    other_fillers, other_tag = _fillers([i.other for i in usable], notes)
+    worded = all(f in recovered.texts for f in ANSWER_FIELDS)  # the options are the slots' answer wordings
+    targets = [_tagged_by_text(i.target, groups) for i in usable]
+    if any(t.tag != i.target.tag for t, i in zip(targets, usable, strict=True)):
+        report.add(
+            name,
+            first.diagnostic(
+                "IM026",
+                "the stereotyped persons' tags are not stereotyped groups (e.g. regions); their own words "
+                "are their tags, so that the other persons' tags do not clash",
+                Severity.INFO,
+            ),
+        )
+    target_fillers, target_tag = _fillers(targets, notes, worded)
+    other_fillers, other_tag = _fillers([i.other for i in usable], notes, worded)
     for note in notes:
         report.add(name, first.diagnostic("IM007", note, Severity.WARNING))
     for filler in target_fillers:
@@ -602,6 +631,8 @@ def _template(
         disambiguating=recovered.texts["disambiguating"],
         negative=(recovered.texts["negative"], recovered.answers["negative"]),
         non_negative=(recovered.texts["non_negative"], recovered.answers["non_negative"]),
+        answers={slot: recovered.texts[f"answer_{slot}"] for slot in PERSON_SLOTS} if worded else {},
+        max_alternatives=max([3, *(len(alternatives) for alternatives in recovered.words.values())]),
     )
 
 

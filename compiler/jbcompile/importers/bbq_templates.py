@@ -2,8 +2,15 @@
 
 Input: ``new_templates - <Category>.csv`` (one row per template and version) and ``vocabulary.csv``.
 Each row becomes a ``bbq`` template whose texts go into ``en`` (to be translated); a version b that is
-version a with {{NAME1}} and {{NAME2}} swapped becomes part of version a's template, because the
-expansion swaps the slots itself. What our format cannot hold is reported, never dropped silently.
+version a with {{NAME1}} and {{NAME2}} swapped (in the texts, or in the Names lists) becomes part of
+version a's template, because the expansion swaps the slots itself. What our format cannot hold is
+reported, never dropped silently.
+
+What BBQ's generator does to the filled texts becomes data in the template, never code in the compiler:
+its list cells are read the way it reads them (``;`` splits even inside brackets), the answer columns
+become each person slot's ``answer`` wording (they may hold other slots), every lexical alternative is
+kept (``max_alternatives``), and its substitutions — "a" → "an" before a vowel when a person's filler
+starts with one, "lesbian man" → "lesbian woman", "Latino woman" → "Latina woman" — are ``rewrites``.
 """
 
 from __future__ import annotations
@@ -23,6 +30,11 @@ from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
 
 TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
 VOCABULARY_FILE = "vocabulary.csv"
+PROPER_NAMES_FILE = "vocabulary_proper_names.csv"
+PROPER_NAMES_REVIEW = (
+    "BBQ's template uses first names; the Japanese version must be rewritten without proper names "
+    "(as JBBQ did) before it is reviewed"
+)
 REQUIRED = (
     "Q_id",
     "Ambiguous_Context",
@@ -55,6 +67,16 @@ SWAPPED_FIELDS = (
     "Answer_non_negative",
 )
 PERSON_SLOTS = ("NAME1", "NAME2")
+WORD_SLOTS = ("WORD1", "WORD2")
+VOWEL_START = "^[aeiouAEIOU]"
+# BBQ's generator's substitutions on every filled text, in its order: (pattern, replacement, when a
+# person's filler matches …, words that must occur for the rewrite to matter).
+BBQ_REWRITES = (
+    ("lesbian man", "lesbian woman", None, ("lesbian",)),
+    ("Latino woman", "Latina woman", None, ("Latino",)),
+    (r"(\s[aA])(\s[aAeEiIoOuU])", r"\1n\2", VOWEL_START, ()),
+    (" an European", " a European", VOWEL_START, ("European",)),
+)
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,16 @@ class CsvRow:
         return Diagnostic(
             code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
+
+
+@dataclass(frozen=True)
+class ProperName:
+    """A row of vocabulary_proper_names.csv."""
+
+    name: str
+    first_last: str  # first (with an ethnicity) | first_only | last
+    gender: str
+    ethnicity: str
 
 
 @dataclass(frozen=True)
@@ -128,6 +160,34 @@ def parse_slot_lists(cell: str) -> dict[str, list[str]]:
     return found
 
 
+def bbq_lists(cell: str, kind: str) -> dict[str, list[str]]:
+    """A ``NAME1: [a, b]; NAME2: [c]`` (or WORD1/WORD2) cell read the way BBQ's generator reads it, the
+    lists named ``<kind>1`` and ``<kind>2``.
+
+    Its reader splits at every ``;`` (also inside brackets); a part that mentions WORD1 or NAME1 sets the
+    first list, and every part sets the second list — to its words when it mentions WORD2 or NAME2, else
+    to nothing. So only the last part can give the second list.
+    """
+    first: list[str] | None = None
+    second: list[str] = []
+    for part in cell.split(";"):
+        if "WORD1" in part or "NAME1" in part:
+            first = _bbq_items(part, "1")
+        second = _bbq_items(part, "2") if "WORD2" in part or "NAME2" in part else []
+    found: dict[str, list[str]] = {}
+    if first is not None:
+        found[f"{kind}1"] = first
+    if second:
+        found[f"{kind}2"] = second
+    return found
+
+
+def _bbq_items(part: str, number: str) -> list[str]:
+    for label in (f"WORD{number}:", "{{WORD" + number + "}}:", f"NAME{number}:", "{{NAME" + number + "}}:"):
+        part = part.replace(label, "")
+    return [item.strip() for item in part.strip().replace("[", "").replace("]", "").split(",")]
+
+
 def parse_groups(cell: str) -> list[str]:
     """``["old"]``, ``[old, young]`` or ``old`` → ["old"]."""
     cell = cell.strip()
@@ -150,13 +210,19 @@ def swap_slots(text: str) -> str:
 
 
 def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
-    """True when row b is row a with {{NAME1}} and {{NAME2}} exchanged everywhere (texts, names, info)."""
-    if any(swap_slots(a.get(column)) != b.get(column) for column in SWAPPED_FIELDS):
+    """True when row b is row a with the two persons exchanged: {{NAME1}} and {{NAME2}} swapped in every
+    text, or the texts kept and the Names lists swapped — and the info columns swapped either way."""
+    texts_swapped = all(swap_slots(a.get(column)) == b.get(column) for column in SWAPPED_FIELDS)
+    texts_same = all(a.get(column) == b.get(column) for column in SWAPPED_FIELDS)
+    if not (texts_swapped or texts_same):
         return False
-    names_a, names_b = _safe_lists(a.get("Names")), _safe_lists(b.get("Names"))
-    if names_a is None or names_b is None:
+    names_a, names_b = bbq_lists(a.get("Names"), "NAME"), bbq_lists(b.get("Names"), "NAME")
+    names_swapped = names_a.get("NAME1") == names_b.get("NAME2") and names_a.get("NAME2") == names_b.get(
+        "NAME1"
+    )
+    if texts_swapped and not names_swapped:
         return False
-    if names_a.get("NAME1") != names_b.get("NAME2") or names_a.get("NAME2") != names_b.get("NAME1"):
+    if texts_same and (not names_swapped or names_a == names_b):
         return False
     same = ("Lexical_diversity", "Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
     return (
@@ -164,13 +230,6 @@ def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
         and a.get("NAME2_info") == b.get("NAME1_info")
         and all(a.get(c) == b.get(c) for c in same)
     )
-
-
-def _safe_lists(cell: str) -> dict[str, list[str]] | None:
-    try:
-        return parse_slot_lists(cell)
-    except ValueError:
-        return None
 
 
 def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
@@ -182,9 +241,23 @@ def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
     ]
 
 
+def read_proper_names(path: Path, display: str) -> list[ProperName]:
+    _, rows = read_csv(path, display)
+    return [
+        ProperName(row.get("Name"), row.get("First_last"), row.get("gender"), row.get("ethnicity"))
+        for row in rows
+        if row.get("Name")
+    ]
+
+
 def _matches_group(value: str, groups: Sequence[str]) -> bool:
-    lowered = value.lower()
-    return any(lowered == g.lower() for g in groups)
+    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES")."""
+    key = _group_key(value)
+    return bool(key) and any(key == _group_key(g) for g in groups)
+
+
+def _group_key(value: str) -> str:
+    return re.sub(r"[\s_-]+", "", value).lower()
 
 
 class _Skip(Exception):
@@ -203,11 +276,6 @@ def _slot_reference(row: CsvRow, column: str) -> str:
                 f"{column} must name exactly one of {{{{NAME1}}}} / {{{{NAME2}}}}, found {row.get(column)!r}",
             )
         )
-    others = [m.group(1) for m in SLOT_PATTERN.finditer(row.get(column)) if m.group(1) not in PERSON_SLOTS]
-    if others:
-        raise _Skip(
-            row.diagnostic("IM007", f"{column} holds slots other than the person ({', '.join(others)})")
-        )
     return slots[0]
 
 
@@ -219,6 +287,7 @@ def template_from_row(
     report: ImportReport,
     name: str,
     merged_version: str | None,
+    proper_names: Sequence[ProperName] = (),
 ) -> DraftTemplate:
     """One template from one CSV row (raises _Skip when it cannot be represented)."""
     version = row.get("version") or "a"
@@ -227,25 +296,55 @@ def template_from_row(
     def note(code: str, message: str, severity: Severity = Severity.INFO) -> None:
         report.add(name, row.diagnostic(code, message, severity))
 
-    if row.get("Proper_nouns_only").upper() == "TRUE":
+    proper = row.get("Proper_nouns_only").upper() == "TRUE"
+    if proper and not any(n.first_last == "first_only" for n in proper_names):
         raise _Skip(
             row.diagnostic(
                 "IM003",
-                "Proper_nouns_only templates draw first names from BBQ's name lists, which this importer "
-                "does not read",
-                hint="write the names into the Names column (NAME1: [...]; NAME2: [...]) and re-import",
+                f"Proper_nouns_only templates draw first names from {PROPER_NAMES_FILE}, which is missing",
+                hint=f"put BBQ's {PROPER_NAMES_FILE} next to the template files and re-import",
             )
         )
     groups = parse_groups(row.get("Known_stereotyped_groups"))
     if not groups:
         raise _Skip(row.diagnostic("IM002", "Known_stereotyped_groups is empty"))
-    try:
-        names = parse_slot_lists(row.get("Names"))
-        words = parse_slot_lists(row.get("Lexical_diversity"))
-    except ValueError as exc:
-        raise _Skip(row.diagnostic("IM002", str(exc))) from None
+    names = bbq_lists(row.get("Names"), "NAME") if len(row.get("Names")) > 1 else {}
+    words = bbq_lists(row.get("Lexical_diversity"), "WORD")
     info = {slot: row.get(f"{slot}_info") for slot in PERSON_SLOTS}
-    if names.get("NAME1") and names.get("NAME2"):
+    if names and not (names.get("NAME1") and names.get("NAME2")):
+        raise _Skip(
+            row.diagnostic(
+                "IM002",
+                "BBQ's generator reads no NAME2 list from this Names cell (only its last ';' part can give "
+                "one), so it makes no rows from it; nor does the import",
+                Severity.WARNING,
+            )
+        )
+    review = PROPER_NAMES_REVIEW if proper else None
+    if proper and category == "Race_ethnicity":
+        names, info = _full_names(name, groups, proper_names)
+        if not names:
+            raise _Skip(row.diagnostic("IM003", f"{PROPER_NAMES_FILE} has no first names of {groups}"))
+        note(
+            "IM003",
+            "BBQ pairs first + last names of the stereotyped ethnicities with random ones of the others "
+            "(same gender): every pair would be hundreds of thousands of rows, so each first name gets one "
+            f"last name and {SAMPLED_OTHERS} other names per gender are drawn (seeded); the released rows "
+            "with other names are not reproduced",
+            Severity.WARNING,
+        )
+    elif proper:
+        names = _proper_name_lists(category, proper_names)
+        if category == "Gender_identity":
+            info = {"NAME1": "F", "NAME2": "M"}
+        else:
+            note(
+                "IM028",
+                "BBQ pairs any two of its first names (both genders) in this template: every name fills "
+                "both slots (a row never names one person twice; check JA110 is a warning for this reason)",
+            )
+            draft.checks["JA110"] = "warning"
+    if names:
         people = {slot: names[slot] for slot in PERSON_SLOTS}
         target = [
             s
@@ -264,7 +363,7 @@ def template_from_row(
         target_tags = {w: info[target_slot] or groups[0] for w in people[target_slot]}
         other_tags: dict[str, str] = {}
     else:
-        people, target_slot, target_tags, other_tags = _people_from_vocabulary(
+        people, target_slot, target_tags, other_tags, review = _people_from_vocabulary(
             row, category, groups, vocabulary, note
         )
         info = {slot: "" for slot in PERSON_SLOTS}
@@ -282,7 +381,7 @@ def template_from_row(
             raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
     stereotyped = list(groups)
     for tag in sorted(set(target_tags.values())):
-        if not _matches_group(tag, stereotyped):
+        if tag not in stereotyped:
             stereotyped.append(tag)
             note("IM009", f"tag {tag!r} of the target added to stereotyped_groups")
 
@@ -290,37 +389,29 @@ def template_from_row(
     non_negative_slot = _slot_reference(row, "Answer_non_negative")
     if negative_slot == non_negative_slot:
         raise _Skip(row.diagnostic("IM007", "Answer_negative and Answer_non_negative name the same person"))
-    wording = {negative_slot: row.get("Answer_negative"), non_negative_slot: row.get("Answer_non_negative")}
 
     def fillers(slot: str, tags: dict[str, str] | None, group_tag: str) -> tuple[DraftFiller, ...]:
         out = []
         for word in dict.fromkeys(people[slot]):
-            option = wording[slot].replace("{{" + slot + "}}", word)
             tag = (tags or {}).get(word, group_tag)
-            out.append(
-                DraftFiller(word, None if option == word else option, None if tag == group_tag else tag)
-            )
+            out.append(DraftFiller(word, None, None if tag == group_tag else tag))
         return tuple(out)
 
+    columns = (*SWAPPED_FIELDS[:4], "Answer_negative", "Answer_non_negative")
+    texts = {column: row.get(column) for column in columns}
     word_slots: dict[str, list[str]] = {}
-    for slot, alternatives in words.items():
-        unique = list(dict.fromkeys(alternatives))
-        if len(unique) > 3:
-            note(
-                "IM005",
-                f"{slot} has {len(unique)} alternatives; the format takes 2–3, so only the first 3 are kept "
-                f"(dropped: {', '.join(unique[3:])})",
-                Severity.WARNING,
-            )
-            unique = unique[:3]
-        if len(unique) < 2:
-            note("IM005", f"{slot} has a single alternative; it is written into the texts", Severity.INFO)
-            continue
-        word_slots[slot] = unique
-    texts = {column: row.get(column) for column in SWAPPED_FIELDS[:4]}
-    for slot, alternatives in words.items():
-        if slot not in word_slots and alternatives:
-            texts = {k: v.replace("{{" + slot + "}}", alternatives[0]) for k, v in texts.items()}
+    if len(row.get("Lexical_diversity")) > 1:  # BBQ fills words only when the cell has text
+        for slot, alternatives in words.items():
+            unique = list(dict.fromkeys(a for a in alternatives if a))
+            if slot == "WORD2" and len(alternatives) < 2:
+                unique = [""]  # BBQ draws WORD2 only from two or more words; else it is left empty
+                note("IM005", "WORD2 has a single word, which BBQ's generator never uses: it is empty")
+            if len(unique) < 2:
+                texts = {
+                    k: v.replace("{{" + slot + "}}", unique[0] if unique else "") for k, v in texts.items()
+                }
+                continue
+            word_slots[slot] = unique
     used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
     unknown = used - set(PERSON_SLOTS) - set(word_slots)
     if unknown:
@@ -329,7 +420,13 @@ def template_from_row(
         if slot not in used:
             note("IM005", f"{slot} is listed in Lexical_diversity but no text uses it; left out")
             del word_slots[slot]
-    _warn_articles(row, texts, people, note)
+    most = max((len(alternatives) for alternatives in word_slots.values()), default=0)
+    if most > 3:
+        note(
+            "IM005",
+            f"a lexical slot has {most} alternatives (BBQ draws one at random): all are kept "
+            f"(max_alternatives: {most}), which multiplies the rows",
+        )
 
     stereotype = row.get("Relevant_social_values")
     if not stereotype:
@@ -341,6 +438,7 @@ def template_from_row(
         note("IM009", "no Source or Notes: `attested` names the upstream template only")
     target_group = draft.group_for(category, target_tag, fillers(target_slot, target_tags, target_tag), None)
     other_group = draft.group_for(category, other_tag, fillers(other_slot, other_tags, other_tag), None)
+    persons = [w for slot in PERSON_SLOTS for w in people[slot]]
     return DraftTemplate(
         id=name,
         category=category,
@@ -359,7 +457,74 @@ def template_from_row(
         negative=(texts["Question_negative_stereotype"], negative_slot),
         non_negative=(texts["Question_non_negative"], non_negative_slot),
         notes=row.get("Notes") if row.get("Source") and row.get("Notes") else None,
+        answers={negative_slot: texts["Answer_negative"], non_negative_slot: texts["Answer_non_negative"]},
+        max_alternatives=max(most, 3),
+        review=review,
+        rewrites=bbq_rewrites(
+            list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons
+        ),
     )
+
+
+def bbq_rewrites(texts: Sequence[str], persons: Sequence[str]) -> list[dict[str, str]]:
+    """BBQ's substitutions that can change this template's rows, as ``rewrites`` data."""
+    found = []
+    everything = "\n".join(texts)
+    for pattern, replacement, when, needs in BBQ_REWRITES:
+        if when is not None and not any(re.search(when, person) for person in persons):
+            continue
+        if all(word in everything for word in needs):
+            rewrite = {"pattern": pattern, "replacement": replacement}
+            found.append(rewrite | ({"when_person": when} if when else {}))
+    return found
+
+
+def _proper_name_lists(category: str, proper_names: Sequence[ProperName]) -> dict[str, list[str]]:
+    """The first names BBQ draws for a Proper_nouns_only template: women and men for Gender_identity
+    (two persons of different genders), else any two of the names without an ethnicity."""
+    first = [n for n in proper_names if n.first_last == "first_only"]
+    if category == "Gender_identity":
+        return {
+            "NAME1": [n.name for n in first if n.gender == "F"],
+            "NAME2": [n.name for n in first if n.gender != "F"],
+        }
+    return {"NAME1": [n.name for n in first], "NAME2": [n.name for n in first]}
+
+
+SAMPLED_OTHERS = 5  # other names per gender in a Race_ethnicity proper-name template (BBQ draws 5)
+
+
+def _full_names(
+    template: str, groups: Sequence[str], proper_names: Sequence[ProperName]
+) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """First + last names for a Race_ethnicity proper-name template, drawn by a hash seeded with the
+    template id: every first name of the stereotyped ethnicities, and five others per gender."""
+    from ..kinds.base import stable_hash
+
+    last = {}
+    for n in proper_names:
+        if n.first_last == "last":
+            last.setdefault(n.ethnicity, []).append(n.name)
+
+    def full(first: ProperName) -> str | None:
+        options = last.get(first.ethnicity)
+        return (
+            f"{first.name} {options[stable_hash(template, first.name) % len(options)]}" if options else None
+        )
+
+    firsts = [n for n in proper_names if n.first_last == "first"]
+    targets = [n for n in firsts if _matches_group(n.ethnicity, groups)]
+    others: list[ProperName] = []
+    for gender in sorted({n.gender for n in targets}):
+        pool = [n for n in firsts if n.gender == gender and not _matches_group(n.ethnicity, groups)]
+        others += sorted(pool, key=lambda n: stable_hash(template, "other", n.name))[:SAMPLED_OTHERS]
+    names = {
+        "NAME1": [f for f in map(full, targets) if f],
+        "NAME2": [f for f in map(full, others) if f],
+    }
+    if not names["NAME1"] or not names["NAME2"]:
+        return {}, {}
+    return names, {"NAME1": groups[0], "NAME2": f"non{groups[0]}"}
 
 
 def _people_from_vocabulary(row, category, groups, vocabulary, note):
@@ -374,12 +539,23 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         )
     targets = [v for v in entries if _matches_group(v.name, groups) or _matches_group(v.info, groups)]
     others = [v for v in entries if v not in targets]
+    if len(entries) > 1 and (not targets or not others):
+        targets, others = entries[:1], entries[1:]
+        note(
+            "IM027",
+            f"no vocabulary word of {category}/{subcategory or '-'} names a stereotyped group "
+            f"{list(groups)}: BBQ pairs any two of its words; {targets[0].name!r} is taken as the target, "
+            "so pairs of two other words are not made — check `target:` (review: needs_changes)",
+            Severity.WARNING,
+        )
+        review = "the stereotyped person was guessed from the word order; check `target: true`"
+    else:
+        review = None
     if not targets or not others:
         raise _Skip(
             row.diagnostic(
                 "IM011",
-                "the vocabulary words cannot be split into stereotyped and other persons (BBQ pairs any two "
-                "words of one list, which a template with two groups cannot express)",
+                f"vocabulary.csv has fewer than two words for {category}/{subcategory or '-'}",
                 hint="write the two lists into the Names column and re-import",
             )
         )
@@ -387,31 +563,16 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         "IM011",
         "persons drawn from vocabulary.csv: stereotyped words fill the target slot, "
         "the others the other slot",
-        Severity.WARNING,
     )
     people = {"NAME1": [v.name for v in targets], "NAME2": [v.name for v in others]}
     tags = {v.name: (v.info if _matches_group(v.info, groups) else v.name) for v in targets}
     other_tags = {v.name: v.info for v in others if v.info}
-    return people, "NAME1", tags, other_tags
+    return people, "NAME1", tags, other_tags, review
 
 
 def _most_common(values) -> str | None:
     counts = Counter(values)
     return counts.most_common(1)[0][0] if counts else None
-
-
-def _warn_articles(row: CsvRow, texts: dict[str, str], people: dict[str, list[str]], note) -> None:
-    """BBQ's generator turned 'a' into 'an' before vowels; a template keeps its text as written."""
-    for slot, words in people.items():
-        if any(re.search(rf"\b[aA] \{{\{{{slot}\}}\}}", t) for t in texts.values()) and any(
-            w[:1].lower() in "aeiou" for w in words
-        ):
-            note(
-                "IM015",
-                f"'a {{{{{slot}}}}}' meets fillers starting with a vowel; write 'an' into those fillers' "
-                "contexts by hand",
-                Severity.WARNING,
-            )
 
 
 def import_bbq_templates(
@@ -438,6 +599,9 @@ def import_bbq_templates(
     vocabulary: list[VocabEntry] = []
     if (folder / VOCABULARY_FILE).is_file():
         vocabulary = read_vocabulary(folder / VOCABULARY_FILE, display_path(folder / VOCABULARY_FILE))
+    proper_names: list[ProperName] = []
+    if (folder / PROPER_NAMES_FILE).is_file():
+        proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
     wanted = set(categories or [])
     for path in found:
         category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
@@ -447,16 +611,29 @@ def import_bbq_templates(
         columns, rows = read_csv(path, display)
         missing = [c for c in REQUIRED if c not in columns]
         if missing:
+            intersectional = missing == ["Known_stereotyped_groups"]
+            not_templates = "Ambiguous_Context" in missing  # e.g. BBQ's filler items: no generator reads them
             report.add(
                 None,
                 Diagnostic(
                     code="IM002",
-                    message=f"missing columns: {', '.join(missing)}; file skipped",
+                    message=f"missing columns: {', '.join(missing)}; file skipped"
+                    + (
+                        " (an intersectional file: BBQ makes it with another generator, which this "
+                        "importer does not follow)"
+                        if intersectional
+                        else " (not a template file)"
+                        if not_templates
+                        else ""
+                    ),
                     path=display,
                     line=1,
                     col=1,
+                    severity=Severity.WARNING if not_templates else Severity.ERROR,
                 ),
             )
+            if not not_templates:  # its template rows count as not imported
+                report.template(display).rows += sum(1 for row in rows if row.get("Ambiguous_Context"))
             continue
         ignored = [c for c in columns if c not in KNOWN and any(r.get(c) for r in rows)]
         if ignored:
@@ -471,12 +648,17 @@ def import_bbq_templates(
                     severity=Severity.WARNING,
                 ),
             )
-        _import_category(rows, category, vocabulary, draft, report)
+        _import_category(rows, category, vocabulary, draft, report, proper_names)
     return draft, report
 
 
 def _import_category(
-    rows: list[CsvRow], category: str, vocabulary: list[VocabEntry], draft: SourcesDraft, report: ImportReport
+    rows: list[CsvRow],
+    category: str,
+    vocabulary: list[VocabEntry],
+    draft: SourcesDraft,
+    report: ImportReport,
+    proper_names: Sequence[ProperName] = (),
 ) -> None:
     by_question: dict[str, list[CsvRow]] = {}
     for row in rows:
@@ -489,7 +671,7 @@ def _import_category(
                     ),
                 )
             continue
-        if row.get("Category") and row.get("Category") != category:
+        if row.get("Category") and _group_key(row.get("Category")) != _group_key(category):
             report.add(
                 None,
                 row.diagnostic(
@@ -500,44 +682,86 @@ def _import_category(
             )
         by_question.setdefault(row.get("Q_id"), []).append(row)
     for q_id, group in by_question.items():
-        versions = {row.get("version") or "a": row for row in group}
-        merged: set[str] = set()
-        if set(versions) == {"a", "b"} and is_slot_swap(versions["a"], versions["b"]):
-            merged.add("b")
-        if len(versions) != len(group):
-            report.add(
-                None, group[-1].diagnostic("IM007", f"Q_id {q_id} repeats a version; later rows skipped")
-            )
-        for version, row in versions.items():
-            if version in merged:
-                continue
-            suffix = "" if len(versions) - len(merged) == 1 else f"-{version}"
+        labels = _version_labels(group)
+        merged_into: dict[int, list[str]] = {}  # kept row index → the versions it stands for too
+        kept: list[int] = []
+        for index, row in enumerate(group):
+            twin = next((k for k in kept if is_slot_swap(group[k], row) or _same_rows(group[k], row)), None)
+            if twin is None:
+                kept.append(index)
+                merged_into[index] = []
+            else:
+                merged_into[twin].append(labels[index])
+        for index in kept:
+            row, version, also = group[index], labels[index], merged_into[index]
+            suffix = "" if len(kept) == 1 else f"-{version}"
             name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
             try:
                 template = template_from_row(
-                    row,
-                    category,
-                    vocabulary,
-                    draft,
-                    report,
-                    name,
-                    "b" if "b" in merged and version == "a" else None,
+                    row, category, vocabulary, draft, report, name, "+".join(also) or None, proper_names
                 )
             except _Skip as skip:
                 ref = f"{category}/{q_id}/{version}"
                 report.add(ref, skip.diagnostic)
-                report.template(ref).rows += 1
+                entry = report.template(ref)
+                entry.rows += 1 + len(also)
+                if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
+                    entry.reproduced = entry.rows
                 continue
             entry = report.template(name, template.upstream)
-            entry.rows += 1 + (1 if merged and version == "a" else 0)
+            entry.rows += 1 + len(also)
             entry.reproduced = entry.rows
             draft.add_template(draft.bbq_template(template))
-            if merged and version == "a":
+            if also:
                 report.add(
                     name,
                     row.diagnostic(
                         "IM013",
-                        "version b is version a with the persons swapped: one template",
+                        f"version(s) {', '.join(also)} repeat version {version} or swap its persons: one "
+                        "template (the expansion makes both assignments)",
                         Severity.INFO,
                     ),
                 )
+        _note_shared_ambiguous(group, kept, labels, category, q_id, report)
+
+
+def _version_labels(group: list[CsvRow]) -> list[str]:
+    """Each row's version, made unique (a repeated version gets -2, -3 …): BBQ makes rows from both."""
+    labels: list[str] = []
+    for row in group:
+        base = row.get("version") or "a"
+        label, n = base, 1
+        while label in labels:
+            n += 1
+            label = f"{base}{n}"
+        labels.append(label)
+    return labels
+
+
+def _same_rows(a: CsvRow, b: CsvRow) -> bool:
+    columns = (*SWAPPED_FIELDS, "Names", "Lexical_diversity", "NAME1_info", "NAME2_info")
+    columns += ("Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
+    return all(a.get(column) == b.get(column) for column in columns)
+
+
+def _note_shared_ambiguous(
+    group: list[CsvRow], kept: list[int], labels: list[str], category: str, q_id: str, report: ImportReport
+) -> None:
+    """Versions that differ only after the ambiguous context repeat each other's ambiguous rows, as
+    BBQ's release does; say so rather than hide it."""
+    seen: dict[tuple, str] = {}
+    for index in kept:
+        row = group[index]
+        key = (row.get("Ambiguous_Context"), row.get("Names"), row.get("Question_negative_stereotype"))
+        if key in seen:
+            report.add(
+                None,
+                row.diagnostic(
+                    "IM030",
+                    f"{category} Q_id {q_id}: version {labels[index]} has the ambiguous context of version "
+                    f"{seen[key]}; their ambiguous rows repeat each other (as in BBQ's release)",
+                    Severity.INFO,
+                ),
+            )
+        else:
+            seen[key] = labels[index]

@@ -30,6 +30,7 @@ class TemplateReport:
 class ImportReport:
     templates: dict[str, TemplateReport] = field(default_factory=dict)
     files_written: list[str] = field(default_factory=list)
+    release: dict[str, dict] = field(default_factory=dict)  # category → released rows reproduced
 
     def template(self, name: str, upstream: str | None = None) -> TemplateReport:
         report = self.templates.get(name)
@@ -82,6 +83,7 @@ class ImportReport:
             "reproduced": self.reproduced_rows,
             "coverage": self.coverage,
             "files_written": self.files_written,
+            "release_coverage": self.release,
             "templates": [
                 {
                     "template": r.template,

@@ -7,6 +7,7 @@ against the schema and writes the folder in one step: the folder appears whole o
 
 from __future__ import annotations
 
+import datetime
 import re
 import shutil
 from dataclasses import dataclass, field
@@ -63,6 +64,12 @@ _Dumper.add_representer(
     _FlowList, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 )
 _Dumper.add_representer(
+    str,
+    lambda dumper, data: dumper.represent_scalar(
+        "tag:yaml.org,2002:str", data, style="|" if "\n" in data else None
+    ),
+)
+_Dumper.add_representer(
     _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
 )
 
@@ -116,6 +123,10 @@ class DraftTemplate:
     negative: tuple[str, str]  # question text, answering slot
     non_negative: tuple[str, str]
     notes: str | None = None
+    answers: dict[str, str] = field(default_factory=dict)  # person slot → its answer wording
+    max_alternatives: int = 3
+    rewrites: list[dict[str, str]] = field(default_factory=list)
+    review: str | None = None  # why the template needs changes before it is reviewed
 
 
 @dataclass
@@ -128,6 +139,7 @@ class SourcesDraft:
     groups: dict[str, DraftGroup] = field(default_factory=dict)
     templates: dict[str, dict[str, Any]] = field(default_factory=dict)
     categories: list[str] = field(default_factory=list)
+    checks: dict[str, str] = field(default_factory=dict)  # rule code → severity, for dataset.yaml
     _by_content: dict[tuple, str] = field(default_factory=dict)
 
     # ----------------------------------------------------------------------------------------- texts
@@ -175,12 +187,14 @@ class SourcesDraft:
 
     def bbq_template(self, t: DraftTemplate) -> dict[str, Any]:
         """A ``bbq`` template in our source format (key order as in the bundled examples)."""
-        persons = {
-            slot: _Flow(group=t.target_group, target=True)
-            if slot == t.target_slot
-            else _Flow(group=t.other_group)
-            for slot in sorted((t.target_slot, t.other_slot))
-        }
+        persons = {}
+        for slot in sorted((t.target_slot, t.other_slot)):
+            person = _Flow(group=t.target_group if slot == t.target_slot else t.other_group)
+            if slot == t.target_slot:
+                person["target"] = True
+            if slot in t.answers:
+                person["answer"] = self.text(t.answers[slot])
+            persons[slot] = person
         data: dict[str, Any] = {
             "id": t.id,
             "category": t.category,
@@ -194,6 +208,10 @@ class SourcesDraft:
         }
         if t.words:
             data["words"] = {slot: [self.text(a) for a in alts] for slot, alts in t.words.items()}
+        if t.max_alternatives > 3:
+            data["max_alternatives"] = t.max_alternatives
+        if t.rewrites:
+            data["rewrites"] = [_Flow(rewrite) for rewrite in t.rewrites]
         data["ambiguous_context"] = self.text(t.ambiguous)
         data["disambiguating_context"] = self.text(t.disambiguating)
         data["questions"] = {
@@ -202,6 +220,13 @@ class SourcesDraft:
         }
         if t.notes:
             data["notes"] = t.notes
+        if t.review:
+            data["review"] = {
+                "status": "needs_changes",
+                "by": "jbcompile import",
+                "date": datetime.date.today().isoformat(),
+                "note": t.review,
+            }
         return data
 
     def unique_template_id(self, wanted: str) -> str:
@@ -232,7 +257,7 @@ class SourcesDraft:
             "seed": 1,
             "unknown_options": [self.text(u) for u in unknown],
             "categories": list(self.categories),
-        }
+        } | ({"checks": dict(sorted(self.checks.items()))} if self.checks else {})
 
     def files(self) -> dict[str, str]:
         """Relative path → YAML text of every file of the folder."""

@@ -12,10 +12,11 @@ template's lite rows depend on that template alone.
 from __future__ import annotations
 
 import itertools
+import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, Severity
@@ -112,6 +113,9 @@ def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
         (("ambiguous_context",), model.ambiguous_context),
         (("disambiguating_context",), model.disambiguating_context),
     ]
+    for slot, person in model.persons.items():
+        if person.answer is not None:
+            texts.append((("persons", slot, "answer"), person.answer))
     for field in ("negative", "non_negative"):
         question = getattr(model.questions, field)
         texts.append((("questions", field, "text"), question.text))
@@ -139,6 +143,27 @@ class _Plan:
     questions: dict[str, CompiledText]
     predicates: dict[str, CompiledText | None]
     overrides: dict[tuple[str, str], CompiledText]
+    answers: dict[str, CompiledText]  # person slot → its answer wording, where the template gives one
+    rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
+    ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
+
+    def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
+        """The template's rewrites that apply to a row with these slot values, as one function."""
+        persons = [values[slot] for slot in self.model.persons]
+        active = [
+            (pattern, replacement)
+            for pattern, replacement, when in self.rewrites
+            if when is None or any(when.search(person) for person in persons)
+        ]
+        if not active:
+            return _unchanged
+
+        def rewrite(text: str) -> str:
+            for pattern, replacement in active:
+                text = pattern.sub(replacement, text)
+            return text
+
+        return rewrite
 
     @property
     def first_person_slot(self) -> str:
@@ -148,14 +173,20 @@ class _Plan:
                 return slot
         return next(iter(self.model.persons))
 
-    @property
+    @cached_property
     def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
+        """Every target × other filler × word choice; a row never names the same person twice."""
         return [
             (t, o, words)
             for t in range(len(self.targets))
             for o in range(len(self.others))
+            if self.targets[t].text != self.others[o].text
             for words in itertools.product(*self.word_choices)
         ]
+
+
+def _unchanged(text: str) -> str:
+    return text
 
 
 def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Person, ...]:
@@ -187,6 +218,15 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
             value = getattr(override, condition)
             if value is not None:
                 overrides[(polarity, condition)] = compiled(value)
+    answers = {
+        slot: compiled(person.answer) for slot, person in model.persons.items() if person.answer is not None
+    }
+    questions = {p: compiled(getattr(model.questions, _QUESTION_FIELD[p]).text) for p in POLARITIES}
+    shown = {
+        slot
+        for text in (compiled(model.ambiguous_context), *questions.values(), *answers.values())
+        for slot in text.slots
+    }
     return _Plan(
         model=model,
         targets=_people(target_slot.group, project, target_slot.only),
@@ -195,7 +235,7 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
         word_choices=tuple(tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()),
         ambiguous=compiled(model.ambiguous_context),
         disambiguating=compiled(model.disambiguating_context),
-        questions={p: compiled(getattr(model.questions, _QUESTION_FIELD[p]).text) for p in POLARITIES},
+        questions=questions,
         predicates={
             p: (
                 compiled(q.predicate)
@@ -205,6 +245,12 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
             for p in POLARITIES
         },
         overrides=overrides,
+        answers=answers,
+        rewrites=tuple(
+            (re.compile(r.pattern), r.replacement, re.compile(r.when_person) if r.when_person else None)
+            for r in model.rewrites
+        ),
+        ambiguous_words=tuple(i for i, slot in enumerate(model.words) if slot in shown),
     )
 
 
@@ -489,22 +535,33 @@ def _expand(
     reported: set[tuple[str, str, str]] = set()
     metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
     slot_order = list(model.persons) + list(model.words)
+    shown_first: dict[tuple, int] = {}  # what an ambiguous row shows → the combo that made it first
     for combo_index, (t, o, words) in enumerate(plan.combos):
         target, other = plan.targets[t], plan.others[o]
         for assignment in ASSIGNMENTS:
             values = _slot_values(plan, target, other, words, assignment)
+            rewrite = plan.rewriter(values)
             first_slot = plan.first_person_slot
             first_is_target = (first_slot == model.target_slot) == (assignment == "a")
             context_order = ("T", "O") if first_is_target else ("O", "T")
-            ambiguous = plan.ambiguous.fill(values)
-            disambiguating = plan.disambiguating.fill(values)
+            ambiguous = rewrite(plan.ambiguous.fill(values))
+            disambiguating = rewrite(plan.disambiguating.fill(values))
             fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
             metadata = metadata_base | {"version": assignment, "source": model.attested}
-            people = {"T": target, "O": other}
+            people = {"T": _answering(plan, target, "T", assignment, values, rewrite)}
+            people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
+            shown = (t, o, assignment, tuple(words[i] for i in plan.ambiguous_words))
+            first_combo = shown_first.setdefault(shown, combo_index)
             for condition in CONDITIONS:
+                if condition == "ambig" and first_combo != combo_index:
+                    # a word only the disambiguating context uses: these ambiguous rows exist already
+                    for polarity, order in itertools.product(POLARITIES, ORDERS):
+                        key = (condition, polarity, assignment, combo_index, order)
+                        index[key] = index[(condition, polarity, assignment, first_combo, order)]
+                    continue
                 context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
                 for polarity in POLARITIES:
-                    question = plan.questions[polarity].fill(values)
+                    question = rewrite(plan.questions[polarity].fill(values))
                     qkey = "|".join(
                         (model.id, target.text, other.text, *words, assignment, condition, polarity)
                     )
@@ -540,10 +597,10 @@ def _expand(
                             problems.append(
                                 _rationale_problem(template, plan, condition, polarity, problem, text)
                             )
-                    options = {"T": target.option, "O": other.option, "U": unknown}
+                    options = {"T": people["T"].option, "O": people["O"].option, "U": unknown}
                     info = {
-                        "T": [target.option, target.tag],
-                        "O": [other.option, other.tag],
+                        "T": [people["T"].option, target.tag],
+                        "O": [people["O"].option, other.tag],
                         "U": [unknown, "unknown"],
                     }
                     question_id = f"{model.id}-{stable_id(qkey)}"
@@ -580,6 +637,19 @@ def _expand(
                         row.update(shared)
                         rows.append(row)
     return rows, index, problems
+
+
+def _answering(
+    plan: _Plan, person: Person, role: str, assignment: str, values: dict, rewrite: Callable[[str], str]
+) -> Person:
+    """The person with the option wording of the slot it fills in this assignment, when the template
+    words its answers itself."""
+    model = plan.model
+    in_target_slot = (role == "T") == (assignment == "a")
+    wording = plan.answers.get(model.target_slot if in_target_slot else model.other_slot)
+    if wording is None:
+        return person
+    return Person(person.text, rewrite(wording.fill(values)), person.tag)
 
 
 def _predicate(plan: _Plan, polarity: str, values: dict[str, str], question: str) -> str | None:

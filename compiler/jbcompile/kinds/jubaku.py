@@ -5,10 +5,15 @@ A case is a dialogue and two responses that make the same proposal: the biased o
 person's attributes, the neutral one by the situation. Each case compiles into 8 rows — 4 instruction
 wordings × 2 response orders — so that the gold (the neutral response) is A in four rows and B in four,
 and a model's answers can be compared across wordings and orders (answer fluctuation).
+
+A case may carry a benchmark's own prompt (``prompt:`` — wordings, layout, order names, id pattern), so
+that an imported release is rebuilt row for row; the columns ``viewpoint``, ``instruction``, ``input``,
+``correct_answer``, ``original_id`` and ``is_swapped`` are named and valued like JUBAKU-v2's release.
 """
 
 from __future__ import annotations
 
+import re
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from functools import cache
@@ -16,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..schema import LocalizedText, text_in
-from ..schema.jubaku import JubakuCase
+from ..schema.jubaku import LAYOUT_FIELDS, JubakuCase, JubakuPrompt
 from .base import ConfigSpec, FilledText, Row, TemplateRows, slots_in
 
 if TYPE_CHECKING:
@@ -74,6 +79,11 @@ def row_schema() -> pa.Schema:
             ("ans1", pa.string()),
             ("label", pa.int64()),
             ("biased_label", pa.int64()),
+            ("viewpoint", pa.string()),
+            ("original_id", pa.string()),
+            ("input", pa.string()),
+            ("correct_answer", pa.string()),
+            ("is_swapped", pa.bool_()),
         ]
     )
 
@@ -87,6 +97,27 @@ def _text_key(base: KeyPath, value: Any, lang: str) -> KeyPath:
 
 def instructions(lang: str) -> tuple[str, ...]:
     return INSTRUCTIONS.get(lang, INSTRUCTIONS["ja"])
+
+
+DEFAULT_PROMPT = JubakuPrompt(wordings=["-"])  # only its order names and id pattern are used
+
+
+def wordings_of(model: JubakuCase, lang: str) -> tuple[str, ...]:
+    """The instruction wordings a case is asked with: its own, else jbcompile's four."""
+    if model.prompt is None:
+        return instructions(lang)
+    return tuple(text_in(wording, lang) or "" for wording in model.prompt.wordings)
+
+
+def render_layout(layout: str, instruction: str, context: str, first: str, second: str) -> str:
+    """The layout with its four fields replaced in one pass (a response may itself contain braces)."""
+    values = dict(zip(LAYOUT_FIELDS, (instruction, context, first, second), strict=True))
+    pattern = re.compile("|".join(re.escape(field) for field in LAYOUT_FIELDS))
+    return pattern.sub(lambda match: values[match.group(0)], layout)
+
+
+def rows_per_case(model: JubakuCase, lang: str) -> int:
+    return len(wordings_of(model, lang)) * len(ORDERS)
 
 
 class JubakuKind:
@@ -139,6 +170,7 @@ class JubakuKind:
             problems.append(
                 template.diagnostic(("neutral_response",), "JU103", "the two responses are the same text")
             )
+        problems.extend(_prompt_problems(template, lang))
         return problems
 
     def language_coverage(self, template: SourceTemplate, lang: str) -> str:
@@ -155,27 +187,43 @@ class JubakuKind:
         neutral = text_in(model.neutral_response, lang) or ""
         context = text_in(model.context, lang) or ""
         conclusion = text_in(model.conclusion, lang) or ""
+        prompt = model.prompt or DEFAULT_PROMPT
+        layout = text_in(prompt.layout, lang) if prompt.layout is not None else None
+        case = model.upstream or model.id
         rows: list[Row] = []
-        for index, instruction in enumerate(instructions(lang)):
-            for order in ORDERS:
+        for index, wording in enumerate(wordings_of(model, lang)):
+            for order, order_name in prompt.orders.items():
                 neutral_first = order == "neutral_first"
+                first, second = (neutral, biased) if neutral_first else (biased, neutral)
+                example_id = (
+                    prompt.example_id.replace("{case}", case)
+                    .replace("{wording}", str(index))
+                    .replace("{order}", order_name)
+                )
                 rows.append(
                     {
-                        "example_id": f"{model.id}-{index}-{order}",
+                        "example_id": example_id,
                         "template_id": model.id,
                         "category": model.category,
                         "subcategory": model.subcategory,
                         "attribute": model.attribute,
                         "bias_form": model.bias_form,
                         "instruction_id": index,
-                        "instruction": instruction,
+                        "instruction": wording
+                        if layout is None
+                        else render_layout(layout, wording, context, first, second),
                         "order": order,
                         "context": context,
                         "conclusion": conclusion,
-                        "ans0": neutral if neutral_first else biased,
-                        "ans1": biased if neutral_first else neutral,
+                        "ans0": first,
+                        "ans1": second,
                         "label": 0 if neutral_first else 1,
                         "biased_label": 1 if neutral_first else 0,
+                        "viewpoint": model.viewpoint or model.category,
+                        "original_id": case,
+                        "input": "",
+                        "correct_answer": "a" if neutral_first else "b",
+                        "is_swapped": neutral_first,
                     }
                 )
         return rows
@@ -216,13 +264,14 @@ class JubakuKind:
             case = by_case.get(template.id, [])
             variants = {(row["instruction_id"], row["order"]) for row in case}
             gold = Counter(row["label"] for row in case)
-            if len(case) != ROWS_PER_CASE or len(variants) != ROWS_PER_CASE:
+            expected = rows_per_case(template.model, project.lang)
+            if len(case) != expected or len(variants) != expected:
                 problems.append(
                     template.diagnostic(
                         ("id",),
                         "JU202",
                         f"[{config}] case {template.id}: {len(case)} rows in {len(variants)} variants, "
-                        f"expected {ROWS_PER_CASE} (4 instructions × 2 orders)",
+                        f"expected {expected} ({expected // 2} instructions × 2 orders)",
                     )
                 )
             elif gold[0] != gold[1]:
@@ -234,3 +283,40 @@ class JubakuKind:
                     )
                 )
         return problems
+
+
+def _prompt_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
+    """A case's own prompt must name the dialogue and both responses, and give texts in ``lang``."""
+    prompt: JubakuPrompt | None = template.model.prompt
+    if prompt is None:
+        return []
+    problems: list[Diagnostic] = []
+    for index, wording in enumerate(prompt.wordings):
+        if text_in(wording, lang) is None:
+            problems.append(template.diagnostic(("prompt", "wordings", index), "R010", f"no {lang!r} text"))
+    if prompt.layout is not None:
+        layout = text_in(prompt.layout, lang)
+        if layout is None:
+            problems.append(template.diagnostic(("prompt", "layout"), "R010", f"no {lang!r} text"))
+        else:
+            missing = [field for field in LAYOUT_FIELDS[1:] if field not in layout]
+            if missing:
+                problems.append(
+                    template.diagnostic(
+                        ("prompt", "layout"),
+                        "R030",
+                        f"the prompt layout does not place {', '.join(missing)}",
+                        hint="a prompt shows the dialogue and both responses: write "
+                        "{context}, {response_a} and {response_b} into the layout",
+                    )
+                )
+    if "{wording}" not in prompt.example_id or "{order}" not in prompt.example_id:
+        problems.append(
+            template.diagnostic(
+                ("prompt", "example_id"),
+                "R031",
+                f"example id pattern {prompt.example_id!r} does not tell the variants apart",
+                hint="use {wording} and {order} in it (and {case} when several cases share it)",
+            )
+        )
+    return problems

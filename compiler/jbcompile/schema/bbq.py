@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from .common import Identifier, Review, SlotName, StrictModel, Text
 
@@ -15,6 +16,35 @@ class PersonSlot(StrictModel):
     only: list[str] | None = Field(
         default=None, description="Use only these fillers of the group (by their Japanese text)."
     )
+    answer: Text | None = Field(
+        default=None,
+        description="How an answer option names whoever fills this slot, written with the template's slots "
+        "(e.g. 'The {{NAME1}} with the {{WORD2}}'); default: the filler's own option wording.",
+    )
+
+
+class Rewrite(StrictModel):
+    """A replacement applied to every filled text of a row (contexts, questions, options).
+
+    It carries what another generator did to its filled texts (e.g. BBQ's a → an before a vowel), as data.
+    """
+
+    pattern: str = Field(description="A Python regular expression.")
+    replacement: str = Field(description="What replaces each match (\\1 … refer to its groups).")
+    when_person: str | None = Field(
+        default=None,
+        description="Apply only to rows where a person slot's filler matches this regular expression.",
+    )
+
+    @field_validator("pattern", "when_person")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                re.compile(value)
+            except re.error as exc:
+                raise ValueError(f"not a regular expression: {exc}") from None
+        return value
 
 
 class Question(StrictModel):
@@ -59,7 +89,16 @@ class BbqTemplate(StrictModel):
         description="Exactly two person slots, one of them the target."
     )
     words: dict[SlotName, list[Text]] = Field(
-        default_factory=dict, description="Lexical slots, each with 2–3 alternatives."
+        default_factory=dict, description="Lexical slots, each with 2–3 alternatives (see max_alternatives)."
+    )
+    max_alternatives: int = Field(
+        default=3,
+        ge=2,
+        description="The most alternatives a lexical slot may have; raise it only for imported templates "
+        "whose generator drew from longer lists (every alternative multiplies the rows).",
+    )
+    rewrites: list[Rewrite] = Field(
+        default_factory=list, description="Replacements applied to the filled texts, in order."
     )
     ambiguous_context: Text
     disambiguating_context: Text = Field(
@@ -78,8 +117,11 @@ class BbqTemplate(StrictModel):
         if len(targets) != 1:
             raise ValueError("exactly one person slot must have target: true")
         for name, alternatives in self.words.items():
-            if not 2 <= len(alternatives) <= 3:
-                raise ValueError(f"lexical slot {name} needs 2 or 3 alternatives, has {len(alternatives)}")
+            if not 2 <= len(alternatives) <= self.max_alternatives:
+                raise ValueError(
+                    f"lexical slot {name} needs 2 to {self.max_alternatives} alternatives, "
+                    f"has {len(alternatives)}"
+                )
         clash = set(self.words) & set(self.persons)
         if clash:
             raise ValueError(f"slot names used twice: {sorted(clash)}")

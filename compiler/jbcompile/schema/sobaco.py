@@ -89,6 +89,9 @@ class SobacoTemplate(StrictModel):
     attested: str | None = Field(
         default=None, description="Where the stereotype or the custom is documented (free text)."
     )
+    upstream: str | None = Field(
+        default=None, description="The problems of the release it was imported from, e.g. ja/1+2."
+    )
     notes: str | None = None
     review: Review | None = Field(default=None, description="The last review of this template.")
 
