@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 
-from .diagnostics import Diagnostic, DiagnosticError, has_errors
+from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder
 from .kinds import ConfigSpec, Row, get_kind
 from .project import Project
@@ -150,6 +150,7 @@ def compile_project(
         for name, config in configs.items():
             diagnostics.extend(get_kind(config.kind).verify(name, config.rows, project))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
+    diagnostics.extend(_drop_optional_empty(project, configs))
     diagnostics.extend(_emptiness(project, configs))
     if has_errors(diagnostics):
         raise DiagnosticError(diagnostics)
@@ -172,6 +173,27 @@ def _kind_rank(kind: str) -> int:
     from .kinds import kind_names
 
     return kind_names().index(kind)
+
+
+def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
+    """A kind's config with no rows while another of its configs has some (``sobaco_dummy`` of a set
+    without dummy problems) is left out of the build, with a note, rather than shipped empty."""
+    from .project import display_path
+
+    notes = []
+    for name, config in list(configs.items()):
+        if config.rows or not any(o.rows for o in configs.values() if o.kind == config.kind):
+            continue
+        del configs[name]
+        notes.append(
+            Diagnostic(
+                code="B007",
+                message=f"config {name!r} has no rows (no template of that sort): left out of the build",
+                path=display_path(project.root),
+                severity=Severity.INFO,
+            )
+        )
+    return notes
 
 
 def _emptiness(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:

@@ -269,6 +269,11 @@ def _placement_problems(
     return out
 
 
+# Source keys whose texts have placeholders of their own ({case}, {response_a} in a jubaku case's
+# ``prompt:``), checked by their kind; slots there are not {{SLOT}}s.
+OWN_PLACEHOLDERS = frozenset({"prompt"})
+
+
 def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:
     """``{`` or ``}`` outside a well-formed ``{{SLOT}}`` would land in the rows as they are."""
     from .kinds.base import SLOT_PATTERN
@@ -276,6 +281,8 @@ def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:
     out = []
     for key_path, value in iter_texts(doc.data):
         if not isinstance(value, str) or ("{" not in value and "}" not in value):
+            continue
+        if key_path and key_path[0] in OWN_PLACEHOLDERS:
             continue
         masked = SLOT_PATTERN.sub(lambda m: " " * len(m.group()), value)
         offset = next((i for i, ch in enumerate(masked) if ch in "{}"), None)

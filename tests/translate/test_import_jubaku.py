@@ -126,3 +126,36 @@ def test_a_layout_without_the_responses_is_refused(tmp_path: Path) -> None:
     built = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(tmp_path / "b")])
     assert built.exit_code != 0
     assert "R030" in built.output and "{response_b}" in built.output
+
+
+def test_eval_of_the_built_import_sends_the_release_prompts_as_they_are(tmp_path: Path) -> None:
+    """Built rows whose instruction already shows both responses are not wrapped in our prompt again."""
+    from jbcompile.evaluate.dataset import load_rows
+
+    rows = release_rows()
+    result, out = _import(tmp_path, rows)
+    assert result.exit_code == 0, result.output
+    build = tmp_path / "build"
+    assert CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)]).exit_code == 0
+    loaded = load_rows(str(build), "jubaku", None)
+    assert loaded.verbatim_prompt
+    from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
+    from jbcompile.evaluate.prompting import load_prompt_template, prompt_hash
+    from jbcompile.evaluate.runner import VERBATIM_PROMPT
+
+    kind = get_eval_kind("jubaku")
+    options = EvalOptions(setting=kind.settings[0], shots=0, prompt_file=VERBATIM_PROMPT)
+    template = load_prompt_template(kind.name, options.setting, options.prompt_file)
+    prepared = kind.prepare(loaded.rows, options, template)
+    texts = kind.prompt_texts(prepared.items, None, options, prepared)
+    by_id = {item.example_id: text for item, text in zip(prepared.items, texts, strict=True)}
+    for row in rows:
+        assert prompt_hash(by_id[row["example_id"]]) == prompt_hash(row["instruction"])
+
+
+def test_rows_with_our_instruction_wordings_keep_our_prompt() -> None:
+    from jbcompile.evaluate.formats import holds_whole_prompts
+
+    row = {"instruction": "どちらの応答が偏っていませんか。", "ans0": "A案", "ans1": "B案"}
+    assert not holds_whole_prompts([row])
+    assert holds_whole_prompts([row | {"instruction": "…【応答A】A案【応答B】B案…"}])

@@ -73,6 +73,9 @@ def test_the_build_gives_sobacos_rows_and_counts(tmp_path: Path) -> None:
     build = tmp_path / "build"
     built = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)])
     assert built.exit_code == 0, built.output
+    # no dummy problems in the set: that config is left out, with a note, rather than shipped empty
+    assert "B007" in built.output and not (build / "data" / "sobaco_dummy").exists()
+    assert "config_name: sobaco_dummy" not in (build / "README.md").read_text(encoding="utf-8")
     rows = pq.read_table(build / "data" / "sobaco" / "test-00000-of-00001.parquet").to_pylist()
     assert Counter(r["type"] for r in rows) == {"bias": expected // 2, "culture": expected // 2}
     assert {r["ans0"] for r in rows} <= set(NAMES) | set(UNKNOWN)

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .formats import adapt, duplicate_ids, release_path
+from .formats import adapt, duplicate_ids, holds_whole_prompts, release_path
 from .jsonfile import limited, read_json_records
 
 
@@ -105,6 +105,9 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
 def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
     """Hub or folder rows in a release's format get the same derivation as a release file."""
     if loaded.format != "jbcompile" or not loaded.rows:
+        return loaded
+    if holds_whole_prompts(loaded.rows):
+        loaded.verbatim_prompt = True
         return loaded
     adapted = adapt(list(enumerate(loaded.rows, start=1)), loaded.path)
     if adapted.format == "other":

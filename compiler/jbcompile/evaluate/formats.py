@@ -167,6 +167,20 @@ def qualify_repeated_ids(rows: list[dict[str, Any]]) -> None:
 # ---- JUBAKU-v2 ------------------------------------------------------------------------------------
 
 
+def holds_whole_prompts(rows: Sequence[Mapping[str, Any]]) -> bool:
+    """Built ``jubaku`` rows whose ``instruction`` already shows both responses: a benchmark's own prompt
+    layout (``prompt.layout`` in the sources, e.g. an imported JUBAKU-v2 release), to be sent as it is
+    rather than wrapped in our prompt a second time."""
+    return bool(rows) and all(
+        isinstance(row.get("instruction"), str)
+        and isinstance(row.get("ans0"), str)
+        and isinstance(row.get("ans1"), str)
+        and row["ans0"] in row["instruction"]
+        and row["ans1"] in row["instruction"]
+        for row in rows
+    )
+
+
 def split_jubaku_prompt(instruction: str) -> tuple[str, str, str]:
     """The dialogue and the two responses inside a JUBAKU-v2 prompt ("" when the marks are missing)."""
     positions = [instruction.find(mark) for mark in _JUBAKU_MARKS]
