@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Annotated
 
 import typer
 
@@ -20,6 +21,18 @@ app.add_typer(import_app, name="import")
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
 KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
+
+
+# The options every import command shares, declared once.
+OutOption = Annotated[Path, typer.Option("--out", "-o", help=OUT_HELP)]
+ForceOption = Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")]
+ReportOption = Annotated[
+    Path | None, typer.Option("--report", help="Also write the report as JSON to this file.")
+]
+StrictOption = Annotated[bool, typer.Option("--strict", help="Also exit 1 on any error finding.")]
+KeepGoingOption = Annotated[bool, typer.Option("--keep-going", help=KEEP_GOING_HELP)]
+VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Also print the informational notes.")]
+DiagnosticsOption = Annotated[str, typer.Option("--diagnostics", help="text, json or github.")]
 
 
 def _finish(
@@ -85,7 +98,7 @@ def bbq_templates(
     folder: Path = typer.Argument(
         ..., help="BBQ's templates folder ('new_templates - <Category>.csv', vocabulary.csv)."
     ),
-    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    out: OutOption = Path("sources"),
     categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
     compare: list[Path] = typer.Option(
         None,
@@ -93,12 +106,12 @@ def bbq_templates(
         help="Released BBQ JSONL files: build the imported sources in memory and report, per category, "
         "how many of their rows come back (repeat for several files).",
     ),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
-    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
-    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
-    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+    force: ForceOption = False,
+    report_path: ReportOption = None,
+    strict: StrictOption = False,
+    keep_going: KeepGoingOption = False,
+    verbose: VerboseOption = False,
+    diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
     from ..importers import import_bbq_templates, write_sources
@@ -161,14 +174,14 @@ def _print_release(release: dict[str, dict]) -> None:
 @import_app.command("bbq-jsonl")
 def bbq_jsonl(
     files: list[Path] = typer.Argument(..., help="BBQ-format JSONL files (BBQ or JBBQ releases)."),
-    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    out: OutOption = Path("sources"),
     lang: str = typer.Option("auto", "--lang", help="Language of the data: en, ja, or auto (detect)."),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
-    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
-    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
-    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+    force: ForceOption = False,
+    report_path: ReportOption = None,
+    strict: StrictOption = False,
+    keep_going: KeepGoingOption = False,
+    verbose: VerboseOption = False,
+    diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Recover editable templates from released BBQ-format rows; check that they reproduce every row."""
     from ..importers import import_bbq_jsonl, verify_round_trip, write_sources
@@ -188,13 +201,13 @@ def bbq_jsonl(
 @import_app.command("jubaku-jsonl")
 def jubaku_jsonl(
     files: list[Path] = typer.Argument(..., help="The JUBAKU-v2 release (jubaku_ver2.jsonl)."),
-    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
-    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
-    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
-    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+    out: OutOption = Path("sources"),
+    force: ForceOption = False,
+    report_path: ReportOption = None,
+    strict: StrictOption = False,
+    keep_going: KeepGoingOption = False,
+    verbose: VerboseOption = False,
+    diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
     from ..importers import write_sources
@@ -214,19 +227,19 @@ def jubaku_jsonl(
 @import_app.command("sobaco-json")
 def sobaco_json(
     file: Path = typer.Argument(..., help="SOBACO's template set: a JSON list of problems."),
-    out: Path = typer.Option(Path("sources"), "--out", "-o", help=OUT_HELP),
+    out: OutOption = Path("sources"),
     names: list[str] = typer.Option(
         None, "--name", help="A family name filling {name1}/{name2} (repeat it); default: the paper's three."
     ),
     unknown: list[str] = typer.Option(
         None, "--unknown", help="A wording of the unknown option (repeat it); default: the paper's five."
     ),
-    force: bool = typer.Option(False, "--force", help="Replace --out if it exists."),
-    report_path: Path = typer.Option(None, "--report", help="Also write the report as JSON to this file."),
-    strict: bool = typer.Option(False, "--strict", help="Also exit 1 on any error finding."),
-    keep_going: bool = typer.Option(False, "--keep-going", help=KEEP_GOING_HELP),
-    verbose: bool = typer.Option(False, "--verbose", "-v", help="Also print the informational notes."),
-    diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+    force: ForceOption = False,
+    report_path: ReportOption = None,
+    strict: StrictOption = False,
+    keep_going: KeepGoingOption = False,
+    verbose: VerboseOption = False,
+    diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
     from ..importers import write_sources

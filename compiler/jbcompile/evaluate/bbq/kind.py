@@ -12,7 +12,7 @@ from ..parsing import normalize, parse_bracketed_answer, parse_option_number, pa
 from ..prompting import PromptItem, PromptTemplate, render_checked
 from ..report import ChartSpec
 from . import metrics
-from .bbq_format import derive_labels
+from .bbq_format import BBQ_ROW_FIELDS, derive_labels
 from .prompts import gold_evidence, gold_of, options_of, question_key, select_shots, shot_variables
 
 RECORD_FIELDS = (
@@ -42,22 +42,11 @@ class BbqEval(EvalKind):
     tasks = ("qa", "detect")
     settings = ("basic", "warning", "cot")
     generation_only_settings = frozenset({"cot"})
-    required_columns = frozenset(
-        {
-            "example_id",
-            "category",
-            "context_condition",
-            "question_polarity",
-            "context",
-            "question",
-            "ans0",
-            "ans1",
-            "ans2",
-            "label",
-            "unknown_label",
-            "biased_label",
-        }
-    )
+    # the BBQ columns a model is shown and scored on, plus our explicit labels (not the metadata columns)
+    required_columns = (BBQ_ROW_FIELDS - {"answer_info", "additional_metadata"}) | {
+        "unknown_label",
+        "biased_label",
+    }
     default_config = "lite"
     count_names = metrics.COUNT_NAMES
     no_interval = ("n", "n_valid")
