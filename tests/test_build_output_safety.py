@@ -127,7 +127,7 @@ def test_a_failed_write_is_a_b004_diagnostic_and_keeps_the_previous_build(
     def failing(*args, **kwargs):
         raise OSError(code, os.strerror(code))
 
-    monkeypatch.setattr(pq, "write_table", failing)
+    monkeypatch.setattr(pq, "ParquetWriter", failing)  # how emit/data.py writes every data file
     with pytest.raises(DiagnosticError) as error:
         write_build(compiled, out)
     assert _codes(error) == ["B004"] and errno.errorcode[code] in error.value.diagnostics[0].message
