@@ -47,6 +47,8 @@ def make_tiny_model(
     vocab_size: int = 2000,
     hidden_size: int = 32,
     layers: int = 2,
+    heads: int = 4,
+    kv_heads: int = 2,
 ) -> Path:
     """A random 2-layer Llama and a BPE tokenizer trained on ``texts``, saved like any Hub model."""
     import torch
@@ -73,8 +75,8 @@ def make_tiny_model(
         hidden_size=hidden_size,
         intermediate_size=2 * hidden_size,
         num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=4096,
         bos_token_id=fast.bos_token_id,
         eos_token_id=fast.eos_token_id,
