@@ -22,7 +22,7 @@ from typing import Any
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
-from .backends.base import BackendOptions
+from .backends.base import Backend, BackendOptions
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
 from .prompting import load_prompt_template, prompt_hash
 
@@ -155,14 +155,23 @@ def _max_new_tokens(request: EvalRequest, kind: EvalKind) -> int:
     return kind.max_new_tokens(request.options)
 
 
-def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str, Any] | None:
-    """Evaluate; returns results.json's content on the main process (None on the others)."""
+def run_eval(
+    request: EvalRequest, progress: Progress | None = None, backend: Backend | None = None
+) -> dict[str, Any] | None:
+    """Evaluate; returns results.json's content on the main process (None on the others).
+
+    ``backend``: one already loaded (several runs on one model in a notebook or a test); it is then
+    left open. By default the request's backend is created here and closed at the end.
+    """
     from .backends import BackendConfig, as_reply, create_backend, final_answer_test, plan_batches
     from .backends.remote import BatchFailed
     from .dataset import load_rows
 
+    backend_problems = check_backend_request(request)
+    if backend_problems:
+        raise DiagnosticError(backend_problems)
     if request.samples > 1:
-        return _run_samples(request, progress)
+        return _run_samples(request, progress, backend)
 
     progress = progress or Progress()
     dist = _distributed()
@@ -204,7 +213,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             ]
         )
 
-    backend = create_backend(
+    owned = backend is None
+    backend = backend or create_backend(
         request.backend,
         BackendConfig(
             model=request.model,
@@ -325,7 +335,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             file=sys.stderr,
             flush=True,
         )
-    backend.close()
+    if owned:
+        backend.close()
     dist.barrier()
     if not dist.main:
         return None
@@ -386,6 +397,45 @@ class _Stopped(Exception):
         self.diagnostic = diagnostic
 
 
+def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every backend option checked before anything is loaded or sent."""
+    from .backends import BACKENDS
+
+    opts = request.backend_options
+    problems = []
+    if request.backend not in BACKENDS:
+        problems.append(
+            Diagnostic("EV300", f"unknown --backend {request.backend!r}; use {', '.join(BACKENDS)}")
+        )
+    checks = [
+        (opts.concurrency >= 1, "--concurrency must be 1 or more"),
+        (opts.max_attempts >= 1, "--max-attempts must be 1 or more"),
+        (opts.timeout > 0, "--timeout must be more than 0 seconds"),
+        (opts.top_logprobs >= 1, "--top-logprobs must be 1 or more"),
+        (opts.sampling.temperature >= 0, "--temperature must be 0 or more"),
+        (0 < opts.sampling.top_p <= 1, "--top-p must be more than 0 and at most 1"),
+        (request.samples >= 1, "--samples must be 1 or more"),
+        (
+            opts.thinking_budget is None or opts.thinking_budget >= 1024,
+            "--thinking-budget must be 1024 or more",
+        ),
+        (
+            min(opts.tensor_parallel_size, opts.pipeline_parallel_size, opts.data_parallel_size) >= 1,
+            "--tensor-parallel-size, --pipeline-parallel-size and --data-parallel-size must be 1 or more",
+        ),
+        (
+            opts.base_url is None or request.backend in ("openai", "anthropic"),
+            "--base-url is for the openai and anthropic backends",
+        ),
+        (
+            request.samples == 1 or request.options.scoring == "generate",
+            "--samples needs --scoring generate (log-probabilities do not vary between runs)",
+        ),
+    ]
+    problems += [Diagnostic("EV308", message) for ok, message in checks if not ok]
+    return problems
+
+
 def _backend_fingerprint(request: EvalRequest) -> dict[str, Any]:
     """What about the backend must match for a run folder to be resumed (not its speed settings)."""
     from .backends.remote import redact_url
@@ -400,7 +450,9 @@ def _backend_fingerprint(request: EvalRequest) -> dict[str, Any]:
     }
 
 
-def _run_samples(request: EvalRequest, progress: Progress | None) -> dict[str, Any] | None:
+def _run_samples(
+    request: EvalRequest, progress: Progress | None, backend: Backend | None
+) -> dict[str, Any] | None:
     """``--samples K``: K runs with sampling seeds seed, seed+1, …, each a whole run in ``sample-k/``
     (resumable like any run), and results.json with every metric's mean and sd over the K runs."""
     import statistics
@@ -429,7 +481,7 @@ def _run_samples(request: EvalRequest, progress: Progress | None) -> dict[str, A
             out=out / f"sample-{k + 1}",
             backend_options=replace(request.backend_options, sampling=sampling),
         )
-        result = run_eval(one, progress)
+        result = run_eval(one, progress, backend)
         if result is None:
             return None
         runs.append(result)

@@ -339,9 +339,13 @@ class RemoteBackend:
 
 
 def scrub(text: str, secret: str) -> str:
-    """A message without the key, nor anything shaped like one (servers echo parts of a wrong key)."""
-    if secret:
-        text = text.replace(secret, "***")
+    """A message without the key, any 6 characters of it, or anything shaped like a key (servers echo
+    parts of a wrong key)."""
+    for length in range(len(secret), 5, -1):
+        for start in range(len(secret) - length + 1):
+            part = secret[start : start + length]
+            if part in text:
+                text = text.replace(part, "***")
     return re.sub(r"\b(sk|key|api)[-_][A-Za-z0-9_*\-]{6,}", "***", text)
 
 
