@@ -129,6 +129,9 @@ def eval_command(
     tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", help="vllm: GPUs per model copy."),
     pipeline_parallel_size: int = typer.Option(1, "--pipeline-parallel-size", help="vllm: pipeline stages."),
     data_parallel_size: int = typer.Option(1, "--data-parallel-size", help="vllm: model copies."),
+    vllm_args: list[str] = typer.Option(
+        [], "--vllm-arg", help="vllm: another vllm.LLM argument, NAME=VALUE (JSON value), repeatable."
+    ),
 ) -> None:
     """Run a model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
     from ..evaluate.backends import BackendOptions, SamplingConfig
@@ -140,6 +143,7 @@ def eval_command(
         tensor_parallel_size=tensor_parallel_size,
         pipeline_parallel_size=pipeline_parallel_size,
         data_parallel_size=data_parallel_size,
+        engine_args=_engine_args(vllm_args),
         base_url=base_url,
         concurrency=concurrency,
         max_attempts=max_attempts,
@@ -184,6 +188,33 @@ def eval_command(
         raise fail(error, code=EXIT_INPUT) from None
     if results is not None:
         _summary(results, request.out)
+
+
+def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
+    """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
+    import json
+
+    from ..diagnostics import Diagnostic
+
+    parsed = []
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.isidentifier():
+            error = DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV308",
+                        f"--vllm-arg {pair!r} is not NAME=VALUE",
+                        hint="e.g. --vllm-arg max_model_len=8192",
+                    )
+                ]
+            )
+            raise fail(error, code=EXIT_INPUT)
+        try:
+            parsed.append((name, json.loads(value)))
+        except ValueError:
+            parsed.append((name, value))
+    return tuple(parsed)
 
 
 @app.command("score")

@@ -44,6 +44,7 @@ class BackendOptions:
     tensor_parallel_size: int = 1
     pipeline_parallel_size: int = 1
     data_parallel_size: int = 1
+    engine_args: tuple[tuple[str, Any], ...] = ()  # any other vllm.LLM argument, e.g. max_model_len
     # remote (openai, anthropic)
     base_url: str | None = None
     concurrency: int = 8

@@ -49,7 +49,7 @@ class VllmBackend(LocalTokens):
             self.tokenizer = transformers.AutoTokenizer.from_pretrained(
                 config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
             )
-            extra: dict[str, Any] = {}
+            extra: dict[str, Any] = dict(config.options.engine_args)
             if config.options.data_parallel_size > 1:
                 extra["data_parallel_size"] = config.options.data_parallel_size
             self.llm = LLM(
@@ -129,6 +129,7 @@ class VllmBackend(LocalTokens):
                 "data": self.config.options.data_parallel_size,
             },
             "prefix_caching": self.config.prefix_cache,
+            "engine_args": dict(self.config.options.engine_args),
             "usage": dict(self.usage),
         }
 
