@@ -102,28 +102,37 @@ def vllm_vs_transformers(work: Path, build_dir: Path, repeats: int, batch_size: 
 
 
 def openai_concurrency(work: Path, build_dir: Path, latency: float, levels: list[int]) -> None:
-    from fake_api import FakeAPI
+    from fake_api import serve_in_another_process
     from jbcompile.evaluate.backends import BackendOptions
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.runner import EvalRequest, Progress, run_eval
 
-    print(f"\nopenai backend against a loopback server answering after {latency * 1000:.0f} ms")
-    for level in levels:
-        with FakeAPI() as api:
-            api.state.latency = latency
+    print(
+        f"\nopenai backend, loopback server in its own process answering after {latency * 1000:.0f} ms"
+    )
+    url, server = serve_in_another_process(latency)
+    try:
+        for level in levels:
             request = EvalRequest(
                 model="fake", dataset=str(build_dir), out=work / f"c{level}", bootstrap=10,
                 options=EvalOptions(scoring="generate"), backend="openai",
-                backend_options=BackendOptions(base_url=api.url + "/v1", concurrency=level),
+                backend_options=BackendOptions(base_url=url + "/v1", concurrency=level),
             )  # fmt: skip
-            start = time.perf_counter()
-            results = run_eval(request)
-            seconds = time.perf_counter() - start
-        rows = results["dataset"]["evaluated"]
-        ideal = level / latency
-        speed = rows / seconds
-        print(f"concurrency {level:3d}: {speed:7.1f} rows/s (ideal {ideal:7.1f}, {speed / ideal:5.1%}), "
-              f"{rows} rows in {seconds:.1f} s (run set-up included)")  # fmt: skip
+            marks: dict[str, float] = {}
+            # the request phase only: from the first batch to the last reply (prompts, report excluded)
+            timing = Progress(
+                start=lambda total, marks=marks: marks.setdefault("start", time.perf_counter()),
+                stop=lambda marks=marks: marks.setdefault("stop", time.perf_counter()),
+            )
+            results = run_eval(request, timing)
+            seconds = marks["stop"] - marks["start"]
+            rows = results["dataset"]["evaluated"]
+            ideal = level / latency
+            speed = rows / seconds
+            print(f"concurrency {level:3d}: {speed:7.1f} rows/s (ideal {ideal:7.1f}, {speed / ideal:5.1%}), "
+                  f"{rows} rows in {seconds:.1f} s")  # fmt: skip
+    finally:
+        server.terminate()
 
 
 def resume_cost(work: Path, build_dir: Path) -> None:

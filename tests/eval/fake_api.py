@@ -73,6 +73,7 @@ def _answer_text(prompt: str, state: FakeState) -> tuple[str, str | None]:
 class _Handler(BaseHTTPRequestHandler):
     state: FakeState
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body leave at once, as a real server sends them
 
     def log_message(self, *args: Any) -> None:  # quiet
         return
@@ -217,3 +218,21 @@ class FakeAPI:
     def __exit__(self, *exc: object) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _serve(latency: float, ports: Any) -> None:
+    with FakeAPI(FakeState(latency=latency)) as api:
+        ports.put(api.server.server_address[1])
+        api._thread.join()
+
+
+def serve_in_another_process(latency: float) -> tuple[str, Any]:
+    """The fake server in a process of its own (benchmarks: the client then has the GIL to itself).
+    Returns its URL and the process (``terminate()`` it)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    ports = context.Queue()
+    process = context.Process(target=_serve, args=(latency, ports), daemon=True)
+    process.start()
+    return f"http://127.0.0.1:{ports.get(timeout=60)}", process

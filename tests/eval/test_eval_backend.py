@@ -271,3 +271,33 @@ def test_rows_stop_once_their_answer_is_final(tiny_model: Path, prompts, monkeyp
         assert full.startswith(short.rstrip("\ufffd"))
         assert final(short) or short == full
     assert sum(len(s) < len(f) for s, f in zip(out, free, strict=True)) >= 4
+
+
+def test_an_eval_prints_no_deprecation_warning(
+    tiny_model: Path, build_dir: Path, tmp_path: Path, caplog
+) -> None:
+    """transformers' cache API as it is supported now: no deprecated argument in any path we run."""
+    import warnings
+
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.enable_propagation()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for scoring in ("logprob", "generate"):
+                request = EvalRequest(
+                    model=str(tiny_model),
+                    dataset=str(build_dir),
+                    out=tmp_path / scoring,
+                    options=EvalOptions(scoring=scoring),
+                    bootstrap=10,
+                    limit=8,
+                )
+                run_eval(request)
+    finally:
+        hf_logging.disable_propagation()
+    ours = [w for w in caught if "transformers" in w.filename or "jbcompile" in w.filename]
+    assert not [str(w.message) for w in ours if issubclass(w.category, DeprecationWarning | FutureWarning)]
+    assert "deprecat" not in caplog.text.lower()

@@ -232,6 +232,8 @@ def run_eval(
     try:
         texts = kind.prompt_texts(items, backend, options, prepared)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
+        if owned:
+            backend.close()
         raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))]) from None
     hashes = [prompt_hash(text) for text in texts]
 
@@ -252,7 +254,7 @@ def run_eval(
     keys = [item.prefix_keys for item in items]
     batches = [
         [i for i in batch if i not in done]
-        for batch in plan_batches([len(ids) for ids in encoded], keys, request.batch_size)
+        for batch in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size)
     ]
     batches = [batch for batch in batches if batch]
     label_ids = (
@@ -320,6 +322,8 @@ def run_eval(
             except _Stopped as stopped:  # keep every reply that came back, then stop
                 if dist.main:
                     files.append_records(pred_path, stopped.records)
+                if owned:
+                    backend.close()
                 raise DiagnosticError([replace(stopped.diagnostic, path=str(pred_path))]) from None
             computed_here += len(mine)
             gathered = dist.gather(mine)

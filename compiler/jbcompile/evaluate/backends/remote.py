@@ -63,6 +63,9 @@ class RequestCache:
         self.path = path
         self._entries: dict[str, Any] = {}
         self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
+        self._handle: Any = None
+        self._written = self._synced = 0
         if path is not None and path.is_file():
             with path.open(encoding="utf-8") as handle:
                 for line in handle:
@@ -82,15 +85,33 @@ class RequestCache:
         return self._entries.get(key)
 
     def put(self, key: str, response: Any) -> None:
+        """Append the response and return once it is on disk. Writers that arrive while a sync runs
+        share the next one (group commit): with many requests in flight, one fsync covers many replies."""
         with self._lock:
             self._entries[key] = response
             if self.path is None:
                 return
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps({"key": key, "response": response}, ensure_ascii=False) + "\n")
-                handle.flush()
-                os.fsync(handle.fileno())
+            if self._handle is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("a", encoding="utf-8")
+            self._handle.write(json.dumps({"key": key, "response": response}, ensure_ascii=False) + "\n")
+            self._handle.flush()
+            self._written += 1
+            mine = self._written
+        with self._sync_lock:
+            if self._synced >= mine:
+                return  # another writer's fsync covered this line
+            with self._lock:
+                covered = self._written
+                descriptor = self._handle.fileno()
+            os.fsync(descriptor)
+            self._synced = covered
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
 
 
 def redact_url(url: str | None) -> str | None:
@@ -223,6 +244,7 @@ class RemoteBackend:
 
     def close(self) -> None:
         self._pool.shutdown(wait=True, cancel_futures=True)
+        self.cache.close()
 
     # ---- the generic layer ----------------------------------------------------------------------------
 

@@ -279,11 +279,12 @@ class TransformersBackend(LocalTokens):
         extra: dict[str, Any] = {"logits_to_keep": 1} if self._logits_to_keep else {}
         if self._takes_positions:
             extra["position_ids"] = positions.to(self.input_device)
+        if cache is not None:  # without one the model starts its own Cache (never pass None or tuples)
+            extra["past_key_values"] = cache
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
                 attention_mask=mask.to(self.input_device),
-                past_key_values=cache,
                 use_cache=True,
                 **extra,
             )
