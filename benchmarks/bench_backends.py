@@ -107,9 +107,7 @@ def openai_concurrency(work: Path, build_dir: Path, latency: float, levels: list
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.runner import EvalRequest, Progress, run_eval
 
-    print(
-        f"\nopenai backend, loopback server in its own process answering after {latency * 1000:.0f} ms"
-    )
+    print(f"\nopenai backend, loopback server in its own process answering after {latency * 1000:.0f} ms")
     url, server = serve_in_another_process(latency)
     try:
         for level in levels:

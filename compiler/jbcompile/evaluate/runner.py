@@ -288,6 +288,8 @@ def run_eval(
             for i, logprobs in zip(batch, results, strict=True):
                 record = dict(prepared.records[items[i].example_id])
                 best = max(range(len(logprobs)), key=lambda j: (logprobs[j], -j))
+                if not any(math.isfinite(v) for v in logprobs):
+                    best = None  # no option among a server's top_logprobs: the model answered something else
                 record.update(
                     prompt_hash=hashes[i],
                     raw_output=None,
