@@ -221,3 +221,24 @@ def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
     assert final("1\n") and not final("<think>\n1\n") and final("<think>x</think>1\n")
     thinking = final_answer_test(first_line_ended, thinking=True)
     assert not thinking("1\n") and thinking("x\n</think>\n1\n") and not thinking("x</think>\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "code"),
+    [
+        (["--backend", "nope"], "EV300"),
+        (["--backend", "openai", "--concurrency", "0"], "EV308"),
+        (["--backend", "openai", "--top-p", "0"], "EV308"),
+        (["--backend", "openai", "--samples", "3", "--scoring", "generate"], "EV307"),
+        (["--backend", "anthropic", "--thinking-budget", "100"], "EV308"),
+        (["--base-url", "http://127.0.0.1:1/v1"], "EV308"),
+        (["--backend", "vllm", "--vllm-arg", "no-equals"], "EV308"),
+    ],
+)
+def test_backend_options_are_checked_before_anything_runs(
+    build_dir: Path, tmp_path: Path, option: list[str], code: str
+) -> None:
+    args = ["eval", "--model", "m", "--dataset", str(build_dir), "--out", str(tmp_path / "run"), "--quiet"]
+    result = CliRunner().invoke(app, [*args, *option])
+    assert result.exit_code == 2 and code in result.output, result.output
+    assert not (tmp_path / "run").exists()

@@ -186,8 +186,10 @@ def test_logprob_gives_the_same_answers_on_every_backend(
     tiny_model_hd64: Path, build_dir: Path, tmp_path: Path, engine, served: str
 ) -> None:
     runs = {
-        "transformers": evaluate(tiny_model_hd64, build_dir, tmp_path / "hf", "logprob"),
-        "vllm": evaluate(tiny_model_hd64, build_dir, tmp_path / "vllm", "logprob", "vllm", engine=engine),
+        "transformers": evaluate(tiny_model_hd64, build_dir, tmp_path / "hf", "logprob", config="full"),
+        "vllm": evaluate(
+            tiny_model_hd64, build_dir, tmp_path / "vllm", "logprob", "vllm", engine=engine, config="full"
+        ),
         "openai": evaluate(
             tiny_model_hd64,
             build_dir,
@@ -196,6 +198,7 @@ def test_logprob_gives_the_same_answers_on_every_backend(
             "openai",
             model_name="tiny",
             options={"base_url": served, "top_logprobs": 20},
+            config="full",
         ),  # fmt: skip
     }
     # the server lists only its 20 most likely tokens: a label outside them is null (−inf), and a row
@@ -203,7 +206,9 @@ def test_logprob_gives_the_same_answers_on_every_backend(
     served = runs["openai"]["_rows"]
     unlisted = {key for key, row in served.items() if not any(v is not None for v in row["option_logprobs"])}
     assert all(served[key]["pred"] is None for key in unlisted)
-    assert len(unlisted) <= len(served) // 2
+    # the random model puts its labels far down on many rows; enough rows remain to compare
+    assert len(served) - len(unlisted) >= 100, len(unlisted)
+    print(f"openai: {len(served) - len(unlisted)} of {len(served)} rows list a label among the top 20")
     runs["openai"]["_rows"] = {key: row for key, row in served.items() if key not in unlisted}
     runs["openai"]["metrics"] = None  # computed over other rows: not comparable
     reference = runs["transformers"]
