@@ -242,3 +242,12 @@ def test_backend_options_are_checked_before_anything_runs(
     result = CliRunner().invoke(app, [*args, *option])
     assert result.exit_code == 2 and code in result.output, result.output
     assert not (tmp_path / "run").exists()
+
+
+def test_messages_and_urls_lose_every_part_of_a_key() -> None:
+    from jbcompile.evaluate.backends.remote import redact_url, scrub
+
+    assert "LEAK-012" not in scrub(f"Incorrect API key provided: ...{SECRET[-14:]}", SECRET)
+    assert scrub("key sk-proj-abcdefgh1234 is wrong", "") == "key *** is wrong"
+    assert scrub("model not found", SECRET) == "model not found"
+    assert redact_url("https://user:pass@host:8443/v1?api_key=x#f") == "https://host:8443/v1"

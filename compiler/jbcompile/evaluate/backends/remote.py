@@ -267,7 +267,12 @@ class RemoteBackend:
         pending = set(futures)
         failure: BaseException | None = None
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            try:
+                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            except BaseException:  # Ctrl-C: send nothing more; the replies in flight still reach the cache
+                for future in pending:
+                    future.cancel()
+                raise
             for future in finished:
                 if future.exception() is None:
                     results[futures[future]] = read(future.result())
