@@ -44,6 +44,7 @@ class FakeState:
     logprobs: bool = True
     received: Counter = field(default_factory=Counter)  # prompt -> requests received
     headers_seen: list[dict[str, str]] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -86,6 +87,7 @@ class _Handler(BaseHTTPRequestHandler):
         with state.lock:
             state.received[prompt] += 1
             state.headers_seen.append(dict(self.headers))
+            state.bodies.append(body)
             number = sum(state.received.values())
         fault = state.next_fault(number)
         if state.latency:

@@ -173,6 +173,11 @@ def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Pa
     assert all(r["reasoning"] == f"{(r['pred'] + 2) % 3}?" for r in rows)
     assert results["backend"]["name"] == "anthropic"
     assert results["backend"]["usage"]["requests"] == len(rows)
+    before = api.state.requests
+    plain = run_eval(request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True))
+    assert "reasoning" not in records(tmp_path / "plain")[0]
+    assert plain["backend"]["usage"]["requests"] == api.state.requests - before
+    assert all(h.get("temperature") == 0.0 for h in api.state.bodies if "thinking" not in h)
     with pytest.raises(DiagnosticError) as error:
         run_eval(request(build_dir, tmp_path / "lp", api.url, "anthropic", scoring="logprob"))
     assert error.value.diagnostics[0].code == "EV302"

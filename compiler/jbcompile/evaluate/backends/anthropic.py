@@ -8,6 +8,7 @@ are ``remote``'s.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +32,7 @@ class AnthropicBackend(RemoteBackend):
             max_retries=0,
             timeout=config.options.timeout,
         )
+        self._arguments = frozenset(inspect.signature(self.client.messages.create).parameters)
 
     def generate_request(
         self, prompt: str, max_new_tokens: int, stop_strings: Sequence[str]
@@ -59,7 +61,11 @@ class AnthropicBackend(RemoteBackend):
         return body
 
     def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        return self.client.messages.create(**request).model_dump(mode="json")
+        # fields this client version has no argument for (recent ones dropped temperature and top_p)
+        # travel in the body as they are, so the request the server gets is the same
+        known = {key: value for key, value in request.items() if key in self._arguments}
+        extra = {key: value for key, value in request.items() if key not in self._arguments}
+        return self.client.messages.create(**known, extra_body=extra or None).model_dump(mode="json")
 
     def reply_of(self, response: dict[str, Any]) -> Reply:
         blocks = response.get("content") or []

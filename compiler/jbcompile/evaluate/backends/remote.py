@@ -350,6 +350,12 @@ class RemoteBackend:
                 hint="every reply received so far is kept; add quota and run the same command again — "
                 "only the missing requests are sent",
             )
+        if status is None and not isinstance(error, self.connection_errors):
+            return Diagnostic(
+                "EV305",
+                f"the {self.name} backend could not send a request ({what}: {detail})",
+                hint="every reply received so far is kept; this is a bug or an unsupported client version",
+            )
         if status is not None and status not in RETRY_STATUSES:
             return Diagnostic(
                 "EV305",
