@@ -301,3 +301,32 @@ def test_an_eval_prints_no_deprecation_warning(
     ours = [w for w in caught if "transformers" in w.filename or "jbcompile" in w.filename]
     assert not [str(w.message) for w in ours if issubclass(w.category, DeprecationWarning | FutureWarning)]
     assert "deprecat" not in caplog.text.lower()
+
+
+def test_sampled_runs_are_seeded_and_summarized(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
+    """--temperature with --samples K on transformers: K seeded runs, the same seed the same replies."""
+    import json
+
+    from jbcompile.evaluate.backends import BackendOptions, SamplingConfig
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+
+    def run(out: Path, samples: int) -> dict:
+        sampling = SamplingConfig(temperature=1.5, top_p=0.95, seed=3)
+        request = EvalRequest(
+            model=str(tiny_model), dataset=str(build_dir), out=out, options=EvalOptions(scoring="generate"),
+            bootstrap=10, limit=12, backend_options=BackendOptions(sampling=sampling), samples=samples,
+        )  # fmt: skip
+        return run_eval(request)
+
+    results = run(tmp_path / "k", 2)
+    assert results["samples"]["seeds"] == [3, 4]
+    assert set(results["samples"]["metrics_sd"]["overall"]) >= {"acc", "ooc_ratio"}
+
+    def replies(folder: Path) -> list[str]:
+        lines = (folder / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line)["raw_output"] for line in lines]
+
+    first, second = replies(tmp_path / "k" / "sample-1"), replies(tmp_path / "k" / "sample-2")
+    assert first != second  # different seeds sample differently
+    run(tmp_path / "again", 2)
+    assert replies(tmp_path / "again" / "sample-1") == first  # the same seed, the same replies
