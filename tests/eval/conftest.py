@@ -47,6 +47,8 @@ def make_tiny_model(
     vocab_size: int = 2000,
     hidden_size: int = 32,
     layers: int = 2,
+    heads: int = 4,
+    kv_heads: int = 2,
 ) -> Path:
     """A random 2-layer Llama and a BPE tokenizer trained on ``texts``, saved like any Hub model."""
     import torch
@@ -73,8 +75,8 @@ def make_tiny_model(
         hidden_size=hidden_size,
         intermediate_size=2 * hidden_size,
         num_hidden_layers=layers,
-        num_attention_heads=4,
-        num_key_value_heads=2,
+        num_attention_heads=heads,
+        num_key_value_heads=kv_heads,
         max_position_embeddings=4096,
         bos_token_id=fast.bos_token_id,
         eos_token_id=fast.eos_token_id,
@@ -111,6 +113,37 @@ def tiny_model(tmp_path_factory: pytest.TempPathFactory, lite_rows: list[dict]) 
         if _answers_vary(folder, lite_rows):
             return folder
     raise AssertionError("no seed gave a tiny model whose answers depend on the prompt")
+
+
+@pytest.fixture(scope="session")
+def tiny_model_hd64(tmp_path_factory: pytest.TempPathFactory, lite_rows: list[dict]) -> Path:
+    """The tiny model with attention heads of dimension 64, the smallest vLLM's CPU kernels accept."""
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+    hf_logging.disable_progress_bar()
+    folder = tmp_path_factory.mktemp("tiny-model-hd64")
+    for seed in range(10):
+        make_tiny_model(folder, corpus(lite_rows), seed=seed, hidden_size=128, heads=2, kv_heads=1)
+        _favour_labels(folder)
+        if _answers_vary(folder, lite_rows):
+            return folder
+    raise AssertionError("no seed gave a head-dim-64 tiny model whose answers depend on the prompt")
+
+
+def _favour_labels(folder: Path, factor: float = 4.0) -> None:
+    """Scale the output rows of the option labels, so that greedy generation often starts with one of
+    them: a random model otherwise writes no option number, and every parsed answer would be out-of-choice
+    (a parity test of generation would then compare nothing)."""
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    tokenizer = AutoTokenizer.from_pretrained(folder)
+    model = AutoModelForCausalLM.from_pretrained(folder, dtype=torch.float32)
+    labels = [tokenizer.convert_tokens_to_ids(label) for label in ("0", "1", "2")]
+    with torch.no_grad():
+        model.lm_head.weight[labels] *= factor
+    model.save_pretrained(folder)
 
 
 def _answers_vary(folder: Path, rows: list[dict]) -> bool:

@@ -271,3 +271,62 @@ def test_rows_stop_once_their_answer_is_final(tiny_model: Path, prompts, monkeyp
         assert full.startswith(short.rstrip("\ufffd"))
         assert final(short) or short == full
     assert sum(len(s) < len(f) for s, f in zip(out, free, strict=True)) >= 4
+
+
+def test_an_eval_prints_no_deprecation_warning(
+    tiny_model: Path, build_dir: Path, tmp_path: Path, caplog
+) -> None:
+    """transformers' cache API as it is supported now: no deprecated argument in any path we run."""
+    import warnings
+
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.enable_propagation()
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for scoring in ("logprob", "generate"):
+                request = EvalRequest(
+                    model=str(tiny_model),
+                    dataset=str(build_dir),
+                    out=tmp_path / scoring,
+                    options=EvalOptions(scoring=scoring),
+                    bootstrap=10,
+                    limit=8,
+                )
+                run_eval(request)
+    finally:
+        hf_logging.disable_propagation()
+    ours = [w for w in caught if "transformers" in w.filename or "jbcompile" in w.filename]
+    assert not [str(w.message) for w in ours if issubclass(w.category, DeprecationWarning | FutureWarning)]
+    assert "deprecat" not in caplog.text.lower()
+
+
+def test_sampled_runs_are_seeded_and_summarized(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
+    """--temperature with --samples K on transformers: K seeded runs, the same seed the same replies."""
+    import json
+
+    from jbcompile.evaluate.backends import BackendOptions, SamplingConfig
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+
+    def run(out: Path, samples: int) -> dict:
+        sampling = SamplingConfig(temperature=1.5, top_p=0.95, seed=3)
+        request = EvalRequest(
+            model=str(tiny_model), dataset=str(build_dir), out=out, options=EvalOptions(scoring="generate"),
+            bootstrap=10, limit=12, backend_options=BackendOptions(sampling=sampling), samples=samples,
+        )  # fmt: skip
+        return run_eval(request)
+
+    results = run(tmp_path / "k", 2)
+    assert results["samples"]["seeds"] == [3, 4]
+    assert set(results["samples"]["metrics_sd"]["overall"]) >= {"acc", "ooc_ratio"}
+
+    def replies(folder: Path) -> list[str]:
+        lines = (folder / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+        return [json.loads(line)["raw_output"] for line in lines]
+
+    first, second = replies(tmp_path / "k" / "sample-1"), replies(tmp_path / "k" / "sample-2")
+    assert first != second  # different seeds sample differently
+    run(tmp_path / "again", 2)
+    assert replies(tmp_path / "again" / "sample-1") == first  # the same seed, the same replies

@@ -144,11 +144,53 @@ def eval_command(
     limit: int = typer.Option(None, "--limit", help="Evaluate only the first N rows (smoke tests)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    # ---- how the model is run (see docs/eval.md, "Backends") ----
+    backend: str = typer.Option(
+        "transformers",
+        "--backend",
+        help="transformers, vllm, openai (any OpenAI-compatible server), anthropic.",
+    ),
+    base_url: str = typer.Option(
+        None, "--base-url", help="openai/anthropic: the server's URL (key from env)."
+    ),
+    concurrency: int = typer.Option(8, "--concurrency", help="openai/anthropic: requests in flight."),
+    max_attempts: int = typer.Option(6, "--max-attempts", help="openai/anthropic: tries per request."),
+    request_timeout: float = typer.Option(600.0, "--timeout", help="openai/anthropic: seconds per request."),
+    top_logprobs: int = typer.Option(20, "--top-logprobs", help="openai logprob scoring: tokens asked for."),
+    temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy; sampling uses --seed."),
+    top_p: float = typer.Option(1.0, "--top-p", help="Nucleus sampling (with --temperature > 0)."),
+    samples: int = typer.Option(1, "--samples", help="Sampled runs; metrics as mean and sd over them."),
+    thinking: bool = typer.Option(
+        False, "--thinking/--no-thinking", help="A reasoning model: parse only the answer after its thinking."
+    ),
+    thinking_budget: int = typer.Option(
+        None, "--thinking-budget", help="anthropic: extended thinking tokens."
+    ),
+    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", help="vllm: GPUs per model copy."),
+    pipeline_parallel_size: int = typer.Option(1, "--pipeline-parallel-size", help="vllm: pipeline stages."),
+    data_parallel_size: int = typer.Option(1, "--data-parallel-size", help="vllm: model copies."),
+    vllm_args: list[str] = typer.Option(
+        [], "--vllm-arg", help="vllm: another vllm.LLM argument, NAME=VALUE (JSON value), repeatable."
+    ),
 ) -> None:
-    """Run a transformers model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
+    """Run a model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
+    from ..evaluate.backends import BackendOptions, SamplingConfig
     from ..evaluate.protocols import resolve_options
     from ..evaluate.runner import EvalRequest, Progress, run_eval
 
+    backend_options = BackendOptions(
+        sampling=SamplingConfig(temperature=temperature, top_p=top_p, seed=seed if temperature > 0 else None),
+        tensor_parallel_size=tensor_parallel_size,
+        pipeline_parallel_size=pipeline_parallel_size,
+        data_parallel_size=data_parallel_size,
+        engine_args=_engine_args(vllm_args),
+        base_url=base_url,
+        concurrency=concurrency,
+        max_attempts=max_attempts,
+        timeout=request_timeout,
+        top_logprobs=top_logprobs,
+        thinking_budget=thinking_budget,
+    )
     try:
         options = resolve_options(
             protocol,
@@ -178,6 +220,10 @@ def eval_command(
         bootstrap=bootstrap,
         limit=limit,
         overwrite=overwrite,
+        backend=backend,
+        backend_options=backend_options,
+        thinking=thinking or bool(thinking_budget),
+        samples=samples,
     )
     try:
         results = run_eval(request, Progress() if quiet else _progress())
@@ -185,6 +231,33 @@ def eval_command(
         raise fail(error, code=EXIT_INPUT) from None
     if results is not None:
         _summary(results, request.out, ("results.json", "predictions.jsonl", "report.md", "charts/"))
+
+
+def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
+    """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
+    import json
+
+    from ..diagnostics import Diagnostic
+
+    parsed = []
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.isidentifier():
+            error = DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV308",
+                        f"--vllm-arg {pair!r} is not NAME=VALUE",
+                        hint="e.g. --vllm-arg max_model_len=8192",
+                    )
+                ]
+            )
+            raise fail(error, code=EXIT_INPUT)
+        try:
+            parsed.append((name, json.loads(value)))
+        except ValueError:
+            parsed.append((name, value))
+    return tuple(parsed)
 
 
 @app.command("score")

@@ -23,6 +23,7 @@ from typing import Any
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
+from .backends.base import Backend, BackendOptions
 from .formats import RAW_REPLY, adapt, bbq_row_problem, duplicate_ids, option_index
 from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
@@ -32,6 +33,8 @@ from .protocols import check_kind, get_protocol
 SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
 CONFIDENCE = 0.95
 STOP_STRINGS = ("###",)
+REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
+THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
 
 
 @dataclass
@@ -51,6 +54,10 @@ class EvalRequest:
     bootstrap: int = 1000
     limit: int | None = None
     overwrite: bool = False
+    backend: str = "transformers"
+    backend_options: BackendOptions = field(default_factory=BackendOptions)
+    thinking: bool = False  # a reasoning model: its answer follows its thinking
+    samples: int = 1  # sampled runs; metrics as mean ± sd over them
 
 
 @dataclass
@@ -253,10 +260,23 @@ def _max_new_tokens(request: EvalRequest, kind: EvalKind) -> int:
     return kind.max_new_tokens(request.options)
 
 
-def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str, Any] | None:
-    """Evaluate; returns results.json's content on the main process (None on the others)."""
-    from .backends import BackendConfig, TransformersBackend, plan_batches
+def run_eval(
+    request: EvalRequest, progress: Progress | None = None, backend: Backend | None = None
+) -> dict[str, Any] | None:
+    """Evaluate; returns results.json's content on the main process (None on the others).
+
+    ``backend``: one already loaded (several runs on one model in a notebook or a test); it is then
+    left open. By default the request's backend is created here and closed at the end.
+    """
+    from .backends import BackendConfig, as_reply, create_backend, final_answer_test, plan_batches
+    from .backends.remote import BatchFailed
     from .dataset import load_rows
+
+    backend_problems = check_backend_request(request)
+    if backend_problems:
+        raise DiagnosticError(backend_problems)
+    if request.samples > 1:
+        return _run_samples(request, progress, backend)
 
     progress = progress or Progress()
     problems = check_eval_request(request)
@@ -285,7 +305,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
 
     out = request.out
     run_path, pred_path = out / files.RUN, out / files.PREDICTIONS
-    fingerprint = _fingerprint(request, template.source_sha256)
+    fingerprint = {**_fingerprint(request, template.source_sha256), **_backend_fingerprint(request)}
     conflict = False
     if run_path.is_file() and not request.overwrite:
         try:
@@ -307,7 +327,9 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     if not request.overwrite:
         files.read_records(pred_path)  # a log it cannot resume from stops the run before the model loads
 
-    backend = TransformersBackend(
+    owned = backend is None
+    backend = backend or create_backend(
+        request.backend,
         BackendConfig(
             model=request.model,
             revision=request.model_revision,
@@ -316,9 +338,17 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             batch_size=request.batch_size,
             prefix_cache=request.prefix_cache,
             device=dist.device if dist.world > 1 else None,
-        )
+            options=request.backend_options,
+            chat=options.chat,
+            request_cache=out / REQUESTS,
+        ),
     )
-    texts = kind.prompt_texts(items, backend, options, prepared)
+    try:
+        texts = kind.prompt_texts(items, backend, options, prepared)
+    except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
+        if owned:
+            backend.close()
+        raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))]) from None
     hashes = [prompt_hash(text) for text in texts]
 
     if dist.main:
@@ -339,7 +369,7 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     keys = [item.prefix_keys for item in items]
     batches = [
         [i for i in batch if i not in done]
-        for batch in plan_batches([len(ids) for ids in encoded], keys, request.batch_size)
+        for batch in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size)
     ]
     batches = [batch for batch in batches if batch]
     label_ids = (
@@ -348,32 +378,50 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         else None
     )
     max_new = _max_new_tokens(request, kind)
-    answer_is_final = kind.answer_is_final(options)
+    if request.thinking and request.max_new_tokens is None:
+        max_new += THINKING_TOKENS
+    answer_is_final = final_answer_test(kind.answer_is_final(options), request.thinking)
+    stop_strings = () if request.thinking else STOP_STRINGS  # a model may write "###" while it thinks
 
     def run_batch(batch: list[int]) -> list[Record]:
         sequences = [encoded[i] for i in batch]
         batch_keys = [keys[i] for i in batch]
+        try:
+            if label_ids is not None:
+                results = backend.score(sequences, batch_keys, label_ids)
+            else:
+                results = backend.generate(sequences, batch_keys, max_new, stop_strings, answer_is_final)
+        except BatchFailed as failure:
+            finished = sorted(failure.done)
+            kept = to_records([batch[j] for j in finished], [failure.done[j] for j in finished])
+            raise _Stopped(kept, failure.diagnostic) from None
+        return to_records(batch, results)
+
+    def to_records(batch: list[int], results: list) -> list[Record]:
         records = []
         if label_ids is not None:
-            scores = backend.score(sequences, batch_keys, label_ids)
-            for i, logprobs in zip(batch, scores, strict=True):
+            for i, logprobs in zip(batch, results, strict=True):
                 record = dict(prepared.records[items[i].example_id])
                 best = max(range(len(logprobs)), key=lambda j: (logprobs[j], -j))
+                if not any(math.isfinite(v) for v in logprobs):
+                    best = None  # no option among a server's top_logprobs: the model answered something else
                 record.update(
                     prompt_hash=hashes[i],
                     raw_output=None,
                     pred=best,
-                    option_logprobs=[round(v, 6) for v in logprobs],
+                    option_logprobs=[round(v, 6) if math.isfinite(v) else None for v in logprobs],
                 )
                 records.append(record)
         else:
-            outputs = backend.generate(sequences, batch_keys, max_new, STOP_STRINGS, answer_is_final)
-            for i, output in zip(batch, outputs, strict=True):
+            for i, output in zip(batch, results, strict=True):
+                reply = as_reply(output, request.thinking)
                 record = dict(prepared.records[items[i].example_id])
-                answer = kind.read_answer(output, items[i], record, options)
+                answer = kind.read_answer(str(reply), items[i], record, options)
                 record.update(
-                    prompt_hash=hashes[i], raw_output=output, pred=answer.pred, option_logprobs=None
+                    prompt_hash=hashes[i], raw_output=str(reply), pred=answer.pred, option_logprobs=None
                 )
+                if reply.reasoning is not None:
+                    record["reasoning"] = reply.reasoning
                 record.update(answer.extra)
                 records.append(record)
         return records
@@ -386,7 +434,14 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     try:
         for round_index in range(rounds):
             index = round_index * dist.world + dist.rank
-            mine = run_batch(batches[index]) if index < len(batches) else []
+            try:
+                mine = run_batch(batches[index]) if index < len(batches) else []
+            except _Stopped as stopped:  # keep every reply that came back, then stop
+                if dist.main:
+                    files.append_records(pred_path, stopped.records)
+                if owned:
+                    backend.close()
+                raise DiagnosticError([replace(stopped.diagnostic, path=str(pred_path))]) from None
             computed_here += len(mine)
             gathered = dist.gather(mine)
             if dist.main:
@@ -401,6 +456,8 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
             file=sys.stderr,
             flush=True,
         )
+    if owned:
+        backend.close()
     dist.barrier()
     if not dist.main:
         return None
@@ -439,9 +496,11 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
         "scoring": {
             "method": options.scoring,
             "max_new_tokens": max_new if options.scoring == "generate" else None,
-            "stop_strings": list(STOP_STRINGS) if options.scoring == "generate" else None,
+            "stop_strings": list(stop_strings) if options.scoring == "generate" else None,
             "stop_at_answer_line": options.scoring == "generate" and answer_is_final is not None,
         },
+        "backend": backend.describe(),
+        "thinking": request.thinking,
         "seeds": {"shots": options.seed, "bootstrap": options.seed},
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
@@ -454,6 +513,145 @@ def run_eval(request: EvalRequest, progress: Progress | None = None) -> dict[str
     with writing(out):
         _write_outputs(out, results, kind)
     return results
+
+
+class _Stopped(Exception):
+    """A batch stopped by a request that failed for good, with the records of the replies it got."""
+
+    def __init__(self, records: list[Record], diagnostic: Diagnostic):
+        super().__init__(diagnostic.message)
+        self.records = records
+        self.diagnostic = diagnostic
+
+
+def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every backend option checked before anything is loaded or sent."""
+    from .backends import BACKENDS
+
+    opts = request.backend_options
+    problems = []
+    if request.backend not in BACKENDS:
+        problems.append(
+            Diagnostic("EV300", f"unknown --backend {request.backend!r}; use {', '.join(BACKENDS)}")
+        )
+    checks = [
+        (opts.concurrency >= 1, "--concurrency must be 1 or more"),
+        (opts.max_attempts >= 1, "--max-attempts must be 1 or more"),
+        (opts.timeout > 0, "--timeout must be more than 0 seconds"),
+        (opts.top_logprobs >= 1, "--top-logprobs must be 1 or more"),
+        (opts.sampling.temperature >= 0, "--temperature must be 0 or more"),
+        (0 < opts.sampling.top_p <= 1, "--top-p must be more than 0 and at most 1"),
+        (request.samples >= 1, "--samples must be 1 or more"),
+        (
+            opts.thinking_budget is None or opts.thinking_budget >= 1024,
+            "--thinking-budget must be 1024 or more",
+        ),
+        (
+            min(opts.tensor_parallel_size, opts.pipeline_parallel_size, opts.data_parallel_size) >= 1,
+            "--tensor-parallel-size, --pipeline-parallel-size and --data-parallel-size must be 1 or more",
+        ),
+        (
+            opts.base_url is None or request.backend in ("openai", "anthropic"),
+            "--base-url is for the openai and anthropic backends",
+        ),
+        (
+            request.samples == 1 or request.options.scoring == "generate",
+            "--samples needs --scoring generate (log-probabilities do not vary between runs)",
+        ),
+    ]
+    problems += [Diagnostic("EV308", message) for ok, message in checks if not ok]
+    return problems
+
+
+def _backend_fingerprint(request: EvalRequest) -> dict[str, Any]:
+    """What about the backend must match for a run folder to be resumed (not its speed settings)."""
+    from .backends.remote import redact_url
+
+    opts = request.backend_options
+    return {
+        "backend": request.backend,
+        "base_url": redact_url(opts.base_url),
+        "sampling": asdict(opts.sampling),
+        "thinking": request.thinking,
+        "thinking_budget": opts.thinking_budget,
+    }
+
+
+def _run_samples(
+    request: EvalRequest, progress: Progress | None, backend: Backend | None
+) -> dict[str, Any] | None:
+    """``--samples K``: K runs with sampling seeds seed, seed+1, …, each a whole run in ``sample-k/``
+    (resumable like any run), and results.json with every metric's mean and sd over the K runs."""
+    import statistics
+
+    if request.backend_options.sampling.greedy:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV307",
+                    "--samples needs sampling: greedy decoding gives the same replies every time",
+                    hint="add --temperature (e.g. 0.6) and --top-p",
+                )
+            ]
+        )
+    if request.out is None:  # the default folder depends on the dataset's kind (its first setting)
+        from .dataset import load_rows
+
+        loaded = load_rows(request.dataset, request.config, request.revision)
+        request.out = with_defaults(request, detect_kind(loaded.columns, request.dataset), loaded).out
+    out = request.out
+    base_seed = request.backend_options.sampling.seed or 0
+    runs: list[dict[str, Any]] = []
+    folders = []
+    for k in range(request.samples):
+        sampling = replace(request.backend_options.sampling, seed=base_seed + k)
+        one = replace(
+            request,
+            samples=1,
+            out=out / f"sample-{k + 1}",
+            backend_options=replace(request.backend_options, sampling=sampling),
+        )
+        result = run_eval(one, progress, backend)
+        if result is None:
+            return None
+        runs.append(result)
+        folders.append(one.out.name)
+
+    def spread(values: list[Any]) -> tuple[Any, Any]:
+        numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
+        if len(numbers) != len(values) or any(v != v for v in numbers):  # lists, None or NaN
+            return None, None
+        return statistics.fmean(numbers), statistics.stdev(numbers) if len(numbers) > 1 else 0.0
+
+    def over_runs(select) -> tuple[dict[str, Any], dict[str, Any]]:
+        mean: dict[str, Any] = {}
+        sd: dict[str, Any] = {}
+        for name in select(runs[0]):
+            mean[name], sd[name] = spread([select(r).get(name) for r in runs])
+        return mean, sd
+
+    overall = over_runs(lambda r: r["metrics"]["overall"])
+    categories = sorted(runs[0]["metrics"]["by_category"])
+    by_category = {c: over_runs(lambda r, c=c: r["metrics"]["by_category"].get(c, {})) for c in categories}
+    results = {key: value for key, value in runs[0].items() if key not in ("metrics", "metrics_ci")}
+    results["samples"] = {
+        "count": request.samples,
+        "seeds": [base_seed + k for k in range(request.samples)],
+        "runs": folders,
+        "metrics_mean": {"overall": overall[0], "by_category": {c: v[0] for c, v in by_category.items()}},
+        "metrics_sd": {"overall": overall[1], "by_category": {c: v[1] for c, v in by_category.items()}},
+    }
+    results["metrics"] = results["samples"]["metrics_mean"]  # what a reader of "metrics" expects: the mean
+    results["backend"] = {**runs[0]["backend"], "usage": _total_usage([r["backend"] for r in runs])}
+    files.write_atomic(out / files.RESULTS, files.dump_json(results))
+    return results
+
+
+def _total_usage(backends: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    usages = [b.get("usage") for b in backends]
+    if any(u is None for u in usages):
+        return None
+    return {key: sum(u.get(key, 0) for u in usages) for key in usages[0]}
 
 
 def _metrics_block(

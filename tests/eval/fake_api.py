@@ -1,0 +1,240 @@
+"""A loopback server speaking enough of the OpenAI and Anthropic APIs to drive their real clients, with
+faults on demand: 429 with Retry-After, 500, a dropped connection, a slow reply, a quota error.
+
+Its replies are a pure function of the prompt (``expected_answer``), so a test knows every right answer;
+it counts the requests it received per prompt, so a test knows what was sent (and paid) twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import socket
+import threading
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+FAULTS = ("rate_limit", "server_error", "drop", "slow", "quota", "auth")
+
+
+def expected_answer(prompt: str) -> int:
+    """The option the fake model picks for a prompt: stable, and spread over 0, 1, 2."""
+    return int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 3
+
+
+def prompt_of(body: dict[str, Any]) -> str:
+    if "prompt" in body:
+        return str(body["prompt"])
+    return "\n".join(str(m.get("content")) for m in body.get("messages", []))
+
+
+@dataclass
+class FakeState:
+    """What the server does and what it saw; tests change ``faults`` between runs."""
+
+    faults: list[str] = field(default_factory=list)  # consumed one per request, in arrival order
+    sticky: str | None = None  # a fault answered to every request (e.g. "quota" until refilled)
+    sticky_after: int = 0  # ... once this many requests have been received
+    latency: float = 0.0  # seconds before every reply
+    slow_seconds: float = 3.0
+    thinking: str | None = None  # None | "inline" (<think> in the text) | "field" (reasoning_content)
+    logprobs: bool = True
+    received: Counter = field(default_factory=Counter)  # prompt -> requests received
+    headers_seen: list[dict[str, str]] = field(default_factory=list)
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @property
+    def requests(self) -> int:
+        return sum(self.received.values())
+
+    def next_fault(self, number: int) -> str | None:
+        with self.lock:
+            if self.sticky and number > self.sticky_after:
+                return self.sticky
+            return self.faults.pop(0) if self.faults else None
+
+
+def _answer_text(prompt: str, state: FakeState) -> tuple[str, str | None]:
+    answer = f"{expected_answer(prompt)}\n"
+    if state.thinking == "inline":
+        # the thinking names another option on its first line: a parser reading it would be wrong
+        return (
+            f"<think>\n{(expected_answer(prompt) + 1) % 3}\nlet me think ### again\n</think>\n\n{answer}",
+            None,
+        )
+    if state.thinking == "field":
+        return answer, f"{(expected_answer(prompt) + 1) % 3}\nthinking first"
+    return answer, None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    state: FakeState
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body leave at once, as a real server sends them
+
+    def log_message(self, *args: Any) -> None:  # quiet
+        return
+
+    def do_POST(self) -> None:  # noqa: N802 - the http.server API
+        length = int(self.headers.get("content-length") or 0)
+        body = json.loads(self.rfile.read(length) or b"{}")
+        state = self.state
+        prompt = prompt_of(body)
+        with state.lock:
+            state.received[prompt] += 1
+            state.headers_seen.append(dict(self.headers))
+            state.bodies.append(body)
+            number = sum(state.received.values())
+        fault = state.next_fault(number)
+        if state.latency:
+            time.sleep(state.latency)
+        if fault == "drop":
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        if fault == "slow":
+            time.sleep(state.slow_seconds)
+        if fault == "rate_limit":
+            return self._json(
+                429, {"error": {"message": "slow down", "type": "rate_limit"}}, {"retry-after": "0"}
+            )
+        if fault == "server_error":
+            return self._json(500, {"error": {"message": "internal", "type": "server_error"}})
+        if fault == "quota":
+            return self._json(
+                429,
+                {"error": {"message": "You exceeded your current quota", "code": "insufficient_quota"}},
+            )
+        if fault == "auth":
+            key = self.headers.get("authorization") or self.headers.get("x-api-key") or ""
+            return self._json(401, {"error": {"message": f"Incorrect API key provided: {key[-20:]}"}})
+        if self.path.endswith("/messages"):
+            return self._json(200, self._anthropic(body, prompt))
+        if self.path.endswith("/chat/completions"):
+            return self._json(200, self._chat(body, prompt))
+        return self._json(200, self._completion(body, prompt))
+
+    def _top(self, prompt: str) -> dict[str, float]:
+        best = expected_answer(prompt)
+        return {str(i): (-0.1 if i == best else -2.0 - i) for i in range(3)} | {"x": -5.0}
+
+    def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        text, _ = _answer_text(prompt, self.state)
+        choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+        if body.get("logprobs") and self.state.logprobs:
+            top = self._top(prompt)
+            first = max(top, key=top.__getitem__)
+            choice["text"] = first
+            choice["logprobs"] = {
+                "tokens": [first],
+                "token_logprobs": [top[first]],
+                "top_logprobs": [top],
+                "text_offset": [0],
+            }
+        return {
+            "id": "cmpl-1",
+            "object": "text_completion",
+            "created": 0,
+            "model": body.get("model"),
+            "system_fingerprint": "fake-1.0",
+            "choices": [choice],
+            "usage": {"prompt_tokens": len(prompt), "completion_tokens": len(text), "total_tokens": 0},
+        }
+
+    def _chat(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        text, reasoning = _answer_text(prompt, self.state)
+        message: dict[str, Any] = {"role": "assistant", "content": text}
+        if reasoning is not None:
+            message["reasoning_content"] = reasoning
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        if body.get("logprobs") and self.state.logprobs:
+            top = self._top(prompt)
+            first = max(top, key=top.__getitem__)
+            message["content"] = first
+            entries = [{"token": t, "logprob": v, "bytes": None} for t, v in top.items()]
+            choice["logprobs"] = {
+                "content": [{"token": first, "logprob": top[first], "bytes": None, "top_logprobs": entries}]
+            }
+        return {
+            "id": "chatcmpl-1",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model"),
+            "system_fingerprint": "fake-1.0",
+            "choices": [choice],
+            "usage": {"prompt_tokens": len(prompt), "completion_tokens": len(text), "total_tokens": 0},
+        }
+
+    def _anthropic(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
+        answer = f"{expected_answer(prompt)}\n"
+        content: list[dict[str, Any]] = []
+        if body.get("thinking"):
+            content.append(
+                {"type": "thinking", "thinking": f"{(expected_answer(prompt) + 2) % 3}?", "signature": "s"}
+            )
+        content.append({"type": "text", "text": answer})
+        return {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": body.get("model"),
+            "content": content,
+            "stop_reason": "end_turn",
+            "stop_sequence": None,
+            "usage": {"input_tokens": len(prompt), "output_tokens": len(answer)},
+        }
+
+    def _json(self, status: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up waiting (a slow reply): nothing to answer
+
+
+class FakeAPI:
+    """``with FakeAPI() as api:`` a server on 127.0.0.1; ``api.url`` is its base, ``api.state`` its script."""
+
+    def __init__(self, state: FakeState | None = None):
+        self.state = state or FakeState()
+        handler = type("Handler", (_Handler,), {"state": self.state})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    def __enter__(self) -> FakeAPI:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def _serve(latency: float, ports: Any) -> None:
+    with FakeAPI(FakeState(latency=latency)) as api:
+        ports.put(api.server.server_address[1])
+        api._thread.join()
+
+
+def serve_in_another_process(latency: float) -> tuple[str, Any]:
+    """The fake server in a process of its own (benchmarks: the client then has the GIL to itself).
+    Returns its URL and the process (``terminate()`` it)."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")
+    ports = context.Queue()
+    process = context.Process(target=_serve, args=(latency, ports), daemon=True)
+    process.start()
+    return f"http://127.0.0.1:{ports.get(timeout=60)}", process

@@ -1,0 +1,258 @@
+"""The openai and anthropic backends through their real clients against a loopback server with faults:
+nothing lost, nothing sent twice, every reply kept before a stop, no key anywhere."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.diagnostics import DiagnosticError
+from jbcompile.evaluate.backends import BackendOptions, SamplingConfig, as_reply, final_answer_test
+from jbcompile.evaluate.kind import EvalOptions
+from jbcompile.evaluate.parsing import first_line_ended
+from jbcompile.evaluate.prompting import prompt_hash
+from jbcompile.evaluate.runner import EvalRequest, run_eval
+from typer.testing import CliRunner
+
+from tests.eval.fake_api import FakeAPI, expected_answer
+
+SECRET = "sk-test-DO-NOT-LEAK-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", SECRET)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
+
+
+@pytest.fixture
+def api():
+    with FakeAPI() as server:
+        yield server
+
+
+def request(build: Path, out: Path, url: str, backend: str = "openai", *, chat: bool = False, **opts):
+    scoring = opts.pop("scoring", "generate")
+    thinking = opts.pop("thinking", False)
+    samples = opts.pop("samples", 1)
+    base = url + "/v1" if backend == "openai" else url
+    options = {"concurrency": 8, "backoff_seconds": 0.01, "timeout": 5.0, **opts}
+    return EvalRequest(
+        model="fake-model",
+        dataset=str(build),
+        out=out,
+        options=EvalOptions(scoring=scoring, chat=chat),
+        bootstrap=20,
+        backend=backend,
+        backend_options=BackendOptions(base_url=base, **options),
+        thinking=thinking,
+        samples=samples,
+    )
+
+
+def records(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+def assert_exact(out: Path, api: FakeAPI) -> list[dict]:
+    """One record per row, each the server's answer to exactly the prompt the row was run as."""
+    rows = records(out)
+    assert len({r["example_id"] for r in rows}) == len(rows)
+    by_hash = {prompt_hash(prompt): expected_answer(prompt) for prompt in api.state.received}
+    assert [r["pred"] for r in rows] == [by_hash[r["prompt_hash"]] for r in rows]
+    return rows
+
+
+def test_faults_are_retried_and_nothing_is_lost_or_sent_twice(build_dir: Path, tmp_path: Path, api) -> None:
+    faults = ["rate_limit", "server_error", "drop", "slow", "rate_limit", "server_error"]
+    api.state.faults = list(faults)
+    api.state.slow_seconds = 1.5
+    results = run_eval(request(build_dir, tmp_path / "run", api.url, timeout=0.5))
+    rows = assert_exact(tmp_path / "run", api)
+    n = results["dataset"]["evaluated"]
+    assert len(rows) == n
+    # every prompt answered once, plus one request per fault
+    assert api.state.requests == n + len(faults)
+    assert sum(count - 1 for count in api.state.received.values()) == len(faults)
+    usage = results["backend"]["usage"]
+    # attempts as the client counts them: a retry may also meet a connection the server had closed
+    assert usage["retries"] >= len(faults) and usage["requests"] == n + usage["retries"]
+    assert {k: v for k, v in usage.items() if k not in ("requests", "retries")} == {
+        "replies": n,
+        "cached": 0,
+        "input_tokens": sum(len(prompt) for prompt in api.state.received),  # replies only, not refusals
+        "output_tokens": 2 * n,
+    }
+    assert results["backend"]["server_model"] == "fake-model"
+    assert results["backend"]["server_version"] == "fake-1.0"
+    assert results["backend"]["base_url"] == api.url + "/v1"
+
+
+def test_a_quota_error_stops_keeping_every_reply_and_a_rerun_sends_only_the_missing(
+    build_dir: Path, tmp_path: Path, api
+) -> None:
+    out = tmp_path / "run"
+    api.state.sticky, api.state.sticky_after = "quota", 10
+    with pytest.raises(DiagnosticError) as stopped:
+        run_eval(request(build_dir, out, api.url))
+    (diagnostic,) = stopped.value.diagnostics
+    assert diagnostic.code == "EV304" and diagnostic.path == str(out / "predictions.jsonl")
+    assert len(records(out)) == 10  # every paid reply is kept
+    refused = api.state.requests - 10
+    api.state.sticky = None
+    before = api.state.requests
+    results = run_eval(request(build_dir, out, api.url))
+    n = results["dataset"]["evaluated"]
+    assert api.state.requests - before == n - 10  # only the missing requests
+    assert_exact(out, api)
+    assert sum(count - 1 for count in api.state.received.values()) == refused  # only refused ones twice
+    # a third run, and a run with --overwrite, send nothing: the request cache has every reply
+    before = api.state.requests
+    run_eval(request(build_dir, out, api.url))
+    again = request(build_dir, out, api.url)
+    again.overwrite = True
+    results = run_eval(again)
+    assert api.state.requests == before
+    assert results["backend"]["usage"]["cached"] == n and results["backend"]["usage"]["requests"] == 0
+    assert_exact(out, api)
+
+
+def test_retries_are_bounded_and_the_finished_replies_are_kept(build_dir: Path, tmp_path: Path, api) -> None:
+    api.state.sticky, api.state.sticky_after = "server_error", 5
+    with pytest.raises(DiagnosticError) as stopped:
+        run_eval(request(build_dir, tmp_path / "run", api.url, max_attempts=3))
+    assert stopped.value.diagnostics[0].code == "EV303"
+    assert "3 attempts" in stopped.value.diagnostics[0].message
+    assert len(records(tmp_path / "run")) == 5
+
+
+def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, api) -> None:
+    results = run_eval(request(build_dir, tmp_path / "chat", api.url, chat=True))
+    preds = Counter(r["pred"] for r in records(tmp_path / "chat"))
+    assert preds == Counter(expected_answer(p) for p in api.state.received)
+    assert results["prompt"]["chat"] is True
+    for chat in (False, True):
+        out = tmp_path / f"logprob-{chat}"
+        run_eval(request(build_dir, out, api.url, chat=chat, scoring="logprob"))
+        rows = records(out)
+        assert all(r["option_logprobs"][r["pred"]] == -0.1 for r in rows)
+    assert_exact(tmp_path / "logprob-False", api)
+
+
+def test_a_server_without_logprobs_is_a_diagnostic(build_dir: Path, tmp_path: Path, api) -> None:
+    api.state.logprobs = False
+    with pytest.raises(DiagnosticError) as error:
+        run_eval(request(build_dir, tmp_path / "run", api.url, scoring="logprob"))
+    assert error.value.diagnostics[0].code == "EV306"
+
+
+@pytest.mark.parametrize("style", ["inline", "field"])
+def test_reasoning_is_kept_apart_and_the_answer_read_from_the_final_text(
+    build_dir: Path, tmp_path: Path, api, style: str
+) -> None:
+    api.state.thinking = style
+    out = tmp_path / "run"
+    results = run_eval(request(build_dir, out, api.url, chat=True, thinking=True))
+    rows = records(out)
+    assert Counter(r["pred"] for r in rows) == Counter(expected_answer(p) for p in api.state.received)
+    for row in rows:
+        assert row["raw_output"].strip() == str(row["pred"])  # the thinking is not in the answer
+        assert row["reasoning"].split("\n")[0].strip() == str((row["pred"] + 1) % 3)
+    assert results["thinking"] is True and results["scoring"]["stop_strings"] == []
+
+
+def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Path, api) -> None:
+    out = tmp_path / "run"
+    results = run_eval(request(build_dir, out, api.url, "anthropic", thinking_budget=2048, thinking=True))
+    rows = records(out)
+    assert_exact(out, api)
+    assert all(r["reasoning"] == f"{(r['pred'] + 2) % 3}?" for r in rows)
+    assert results["backend"]["name"] == "anthropic"
+    assert results["backend"]["usage"]["requests"] == len(rows)
+    before = api.state.requests
+    plain = run_eval(request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True))
+    assert "reasoning" not in records(tmp_path / "plain")[0]
+    assert plain["backend"]["usage"]["requests"] == api.state.requests - before
+    assert all(h.get("temperature") == 0.0 for h in api.state.bodies if "thinking" not in h)
+    with pytest.raises(DiagnosticError) as error:
+        run_eval(request(build_dir, tmp_path / "lp", api.url, "anthropic", scoring="logprob"))
+    assert error.value.diagnostics[0].code == "EV302"
+
+
+def test_samples_give_mean_and_sd(build_dir: Path, tmp_path: Path, api) -> None:
+    sampled = {"sampling": SamplingConfig(temperature=0.7, top_p=0.9, seed=5), "samples": 3}
+    results = run_eval(request(build_dir, tmp_path / "run", api.url, **sampled))
+    assert results["samples"]["seeds"] == [5, 6, 7]
+    assert results["samples"]["runs"] == ["sample-1", "sample-2", "sample-3"]
+    assert results["samples"]["metrics_sd"]["overall"]["acc"] == 0.0  # the fake model does not sample
+    for k in (1, 2, 3):
+        assert (tmp_path / "run" / f"sample-{k}" / "results.json").is_file()
+    assert results["backend"]["usage"]["requests"] == 3 * results["dataset"]["evaluated"]
+
+
+def test_no_key_in_any_output_or_log(
+    build_dir: Path, tmp_path: Path, api, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    out = tmp_path / "run"
+    api.state.faults = ["rate_limit"]
+    args = ["eval", "--model", "fake-model", "--dataset", str(build_dir), "--out", str(out), "--quiet",
+            "--bootstrap", "20", "--scoring", "generate", "--backend", "openai",
+            "--base-url", api.url + "/v1"]  # fmt: skip
+    ok = CliRunner().invoke(app, args)
+    assert ok.exit_code == 0, ok.output
+    api.state.sticky = "auth"  # the server echoes part of the key, as real ones do
+    refused = CliRunner().invoke(app, [*args[:6], str(tmp_path / "refused"), *args[7:]])
+    assert refused.exit_code == 2 and "EV305" in refused.output
+    assert any(SECRET in str(h) for h in api.state.headers_seen)  # it was sent...
+    written = [p.read_bytes().decode("utf-8", "replace") for p in tmp_path.rglob("*") if p.is_file()]
+    assert len(written) >= 8
+    for text in [ok.output, refused.output, caplog.text, *written]:
+        assert SECRET not in text and SECRET[-12:] not in text  # ...and never shown or written
+
+
+def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
+    assert as_reply("<think>\n1\n</think>\n2\n") == "\n2\n"
+    assert as_reply("<think>\n1\n</think>\n2\n").reasoning == "1"
+    assert as_reply("<think>\n1\nstill thinking") == "" and as_reply("<think>1").reasoning == "1"
+    assert as_reply("thinking, opened by the template\n</think>2") == "2"
+    assert as_reply("cut off while thinking", thinking=True) == ""
+    assert as_reply("0\n") == "0\n" and as_reply("0\n").reasoning is None
+    final = final_answer_test(first_line_ended, thinking=False)
+    assert final("1\n") and not final("<think>\n1\n") and final("<think>x</think>1\n")
+    thinking = final_answer_test(first_line_ended, thinking=True)
+    assert not thinking("1\n") and thinking("x\n</think>\n1\n") and not thinking("x</think>\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "code"),
+    [
+        (["--backend", "nope"], "EV300"),
+        (["--backend", "openai", "--concurrency", "0"], "EV308"),
+        (["--backend", "openai", "--top-p", "0"], "EV308"),
+        (["--backend", "openai", "--samples", "3", "--scoring", "generate"], "EV307"),
+        (["--backend", "anthropic", "--thinking-budget", "100"], "EV308"),
+        (["--base-url", "http://127.0.0.1:1/v1"], "EV308"),
+        (["--backend", "vllm", "--vllm-arg", "no-equals"], "EV308"),
+    ],
+)
+def test_backend_options_are_checked_before_anything_runs(
+    build_dir: Path, tmp_path: Path, option: list[str], code: str
+) -> None:
+    args = ["eval", "--model", "m", "--dataset", str(build_dir), "--out", str(tmp_path / "run"), "--quiet"]
+    result = CliRunner().invoke(app, [*args, *option])
+    assert result.exit_code == 2 and code in result.output, result.output
+    assert not (tmp_path / "run").exists()
+
+
+def test_messages_and_urls_lose_every_part_of_a_key() -> None:
+    from jbcompile.evaluate.backends.remote import redact_url, scrub
+
+    assert "LEAK-012" not in scrub(f"Incorrect API key provided: ...{SECRET[-14:]}", SECRET)
+    assert scrub("key sk-proj-abcdefgh1234 is wrong", "") == "key *** is wrong"
+    assert scrub("model not found", SECRET) == "model not found"
+    assert redact_url("https://user:pass@host:8443/v1?api_key=x#f") == "https://host:8443/v1"
