@@ -269,9 +269,9 @@ def _placement_problems(
     return out
 
 
-# Source keys whose texts have placeholders of their own ({case}, {response_a} in a jubaku case's
-# ``prompt:``), checked by their kind; slots there are not {{SLOT}}s.
-OWN_PLACEHOLDERS = frozenset({"prompt"})
+# Source keys whose texts are not slot texts: placeholders of their own ({case}, {response_a} in a
+# jubaku case's ``prompt:``), or regular expressions (a bbq template's ``rewrites:``).
+OWN_PLACEHOLDERS = frozenset({"prompt", "rewrites"})
 
 
 def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:

@@ -412,6 +412,16 @@ def template_from_row(
                 }
                 continue
             word_slots[slot] = unique
+    brace_rewrites: list[dict[str, str]] = []
+    for column, text in texts.items():
+        texts[column], found = literal_braces(text)
+        if found:
+            brace_rewrites += found
+            note(
+                "IM036",
+                f"{column} has a brace beside a slot ({found[0]['replacement']!r}); BBQ prints it as "
+                "it is: the slot is kept well-formed and a rewrite puts the brace back into the rows",
+            )
     used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
     unknown = used - set(PERSON_SLOTS) - set(word_slots)
     if unknown:
@@ -460,10 +470,37 @@ def template_from_row(
         answers={negative_slot: texts["Answer_negative"], non_negative_slot: texts["Answer_non_negative"]},
         max_alternatives=max(most, 3),
         review=review,
-        rewrites=bbq_rewrites(
-            list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons
-        ),
+        rewrites=brace_rewrites
+        + bbq_rewrites(list(texts.values()) + persons + [w for a in word_slots.values() for w in a], persons),
     )
+
+
+_BRACED_SLOT = re.compile(r"(?P<pre>\{*)\{\{(?P<slot>[A-Za-z_][A-Za-z0-9_]*)\}\}(?P<post>\}*)")
+_CONTEXT = 16  # literal characters on each side that locate a brace in the filled text
+
+
+def literal_braces(text: str) -> tuple[str, list[dict[str, str]]]:
+    """A brace BBQ's template leaves beside a slot (``the {{{NAME2}} man``) lands in its rows as it is.
+
+    The slot is made well-formed, and a rewrite puts the brace back into the filled text, located by
+    the literal text around the slot, so the release is reproduced and the template stays valid.
+    """
+    rewrites: list[dict[str, str]] = []
+
+    def fix(match: re.Match[str]) -> str:
+        if match.group("pre") or match.group("post"):
+            before = text[max(0, match.start() - _CONTEXT) : match.start()].rsplit("}}", 1)[-1]
+            after = text[match.end() : match.end() + _CONTEXT].split("{{", 1)[0]
+            escaped = (before.replace("\\", "\\\\"), after.replace("\\", "\\\\"))
+            rewrites.append(
+                {
+                    "pattern": (re.escape(before) if before else "^") + "(.+?)" + re.escape(after),
+                    "replacement": escaped[0] + match.group("pre") + "\\1" + match.group("post") + escaped[1],
+                }
+            )
+        return "{{" + match.group("slot") + "}}"
+
+    return _BRACED_SLOT.sub(fix, text), rewrites
 
 
 def bbq_rewrites(texts: Sequence[str], persons: Sequence[str]) -> list[dict[str, str]]:
