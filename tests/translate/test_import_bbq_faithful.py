@@ -312,3 +312,25 @@ def test_repeated_versions_are_one_template_and_repeated_letters_are_kept(tmp_pa
     assert names == ["Age-1-a.yaml", "Age-1-a2.yaml"]
     assert load_yaml(out / "templates" / "Age" / "Age-1-a.yaml").data["upstream"] == "Age/1/a+b"
     assert "IM030" in result.output  # the two share their ambiguous rows, as BBQ's release does
+
+
+@pytest.mark.parametrize(
+    ("text", "filled"),
+    [
+        ("the {{{NAME2}} man left", "the {Hindu man left"),
+        ("the {{NAME2}}} man left", "the Hindu} man left"),
+        ("{{{NAME2}} left first", "{Hindu left first"),
+    ],
+)
+def test_literal_braces_are_put_back_into_the_filled_text(text: str, filled: str) -> None:
+    import re
+
+    from jbcompile.importers.bbq_templates import literal_braces
+
+    fixed, rewrites = literal_braces(text)
+    assert fixed.count("{{NAME2}}") == 1 and "{{{" not in fixed and "}}}" not in fixed
+    result = fixed.replace("{{NAME2}}", "Hindu")
+    for rewrite in rewrites:
+        result = re.sub(rewrite["pattern"], rewrite["replacement"], result)
+    assert result == filled
+    assert literal_braces("the {{NAME2}} man") == ("the {{NAME2}} man", [])

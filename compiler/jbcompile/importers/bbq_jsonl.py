@@ -28,6 +28,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .align import Alignment, align
+from .bbq_templates import literal_braces
 from .report import GENERAL, ImportReport
 from .writer import DraftFiller, DraftTemplate, SourcesDraft
 
@@ -614,6 +615,20 @@ def _template(
                 "IM009", "no additional_metadata.source: `attested` names the input file", Severity.INFO
             ),
         )
+    texts, brace_rewrites = {}, []
+    for key, text in recovered.texts.items():
+        texts[key], found = literal_braces(text)  # a brace the rows carry beside a person ("{Swedish")
+        brace_rewrites += found
+    if brace_rewrites:
+        report.add(
+            name,
+            first.diagnostic(
+                "IM036",
+                "the rows carry a brace beside a slot: the slot is kept well-formed and a rewrite puts "
+                "the brace back into the rows",
+                Severity.INFO,
+            ),
+        )
     return DraftTemplate(
         id=name,
         category=first.category,
@@ -627,12 +642,13 @@ def _template(
         target_group=draft.group_for(first.category, target_tag, target_fillers, None),
         other_group=draft.group_for(first.category, other_tag, other_fillers, None),
         words=recovered.words,
-        ambiguous=recovered.texts["ambiguous"],
-        disambiguating=recovered.texts["disambiguating"],
-        negative=(recovered.texts["negative"], recovered.answers["negative"]),
-        non_negative=(recovered.texts["non_negative"], recovered.answers["non_negative"]),
-        answers={slot: recovered.texts[f"answer_{slot}"] for slot in PERSON_SLOTS} if worded else {},
+        ambiguous=texts["ambiguous"],
+        disambiguating=texts["disambiguating"],
+        negative=(texts["negative"], recovered.answers["negative"]),
+        non_negative=(texts["non_negative"], recovered.answers["non_negative"]),
+        answers={slot: texts[f"answer_{slot}"] for slot in PERSON_SLOTS} if worded else {},
         max_alternatives=max([3, *(len(alternatives) for alternatives in recovered.words.values())]),
+        rewrites=brace_rewrites,
     )
 
 
