@@ -147,3 +147,15 @@ def test_list_cells_are_parsed_like_bbq_writes_them():
     assert parse_groups('["old", "disabled"]') == ["old", "disabled"]
     assert parse_groups("[old, young]") == ["old", "young"]
     assert parse_groups("old") == ["old"]
+
+
+def test_a_csv_with_the_wrong_columns_is_named_and_nothing_is_written(tmp_path: Path) -> None:
+    folder = tmp_path / "bbq"
+    folder.mkdir()
+    (folder / "new_templates - Age.csv").write_text("a,b,c\n1,2,3\n", encoding="utf-8")
+    out = tmp_path / "sources"
+    result = _import(folder, out)
+    assert result.exit_code == 2, result.output
+    assert "new_templates - Age.csv:1:1: IM002" in result.output and "IM037" in result.output
+    assert ".import-" not in result.output  # never a path in a staging copy the user cannot open
+    assert not out.exists() and sorted(p.name for p in tmp_path.iterdir()) == ["bbq"]

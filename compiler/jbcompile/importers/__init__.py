@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from .bbq_jsonl import SourceRow, import_bbq_jsonl
 from .bbq_templates import import_bbq_templates
 from .report import ImportReport, TemplateReport
@@ -14,7 +15,22 @@ from .writer import SourcesDraft, write_folder
 
 
 def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: bool = False) -> None:
-    """Write the draft as the sources folder ``out`` (validated, atomic) and note the files in the report."""
+    """Write the draft as the sources folder ``out`` (validated, atomic) and note the files in the report.
+
+    An import that brought nothing in writes nothing, and says why at the input files themselves.
+    """
+    if not draft.templates:
+        reasons = [d for d in report.diagnostics if d.severity is not Severity.INFO]
+        raise DiagnosticError(
+            [
+                *reasons,
+                Diagnostic(
+                    "IM037",
+                    "nothing was imported: no template came from the input",
+                    hint="check the input files named above (their columns and format)",
+                ),
+            ]
+        )
     files = draft.files()
     write_folder(files, Path(out), force=force, lang=draft.lang)
     report.files_written = sorted(files)

@@ -304,6 +304,18 @@ def check_target(out: Path, force: bool) -> None:
         )
 
 
+def _outside_staging(diagnostic: Diagnostic, staging: Path, out: Path) -> Diagnostic:
+    from dataclasses import replace
+
+    from ..project import display_path
+
+    path = diagnostic.path or ""
+    for prefix in (str(staging), display_path(staging)):
+        if path.startswith(prefix):
+            return replace(diagnostic, path=display_path(out) + path[len(prefix) :])
+    return replace(diagnostic, message=diagnostic.message.replace(staging.name, out.name))
+
+
 def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: str = "ja") -> None:
     """Write ``files`` as the folder ``out`` in one step, after checking it loads as a project.
 
@@ -320,7 +332,12 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
-        load_project(staging, lang=lang)
+        try:
+            load_project(staging, lang=lang)
+        except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
+            raise DiagnosticError(
+                [_outside_staging(d, staging, out) for d in error.diagnostics]
+            ) from None
         swap_folder(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
