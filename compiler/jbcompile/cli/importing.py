@@ -4,8 +4,9 @@ editable sources."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -33,6 +34,30 @@ StrictOption = Annotated[bool, typer.Option("--strict", help="Also exit 1 on any
 KeepGoingOption = Annotated[bool, typer.Option("--keep-going", help=KEEP_GOING_HELP)]
 VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Also print the informational notes.")]
 DiagnosticsOption = Annotated[str, typer.Option("--diagnostics", help="text, json or github.")]
+
+
+def _import(
+    out: Path,
+    force: bool,
+    diagnostics_format: str,
+    read: Callable[[], tuple[Any, Any, Any]],
+    verify: Callable[[Any, Any, Any], None] | None = None,
+):
+    """The steps every import shares: refuse an --out it may not replace (before reading any input),
+    read the input into a draft, write it atomically, then check the written sources against the input
+    (``verify(draft, imported, report)``). Returns the report; a diagnostic ends the command."""
+    from ..importers import write_sources
+    from ..importers.writer import check_target
+
+    try:
+        check_target(out, force)
+        draft, report, imported = read()
+        write_sources(draft, out, report, force=force)
+        if verify is not None:
+            verify(draft, imported, report)
+    except DiagnosticError as error:
+        raise fail(error, diagnostics_format) from None
+    return report
 
 
 def _finish(
@@ -114,18 +139,15 @@ def bbq_templates(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
-    from ..importers import import_bbq_templates, write_sources
+    from ..importers import import_bbq_templates
 
-    try:
-        from ..importers.writer import check_target
-
-        check_target(out, force)
-        draft, report = import_bbq_templates(folder, categories or None)
-        write_sources(draft, out, report, force=force)
-        if compare:
-            _compare_release(out, compare, report)
-    except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+    report = _import(
+        out,
+        force,
+        diagnostics_format,
+        lambda: (*import_bbq_templates(folder, categories or None), None),
+        (lambda _draft, _imported, report: _compare_release(out, compare, report)) if compare else None,
+    )
     _finish(
         report,
         out,
@@ -184,17 +206,15 @@ def bbq_jsonl(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Recover editable templates from released BBQ-format rows; check that they reproduce every row."""
-    from ..importers import import_bbq_jsonl, verify_round_trip, write_sources
+    from ..importers import import_bbq_jsonl, verify_round_trip
 
-    try:
-        from ..importers.writer import check_target
-
-        check_target(out, force)
-        draft, report, rows = import_bbq_jsonl(files, lang)
-        write_sources(draft, out, report, force=force)
-        verify_round_trip(out, draft.lang, rows, report)
-    except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+    report = _import(
+        out,
+        force,
+        diagnostics_format,
+        lambda: import_bbq_jsonl(files, lang),
+        lambda draft, rows, report: verify_round_trip(out, draft.lang, rows, report),
+    )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
 
@@ -210,17 +230,15 @@ def jubaku_jsonl(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
-    from ..importers import write_sources
     from ..importers.jubaku_jsonl import import_jubaku_jsonl, verify_round_trip
-    from ..importers.writer import check_target
 
-    try:
-        check_target(out, force)
-        draft, report, imported = import_jubaku_jsonl(files)
-        write_sources(draft, out, report, force=force)
-        verify_round_trip(out, imported, report)
-    except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+    report = _import(
+        out,
+        force,
+        diagnostics_format,
+        lambda: import_jubaku_jsonl(files),
+        lambda _draft, imported, report: verify_round_trip(out, imported, report),
+    )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
 
@@ -242,16 +260,14 @@ def sobaco_json(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
-    from ..importers import write_sources
     from ..importers.sobaco_json import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
-    from ..importers.writer import check_target
 
     names = list(names or PAPER_NAMES)
-    try:
-        check_target(out, force)
-        draft, report, imported = import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN))
-        write_sources(draft, out, report, force=force)
-        verify_round_trip(out, imported, names, report)
-    except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
+    report = _import(
+        out,
+        force,
+        diagnostics_format,
+        lambda: import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN)),
+        lambda _draft, imported, report: verify_round_trip(out, imported, names, report),
+    )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)

@@ -26,6 +26,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...text import redact
+from ..jsonfile import read_json_lines
 from .base import BackendConfig, MessagesTemplate, Reply, library_version
 
 # Statuses worth another attempt: timeout, conflict, rate limit, server errors, Anthropic's "overloaded".
@@ -67,15 +69,10 @@ class RequestCache:
         self._handle: Any = None
         self._written = self._synced = 0
         if path is not None and path.is_file():
-            with path.open(encoding="utf-8") as handle:
-                for line in handle:
-                    if not line.endswith("\n"):
-                        break  # cut short by an interruption: that request is sent again
-                    try:
-                        entry = json.loads(line)
-                        self._entries[entry["key"]] = entry["response"]
-                    except (ValueError, KeyError, TypeError):
-                        continue
+            # A line cut short by an interruption, or unreadable, only means that request is sent again.
+            for _, entry in read_json_lines(path, tail_may_be_cut=True).records:
+                if isinstance(entry.get("key"), str) and "response" in entry:
+                    self._entries[entry["key"]] = entry["response"]
 
     @staticmethod
     def key(request: dict[str, Any]) -> str:
@@ -372,9 +369,10 @@ class RemoteBackend:
 
 
 def scrub(text: str, secret: str) -> str:
-    """A message without the key, any 6 characters of it, or anything shaped like a key (servers echo
-    parts of a wrong key)."""
-    for length in range(len(secret), 5, -1):
+    """A server's message without the key, any 6 characters of it, or anything shaped like a key
+    (servers echo parts of a wrong key), on top of what every printed text loses (:func:`text.redact`)."""
+    text = redact(text, secret)
+    for length in range(len(secret) - 1, 5, -1):
         for start in range(len(secret) - length + 1):
             part = secret[start : start + length]
             if part in text:
