@@ -640,12 +640,17 @@ def import_bbq_templates(
     if (folder / PROPER_NAMES_FILE).is_file():
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
     wanted = set(categories or [])
+    from .bbq_intersectional import import_intersectional_file, is_intersectional
+
     for path in found:
         category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
         if wanted and category not in wanted:
             continue
         display = display_path(path)
         columns, rows = read_csv(path, display)
+        if is_intersectional(columns):  # Race_x_SES, Race_x_gender: persons with two attributes
+            import_intersectional_file(rows, columns, category, vocabulary, proper_names, draft, report)
+            continue
         missing = [c for c in REQUIRED if c not in columns]
         if missing:
             intersectional = missing == ["Known_stereotyped_groups"]

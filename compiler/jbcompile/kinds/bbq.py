@@ -101,6 +101,12 @@ class Person:
     text: str  # wording in the context
     option: str  # wording as an answer option
     tag: str
+    attribute: str | None = None  # intersectional templates: the filler of the person's attribute slot
+
+    @property
+    def key(self) -> str:
+        """What tells this person apart in ids and seeds (unchanged for persons without an attribute)."""
+        return self.text if self.attribute is None else f"{self.text}+{self.attribute}"
 
 
 def _text_key(base: KeyPath, value: Any, lang: str) -> KeyPath:
@@ -146,10 +152,13 @@ class _Plan:
     answers: dict[str, CompiledText]  # person slot → its answer wording, where the template gives one
     rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
     ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
+    # intersectional templates: the (target, other, subcategory) pairs their intersections ask for
+    pairs: tuple[tuple[int, int, str | None], ...] | None = None
 
     def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
         """The template's rewrites that apply to a row with these slot values, as one function."""
-        persons = [values[slot] for slot in self.model.persons]
+        slots = [*self.model.persons, *self.model.attribute_slots.values()]
+        persons = [values[slot] for slot in slots]
         active = [
             (pattern, replacement)
             for pattern, replacement, when in self.rewrites
@@ -175,14 +184,23 @@ class _Plan:
 
     @cached_property
     def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
-        """Every target × other filler × word choice; a row never names the same person twice."""
-        return [
-            (t, o, words)
-            for t in range(len(self.targets))
-            for o in range(len(self.others))
-            if self.targets[t].text != self.others[o].text
-            for words in itertools.product(*self.word_choices)
-        ]
+        """Every target × other filler × word choice; a row never names the same person twice.
+        Intersectional templates pair only the persons their ``intersections`` ask for."""
+        if self.pairs is not None:
+            pairs = [(t, o) for t, o, _ in self.pairs]
+        else:
+            pairs = [
+                (t, o)
+                for t in range(len(self.targets))
+                for o in range(len(self.others))
+                if self.targets[t].text != self.others[o].text
+            ]
+        return [(t, o, words) for t, o in pairs for words in itertools.product(*self.word_choices)]
+
+    @cached_property
+    def subcategories(self) -> dict[tuple[int, int], str | None]:
+        """The subcategory of each pair's rows: the intersection's, else the template's."""
+        return {(t, o): label for t, o, label in self.pairs or ()}
 
 
 def _unchanged(text: str) -> str:
@@ -200,6 +218,39 @@ def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Perso
         option = text_in(filler.option, project.lang) if filler.option is not None else text
         people.append(Person(text or "", option or text or "", filler.tag or group.tag))
     return tuple(people)
+
+
+def _intersections(model: BbqTemplate, project: Project):
+    """Composite persons (group filler + attribute filler) and the pairs the template's intersections
+    ask for. A same_group partner is another filler of the target's group with the target's tag — or
+    the target's own filler when no other has its tag (a word naming a whole group, like a nationality)."""
+    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
+    assert target.attribute is not None and other.attribute is not None
+    groups = _people(target.group, project, target.only)
+    attributes = _people(target.attribute.group, project, None)
+    other_groups = _people(other.group, project, other.only)
+    other_attributes = _people(other.attribute.group, project, None)
+
+    def person(group: Person, attribute: Person) -> Person:
+        return Person(group.text, group.option, f"{attribute.tag}-{group.tag}", attribute.text)
+
+    targets = [person(g, a) for g in groups for a in attributes]
+    others: dict[Person, int] = {}
+    pairs: dict[tuple[int, int], str | None] = {}
+    for t, mine in enumerate(targets):
+        group = next(g for g in groups if g.text == mine.text)
+        kin = [g for g in groups if g.tag == group.tag and g.text != group.text] or [group]
+        attribute = next(a for a in attributes if a.text == mine.attribute)
+        candidates = {
+            "same_group": [person(g, a) for g in kin for a in other_attributes],
+            "same_attribute": [person(g, attribute) for g in other_groups],
+            "both_differ": [person(g, a) for g in other_groups for a in other_attributes],
+        }
+        for intersection, label in model.intersections.items():
+            for partner in candidates[intersection]:
+                if partner.key != mine.key:
+                    pairs.setdefault((t, others.setdefault(partner, len(others))), label)
+    return tuple(targets), tuple(others), tuple((t, o, label) for (t, o), label in pairs.items())
 
 
 def _plan(template: SourceTemplate, project: Project) -> _Plan:
@@ -227,10 +278,16 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
         for text in (compiled(model.ambiguous_context), *questions.values(), *answers.values())
         for slot in text.slots
     }
+    if model.intersections:
+        targets, others, pairs = _intersections(model, project)
+    else:
+        targets = _people(target_slot.group, project, target_slot.only)
+        others, pairs = _people(other_slot.group, project, other_slot.only), None
     return _Plan(
         model=model,
-        targets=_people(target_slot.group, project, target_slot.only),
-        others=_people(other_slot.group, project, other_slot.only),
+        targets=targets,
+        others=others,
+        pairs=pairs,
         word_slots=tuple(model.words),
         word_choices=tuple(tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()),
         ambiguous=compiled(model.ambiguous_context),
@@ -267,7 +324,8 @@ class BbqKind:
         model: BbqTemplate = template.model
         lang = project.lang
         problems: list[Diagnostic] = []
-        slot_names = set(model.persons) | set(model.words)
+        slot_names = set(model.persons) | set(model.words) | set(model.attribute_slots.values())
+        problems += _attribute_problems(template, project)
         for slot_name, slot in model.persons.items():
             if slot.group not in project.vocab:
                 problems.append(
@@ -409,7 +467,8 @@ class BbqKind:
     def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
         plan = _plan(template, project)
         model = plan.model
-        roles = {name: "person" for name in model.persons} | {name: "word" for name in model.words}
+        roles = {name: "person" for name in (*model.persons, *model.attribute_slots.values())}
+        roles |= {name: "word" for name in model.words}
         fields = [(("ambiguous_context",), model.ambiguous_context, plan.ambiguous)]
         fields.append((("disambiguating_context",), model.disambiguating_context, plan.disambiguating))
         for polarity in POLARITIES:
@@ -495,6 +554,47 @@ class BbqKind:
         return problems
 
 
+def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diagnostic]:
+    """The attribute groups of an intersectional template exist, have fillers, and keep the target's
+    attribute stereotyped and the other person's not."""
+    model: BbqTemplate = template.model
+    stereotyped = set(model.stereotyped_groups)
+    problems: list[Diagnostic] = []
+    for slot_name, slot in model.persons.items():
+        if slot.attribute is None:
+            continue
+        where = ("persons", slot_name, "attribute", "group")
+        if slot.attribute.group not in project.vocab:
+            problems.append(
+                template.diagnostic(
+                    where, "R002", f"unknown vocab group {slot.attribute.group!r}", hint="define it"
+                )
+            )
+            continue
+        tags = {person.tag for person in _people(slot.attribute.group, project, None)}
+        if not tags:
+            problems.append(template.diagnostic(where, "R005", f"{slot.attribute.slot} has no filler"))
+        elif slot.target and not tags <= stereotyped:
+            problems.append(
+                template.diagnostic(
+                    ("stereotyped_groups",),
+                    "R009",
+                    f"the target's attribute tags {sorted(tags - stereotyped)} are not in stereotyped_groups",
+                    hint="list the target attribute's tag in stereotyped_groups",
+                )
+            )
+        elif not slot.target and tags & stereotyped:
+            problems.append(
+                template.diagnostic(
+                    where,
+                    "R009",
+                    f"the other person's attribute uses stereotyped tags {sorted(tags & stereotyped)}",
+                    hint="the other person's attribute must come from a non-stereotyped group",
+                )
+            )
+    return problems
+
+
 def rationale_slots(text: str) -> list[tuple[str, int, int]]:
     from .base import slots_in
 
@@ -505,6 +605,10 @@ def _slot_values(plan: _Plan, target: Person, other: Person, words: tuple[str, .
     model = plan.model
     first, second = (target, other) if assignment == "a" else (other, target)
     values = {model.target_slot: first.text, model.other_slot: second.text}
+    attributes = model.attribute_slots
+    if attributes:
+        values[attributes[model.target_slot]] = first.attribute or ""
+        values[attributes[model.other_slot]] = second.attribute or ""
     values.update(zip(plan.word_slots, words, strict=True))
     return values
 
@@ -533,11 +637,13 @@ def _expand(
     index: dict[RowKey, int] = {}
     problems: list[Diagnostic] = []
     reported: set[tuple[str, str, str]] = set()
-    metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
-    slot_order = list(model.persons) + list(model.words)
+    stereotyped = list(model.stereotyped_groups)
+    slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
     shown_first: dict[tuple, int] = {}  # what an ambiguous row shows → the combo that made it first
     for combo_index, (t, o, words) in enumerate(plan.combos):
         target, other = plan.targets[t], plan.others[o]
+        subcategory = plan.subcategories.get((t, o), model.subcategory)
+        by_attribute = target.text == other.text  # an intersectional pair of one group
         for assignment in ASSIGNMENTS:
             values = _slot_values(plan, target, other, words, assignment)
             rewrite = plan.rewriter(values)
@@ -547,9 +653,11 @@ def _expand(
             ambiguous = rewrite(plan.ambiguous.fill(values))
             disambiguating = rewrite(plan.disambiguating.fill(values))
             fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
-            metadata = metadata_base | {"version": assignment, "source": model.attested}
+            metadata = {"stereotyped_groups": stereotyped, "subcategory": subcategory}
+            metadata |= {"version": assignment, "source": model.attested}
             people = {"T": _answering(plan, target, "T", assignment, values, rewrite)}
             people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
+            mentioned = _as_mentioned(people, by_attribute)
             shown = (t, o, assignment, tuple(words[i] for i in plan.ambiguous_words))
             first_combo = shown_first.setdefault(shown, combo_index)
             for condition in CONDITIONS:
@@ -563,7 +671,7 @@ def _expand(
                 for polarity in POLARITIES:
                     question = rewrite(plan.questions[polarity].fill(values))
                     qkey = "|".join(
-                        (model.id, target.text, other.text, *words, assignment, condition, polarity)
+                        (model.id, target.key, other.key, *words, assignment, condition, polarity)
                     )
                     unknown = unknowns[stable_hash(seed, "unknown", qkey) % len(unknowns)]
                     gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
@@ -575,7 +683,7 @@ def _expand(
                         polarity,
                         values,
                         disambiguating,
-                        people,
+                        mentioned,
                         context_order,
                         answer_text,
                         unknown,
@@ -586,7 +694,7 @@ def _expand(
                         text,
                         context=context,
                         question=question,
-                        persons=(target.text, other.text),
+                        persons=(mentioned["T"].text, mentioned["O"].text),
                         answer=answer_text,
                         disambiguating=disambiguating if condition == "disambig" else None,
                         lang=project.lang,
@@ -608,7 +716,7 @@ def _expand(
                         "template_id": model.id,
                         "question_index": model.id,
                         "category": model.category,
-                        "subcategory": model.subcategory,
+                        "subcategory": subcategory,
                         "question_polarity": polarity,
                         "context_condition": condition,
                         "context": context,
@@ -639,6 +747,14 @@ def _expand(
     return rows, index, problems
 
 
+def _as_mentioned(people: dict[str, Person], by_attribute: bool) -> dict[str, Person]:
+    """The persons as the rationale finds them in the context: by their attributes when they share the
+    group filler (an intersectional pair of one group)."""
+    if not by_attribute:
+        return people
+    return {role: Person(p.attribute or p.text, p.option, p.tag) for role, p in people.items()}
+
+
 def _answering(
     plan: _Plan, person: Person, role: str, assignment: str, values: dict, rewrite: Callable[[str], str]
 ) -> Person:
@@ -649,7 +765,7 @@ def _answering(
     wording = plan.answers.get(model.target_slot if in_target_slot else model.other_slot)
     if wording is None:
         return person
-    return Person(person.text, rewrite(wording.fill(values)), person.tag)
+    return Person(person.text, rewrite(wording.fill(values)), person.tag, person.attribute)
 
 
 def _predicate(plan: _Plan, polarity: str, values: dict[str, str], question: str) -> str | None:

@@ -10,6 +10,17 @@ from pydantic import Field, field_validator, model_validator
 from .common import Identifier, Review, SlotName, StrictModel, Text
 
 
+class AttributeSlot(StrictModel):
+    """A person's second attribute in an intersectional template (race × occupation, race × gender).
+
+    Its filler goes into its own slot, but it belongs to the person: the slots swap together, and the
+    person's answer wording and tag carry both attributes.
+    """
+
+    slot: SlotName = Field(description="The slot its filler goes into (e.g. OCC1 for the person NAME1).")
+    group: Identifier = Field(description="The vocab group of the attribute (e.g. low-income occupations).")
+
+
 class PersonSlot(StrictModel):
     group: Identifier = Field(description="The vocab group whose fillers fill this slot.")
     target: bool = Field(default=False, description="True for the slot of the stereotyped group.")
@@ -21,6 +32,14 @@ class PersonSlot(StrictModel):
         description="How an answer option names whoever fills this slot, written with the template's slots "
         "(e.g. 'The {{NAME1}} with the {{WORD2}}'); default: the filler's own option wording.",
     )
+    attribute: AttributeSlot | None = Field(
+        default=None,
+        description="Intersectional templates: the person's second attribute, with its own slot (both "
+        "persons have one; `intersections` says how the two persons' attributes are paired).",
+    )
+
+
+Intersection = Literal["same_group", "same_attribute", "both_differ"]
 
 
 class Rewrite(StrictModel):
@@ -88,6 +107,13 @@ class BbqTemplate(StrictModel):
     persons: dict[SlotName, PersonSlot] = Field(
         description="Exactly two person slots, one of them the target."
     )
+    intersections: dict[Intersection, str | None] = Field(
+        default_factory=dict,
+        description="Intersectional templates (persons with an `attribute`): which pairs of persons the "
+        "rows contrast, each with the subcategory its rows carry (null: the template's). same_group: the "
+        "other person shares the target's group filler and differs in attribute; same_attribute: shares "
+        "the target's attribute filler and differs in group; both_differ: differs in both.",
+    )
     words: dict[SlotName, list[Text]] = Field(
         default_factory=dict, description="Lexical slots, each with 2–3 alternatives (see max_alternatives)."
     )
@@ -122,10 +148,25 @@ class BbqTemplate(StrictModel):
                     f"lexical slot {name} needs 2 to {self.max_alternatives} alternatives, "
                     f"has {len(alternatives)}"
                 )
+        attributes = [slot.attribute.slot for slot in self.persons.values() if slot.attribute]
         clash = set(self.words) & set(self.persons)
-        if clash:
-            raise ValueError(f"slot names used twice: {sorted(clash)}")
+        clash |= (set(self.words) | set(self.persons)) & set(attributes)
+        if clash or len(set(attributes)) != len(attributes):
+            raise ValueError(f"slot names used twice: {sorted(clash) or attributes}")
+        if attributes and len(attributes) != len(self.persons):
+            raise ValueError("either both person slots have an `attribute` or neither has")
+        if bool(attributes) != bool(self.intersections):
+            raise ValueError(
+                "`intersections` goes with persons that have an `attribute`: give both or neither"
+            )
+        if attributes and any(slot.answer is None for slot in self.persons.values()):
+            raise ValueError("a person with an `attribute` needs an `answer` wording naming both attributes")
         return self
+
+    @property
+    def attribute_slots(self) -> dict[str, str]:
+        """Person slot → the slot of its second attribute (intersectional templates; else empty)."""
+        return {name: slot.attribute.slot for name, slot in self.persons.items() if slot.attribute}
 
     @property
     def target_slot(self) -> str:

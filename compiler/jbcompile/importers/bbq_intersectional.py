@@ -1,0 +1,435 @@
+"""BBQ's two intersectional template files (``Race_x_SES``, ``Race_x_gender``) → ``bbq`` templates whose
+persons carry two attributes.
+
+BBQ makes these rows with a generator of their own. A person is a race word ({{NAME1}}) together with a
+second attribute in its own slot — an occupation or income word ({{OCC1}}) or a gender word ({{GEN1}}) —
+and each target person is contrasted with three kinds of other person: the same race word with the other
+attribute, another race word with the same attribute word, and both different. That is the template's
+``attribute`` and ``intersections`` (BBQ's subcategories ``intersectional_a``/``_b``/``_c`` are the rows'
+subcategories). Proper-name templates pair full names (first name + a last name of its ethnicity); BBQ
+draws them at random from hundreds of thousands of combinations, so the import takes a seeded sample of
+the same shape and says so: those rows are for the English side only and are marked to be rewritten
+without names.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..diagnostics import Severity
+from ..kinds.base import SLOT_PATTERN, stable_hash
+from .bbq_templates import (
+    PROPER_NAMES_FILE,
+    PROPER_NAMES_REVIEW,
+    CsvRow,
+    ProperName,
+    VocabEntry,
+    bbq_lists,
+    bbq_rewrites,
+    literal_braces,
+)
+from .report import ImportReport
+from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
+
+# The columns that make a template file intersectional (instead of Known_stereotyped_groups).
+MARKER_COLUMNS = ("Known_stereotyped_race", "Known_stereotyped_var2")
+REQUIRED = (
+    "Q_id",
+    "Ambiguous_Context",
+    "Disambiguating_Context",
+    "Question_negative_stereotype",
+    "Question_non_negative",
+    "Answer_negative",
+    "Answer_non_negative",
+    *MARKER_COLUMNS,
+)
+KNOWN = {
+    *REQUIRED,
+    "Category",
+    "Names",
+    "Var2_info",
+    "Lexical_diversity",
+    "Proper_nouns_only",
+    "Stated_gender_info",
+    "Relevant_social_values",
+    "Notes",
+    "needs_val",
+}
+TEXT_COLUMNS = (
+    "Ambiguous_Context",
+    "Disambiguating_Context",
+    "Question_negative_stereotype",
+    "Question_non_negative",
+    "Answer_negative",
+    "Answer_non_negative",
+)
+# The attribute slots BBQ fills with the second attribute (it fills both kinds with the same word).
+ATTRIBUTE_SLOTS = (("GEN1", "GEN2"), ("OCC1", "OCC2"))
+# BBQ's labels of the three contrasts, kept as the rows' subcategories.
+INTERSECTIONS = {
+    "same_group": "intersectional_a",
+    "same_attribute": "intersectional_b",
+    "both_differ": "intersectional_c",
+}
+RACE_CATEGORY = "Race_ethnicity"  # vocabulary.csv rows of the race words
+SES_CATEGORY = "SES"  # vocabulary.csv rows of the occupations
+OPPOSITE = {"M": "F", "F": "M", "lowSES": "highSES", "highSES": "lowSES"}
+SAMPLED_TARGETS = 5  # proper names per template, as BBQ draws
+SAMPLED_OTHERS = 5  # other names per kind of contrast, as BBQ draws
+SAMPLED_ATTRIBUTES = 2  # attribute words per side in a proper-name template (keeps its rows BBQ-sized)
+
+
+def is_intersectional(columns: Sequence[str]) -> bool:
+    return all(column in columns for column in MARKER_COLUMNS)
+
+
+class _Skip(Exception):
+    def __init__(self, code: str, message: str):
+        self.code, self.message = code, message
+
+
+@dataclass(frozen=True)
+class _Side:
+    """One person slot's fillers: the group words or names (with tags) and the attribute words."""
+
+    group: tuple[DraftFiller, ...]
+    group_tag: str
+    attributes: tuple[DraftFiller, ...]
+    attribute_tag: str
+
+
+def import_intersectional_file(
+    rows: list[CsvRow],
+    columns: Sequence[str],
+    category: str,
+    vocabulary: Sequence[VocabEntry],
+    proper_names: Sequence[ProperName],
+    draft: SourcesDraft,
+    report: ImportReport,
+) -> None:
+    """Every template row of one intersectional file into the draft; what cannot come in is reported."""
+    from ..diagnostics import Diagnostic
+
+    missing = [c for c in REQUIRED if c not in columns]
+    if missing:
+        report.add(
+            None,
+            Diagnostic(
+                code="IM040",
+                message=f"intersectional file without the columns {', '.join(missing)}; file skipped",
+                path=rows[0].path if rows else None,
+                line=1,
+                col=1,
+            ),
+        )
+        report.template(f"{category} (file)").rows += sum(1 for r in rows if r.get("Ambiguous_Context"))
+        return
+    ignored = [c for c in columns if c not in KNOWN and any(r.get(c) for r in rows)]
+    if ignored and rows:
+        report.add(
+            None,
+            rows[0].diagnostic(
+                "IM012",
+                f"columns with no place in the format were not imported: {', '.join(ignored)}",
+                Severity.WARNING,
+            ),
+        )
+    for row in rows:
+        if not row.get("Ambiguous_Context"):
+            continue  # BBQ skips rows without a context as well
+        upstream = f"{category}/{row.get('Q_id')}"
+        try:
+            made = _templates_from_row(row, category, vocabulary, proper_names, draft, report)
+        except _Skip as skip:
+            report.add(upstream, row.diagnostic(skip.code, skip.message))
+            report.template(upstream).rows += 1
+            continue
+        for index, template in enumerate(made):
+            entry = report.template(template["id"], upstream)
+            entry.rows += index == 0  # one template row, however many templates it became
+            entry.reproduced += index == 0
+            draft.add_template(template)
+
+
+def _templates_from_row(
+    row: CsvRow,
+    category: str,
+    vocabulary: Sequence[VocabEntry],
+    proper_names: Sequence[ProperName],
+    draft: SourcesDraft,
+    report: ImportReport,
+) -> list[dict[str, Any]]:
+    races = _string_list(row, "Known_stereotyped_race")
+    var2 = row.get("Known_stereotyped_var2")
+    if not races or not var2:
+        raise _Skip("IM041", "Known_stereotyped_race or Known_stereotyped_var2 is empty: no target person")
+    texts = {column: row.get(column) for column in TEXT_COLUMNS}
+    texts, words = _words(row, texts)
+    braces: list[dict[str, str]] = []
+    for column, text in texts.items():
+        texts[column], found = literal_braces(text)
+        braces += found
+    used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
+    attribute_slots = next((pair for pair in ATTRIBUTE_SLOTS if pair[0] in used or pair[1] in used), None)
+    proper = row.get("Proper_nouns_only").upper() == "TRUE"
+    unknown = used - {"NAME1", "NAME2", *words, *(attribute_slots or ())}
+    if unknown:
+        raise _Skip("IM042", f"the texts use slots with no values: {sorted(unknown)}")
+    if proper:
+        if not any(n.first_last == "first" for n in proper_names):
+            raise _Skip(
+                "IM043", f"a proper-name template needs {PROPER_NAMES_FILE} next to the template files"
+            )
+        genders = [row.get("Stated_gender_info")] if row.get("Stated_gender_info") else ["F", "M"]
+        if attribute_slots is None:  # the names carry the gender: the target's is Known_stereotyped_var2
+            genders = [var2]
+    else:
+        genders = [""]
+    made = []
+    for gender in genders:
+        key = f"{category}-{row.get('Q_id')}" + (f"-{gender}" if len(genders) > 1 else "")
+        name = draft.unique_template_id(slug(key))
+        if proper:
+            target, other = _proper_sides(
+                name, row, races, var2, gender, attribute_slots, vocabulary, proper_names
+            )
+        else:
+            if attribute_slots is None:
+                raise _Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
+            target, other = _word_sides(row, races, var2, vocabulary)
+        made.append(
+            _template(name, row, category, texts, words, braces, races, target, other, attribute_slots, draft)
+        )
+        if proper:
+            report.add(
+                name,
+                row.diagnostic(
+                    "IM044",
+                    "BBQ draws full names (first name + a last name of its ethnicity) at random from "
+                    "hundreds of thousands of pairs; a seeded sample of the same shape is imported "
+                    f"({SAMPLED_TARGETS} target names, {SAMPLED_OTHERS} per kind of contrast), so BBQ's "
+                    "rows with other names are not reproduced",
+                    Severity.WARNING,
+                ),
+            )
+    if proper and len(genders) > 1:
+        report.add(
+            made[0]["id"],
+            row.diagnostic(
+                "IM045",
+                "no Stated_gender_info: BBQ pairs names of one gender, so the template is imported once per "
+                f"gender ({', '.join(t['id'] for t in made)})",
+                Severity.INFO,
+            ),
+        )
+    return made
+
+
+def _string_list(row: CsvRow, column: str) -> list[str]:
+    cell = row.get(column)
+    if not cell:
+        return []
+    try:
+        value = ast.literal_eval(cell)
+    except (ValueError, SyntaxError):
+        raise _Skip("IM041", f"{column} is not a list: {cell!r}") from None
+    return [str(v) for v in value] if isinstance(value, list) else [str(value)]
+
+
+def _words(row: CsvRow, texts: dict[str, str]) -> tuple[dict[str, str], dict[str, list[str]]]:
+    """Lexical slots read as BBQ reads them; WORD2 from a single word stays empty, as in BBQ's rows."""
+    words: dict[str, list[str]] = {}
+    if len(row.get("Lexical_diversity")) <= 1:  # BBQ fills words only when the cell has text
+        return texts, words
+    for slot, alternatives in bbq_lists(row.get("Lexical_diversity"), "WORD").items():
+        unique = list(dict.fromkeys(a for a in alternatives if a))
+        if slot == "WORD2" and len(alternatives) < 2:
+            unique = [""]
+        if len(unique) < 2:
+            texts = {k: v.replace("{{" + slot + "}}", unique[0] if unique else "") for k, v in texts.items()}
+        else:
+            words[slot] = unique
+    used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
+    return texts, {slot: alternatives for slot, alternatives in words.items() if slot in used}
+
+
+def _var2_lists(row: CsvRow, var2: str, vocabulary: Sequence[VocabEntry]) -> tuple[list[str], list[str]]:
+    """The target's and the other person's attribute words: from Names (ordered as Var2_info), else the
+    occupations of vocabulary.csv by their SES tag."""
+    if row.get("Names"):
+        try:
+            names = ast.literal_eval(row.get("Names"))
+            info = ast.literal_eval(row.get("Var2_info"))
+            where = info.index(var2)
+        except (ValueError, SyntaxError, AttributeError):
+            raise _Skip(
+                "IM041", "Names and Var2_info must be two lists naming Known_stereotyped_var2"
+            ) from None
+        lists = [[n] if isinstance(n, str) else list(n) for n in names]
+        return lists[where], lists[1 - where]
+    occupations = [v for v in vocabulary if v.category == SES_CATEGORY]
+    target = list(dict.fromkeys(v.name for v in occupations if v.info == var2))
+    other = list(dict.fromkeys(v.name for v in occupations if v.info != var2))
+    if not target or not other:
+        raise _Skip("IM041", f"vocabulary.csv has no {var2} and other occupations for an empty Names cell")
+    return target, other
+
+
+def _word_sides(
+    row: CsvRow, races: list[str], var2: str, vocabulary: Sequence[VocabEntry]
+) -> tuple[_Side, _Side]:
+    words = list(dict.fromkeys(v.name for v in vocabulary if v.category == RACE_CATEGORY))
+    targets = [w for w in words if w in races]
+    if not targets:
+        raise _Skip("IM041", f"no race word of vocabulary.csv is in Known_stereotyped_race {races}")
+    others = [w for w in words if w not in races]
+    mine, theirs = _var2_lists(row, var2, vocabulary)
+    other_tag = OPPOSITE.get(var2, f"non{var2}")
+    return (
+        _Side(tuple(DraftFiller(w, None, w) for w in targets), targets[0], _fillers(mine), var2),
+        _Side(tuple(DraftFiller(w, None, w) for w in others), others[0], _fillers(theirs), other_tag),
+    )
+
+
+def _fillers(words: Sequence[str]) -> tuple[DraftFiller, ...]:
+    return tuple(DraftFiller(w) for w in dict.fromkeys(words))
+
+
+def _proper_sides(
+    template: str,
+    row: CsvRow,
+    races: list[str],
+    var2: str,
+    gender: str,
+    attribute_slots: tuple[str, str] | None,
+    vocabulary: Sequence[VocabEntry],
+    proper_names: Sequence[ProperName],
+) -> tuple[_Side, _Side]:
+    """Full names for a proper-name template, sampled by a hash seeded with the template id."""
+    first = [n for n in proper_names if n.first_last == "first"]
+    last: dict[str, list[str]] = {}
+    for n in proper_names:
+        if n.first_last == "last":
+            last.setdefault(n.ethnicity, []).append(n.name)
+
+    def sample(pool: list[ProperName], count: int, salt: str) -> list[ProperName]:
+        return sorted(pool, key=lambda n: stable_hash(template, salt, n.name))[:count]
+
+    def full(name: ProperName) -> DraftFiller | None:
+        options = last.get(name.ethnicity)
+        if not options:
+            return None
+        surname = options[stable_hash(template, "last", name.name) % len(options)]
+        return DraftFiller(f"{name.name} {surname}", None, f"{name.gender}-{name.ethnicity}")
+
+    pool = [n for n in first if n.ethnicity in races and n.gender == gender]
+    targets: list[ProperName] = []
+    for ethnicity in sorted({n.ethnicity for n in pool}):  # at least two per ethnicity: a same-race pair
+        mine = [n for n in pool if n.ethnicity == ethnicity]
+        targets += sample(mine, max(2, SAMPLED_TARGETS // 2 if len(races) > 1 else SAMPLED_TARGETS), "target")
+    if not targets:
+        raise _Skip("IM043", f"{PROPER_NAMES_FILE} has no {gender} first names of {races}")
+    different = [n for n in first if n.ethnicity not in races]
+    if attribute_slots is None:  # names carry both attributes: sample the three contrasts
+        others = sample(
+            [n for n in first if n.ethnicity in races and n.gender != gender], SAMPLED_OTHERS, "a"
+        )
+        others += sample([n for n in different if n.gender == gender], SAMPLED_OTHERS, "b")
+        others += sample([n for n in different if n.gender != gender], SAMPLED_OTHERS, "c")
+        mine_attr: tuple[DraftFiller, ...] = ()
+        theirs_attr: tuple[DraftFiller, ...] = ()
+    else:
+        others = sample([n for n in different if n.gender == gender], SAMPLED_OTHERS, "b")
+        mine, theirs = _var2_lists(row, var2, vocabulary)
+        mine_attr = _fillers(
+            sorted(mine, key=lambda w: stable_hash(template, "attr", w))[:SAMPLED_ATTRIBUTES]
+        )
+        theirs_attr = _fillers(
+            sorted(theirs, key=lambda w: stable_hash(template, "attr", w))[:SAMPLED_ATTRIBUTES]
+        )
+    target_names = tuple(f for f in map(full, targets) if f)
+    other_names = tuple(f for f in map(full, others) if f)
+    if not target_names or not other_names:
+        raise _Skip("IM043", f"{PROPER_NAMES_FILE} has no last names for these first names")
+    tag = target_names[0].tag or gender
+    return (
+        _Side(target_names, tag, mine_attr, var2),
+        _Side(other_names, f"non{tag}", theirs_attr, OPPOSITE.get(var2, f"non{var2}")),
+    )
+
+
+def _template(
+    name: str,
+    row: CsvRow,
+    category: str,
+    texts: dict[str, str],
+    words: dict[str, list[str]],
+    braces: list[dict[str, str]],
+    races: list[str],
+    target: _Side,
+    other: _Side,
+    attribute_slots: tuple[str, str] | None,
+    draft: SourcesDraft,
+) -> dict[str, Any]:
+    negative, non_negative = (_answer_slot(texts[c]) for c in ("Answer_negative", "Answer_non_negative"))
+    if negative is None or non_negative is None or negative == non_negative:
+        raise _Skip(
+            "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
+        )
+    stereotyped = list(races)
+    for tag in sorted({f.tag or target.group_tag for f in target.group}):
+        if tag not in stereotyped:
+            stereotyped.append(tag)
+    if attribute_slots is not None and target.attribute_tag not in stereotyped:
+        stereotyped.append(target.attribute_tag)
+    persons = [f.text for side in (target, other) for f in (*side.group, *side.attributes)]
+    all_words = [w for alternatives in words.values() for w in alternatives]
+    draft_template = DraftTemplate(
+        id=name,
+        category=category,
+        subcategory=None,
+        upstream=f"{category}/{row.get('Q_id')}",
+        stereotype=row.get("Relevant_social_values")
+        or f"{', '.join(races)}: {row.get('Question_negative_stereotype')}",
+        stereotyped_groups=stereotyped,
+        attested=row.get("Notes") or f"BBQ template {category}/{row.get('Q_id')}",
+        target_slot="NAME1",
+        other_slot="NAME2",
+        target_group=draft.group_for(category, target.group_tag, target.group, None),
+        other_group=draft.group_for(category, other.group_tag, other.group, None),
+        words=words,
+        ambiguous=texts["Ambiguous_Context"],
+        disambiguating=texts["Disambiguating_Context"],
+        negative=(texts["Question_negative_stereotype"], negative),
+        non_negative=(texts["Question_non_negative"], non_negative),
+        answers={negative: texts["Answer_negative"], non_negative: texts["Answer_non_negative"]},
+        max_alternatives=max(3, *(len(a) for a in words.values())) if words else 3,
+        rewrites=braces + bbq_rewrites([*texts.values(), *all_words, *persons], persons),
+        review=PROPER_NAMES_REVIEW if row.get("Proper_nouns_only").upper() == "TRUE" else None,
+    )
+    data = draft.bbq_template(draft_template)
+    if attribute_slots is None:
+        return data
+    attribute_groups = {
+        "NAME1": draft.group_for(category, target.attribute_tag, target.attributes, None),
+        "NAME2": draft.group_for(category, other.attribute_tag, other.attributes, None),
+    }
+    for person, slot in zip(("NAME1", "NAME2"), attribute_slots, strict=True):
+        entry = data["persons"][person]
+        entry["attribute"] = {"slot": slot, "group": attribute_groups[person]}
+        if "answer" in entry:  # the answer wording last: it names both attributes
+            entry["answer"] = entry.pop("answer")
+    ordered: dict[str, Any] = {}
+    for key, value in data.items():
+        ordered[key] = value
+        if key == "persons":
+            ordered["intersections"] = dict(INTERSECTIONS)
+    return ordered
+
+
+def _answer_slot(text: str) -> str | None:
+    slots = {m.group(1) for m in SLOT_PATTERN.finditer(text)} & {"NAME1", "NAME2"}
+    return next(iter(slots)) if len(slots) == 1 else None
