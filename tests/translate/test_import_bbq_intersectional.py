@@ -324,3 +324,69 @@ def test_proper_name_templates_pair_full_names_and_are_marked_for_rewriting(impo
     for row in ses:
         names = [text.split(",")[0] for text, tag in row["answer_info"].values() if tag != "unknown"]
         assert len(set(names)) == 2  # never one named person twice
+
+
+def _template(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "id": "t",
+        "category": "Race_x_SES",
+        "origin": "translated",
+        "stereotype": "s",
+        "stereotyped_groups": ["Hillfolk", "lowSES"],
+        "attested": "invented",
+        "persons": {
+            "NAME1": {
+                "group": "hill",
+                "target": True,
+                "attribute": {"slot": "OCC1", "group": "low"},
+                "answer": "the {{NAME1}} {{OCC1}}",
+            },
+            "NAME2": {"group": "river", "attribute": {"slot": "OCC2", "group": "high"}, "answer": "x"},
+        },
+        "intersections": {"both_differ": None},
+        "ambiguous_context": "a",
+        "disambiguating_context": "b",
+        "questions": {
+            "negative": {"text": "q", "answer": "NAME1"},
+            "non_negative": {"text": "r", "answer": "NAME2"},
+        },
+    }
+    return base | changes
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"intersections": {}}, "`intersections` goes with persons that have an `attribute`"),
+        (
+            {"persons": {"NAME1": {"group": "hill", "target": True}, "NAME2": {"group": "river"}}},
+            "`intersections` goes with persons",
+        ),
+        (
+            {
+                "persons": {
+                    "NAME1": {"group": "hill", "target": True, "attribute": {"slot": "OCC1", "group": "low"}},
+                    "NAME2": {"group": "river", "answer": "x"},
+                }
+            },
+            "either both person slots have an `attribute` or neither",
+        ),
+        (
+            {
+                "persons": {
+                    "NAME1": {"group": "hill", "target": True, "attribute": {"slot": "OCC1", "group": "l"}},
+                    "NAME2": {"group": "river", "attribute": {"slot": "OCC2", "group": "h"}},
+                }
+            },
+            "needs an `answer` wording",
+        ),
+        ({"intersections": {"same_race": None}}, "same_group"),
+    ],
+)
+def test_the_schema_rejects_half_intersectional_templates(change: dict[str, Any], message: str) -> None:
+    from jbcompile.schema import BbqTemplate
+    from pydantic import ValidationError
+
+    BbqTemplate.model_validate(_template())
+    with pytest.raises(ValidationError, match=message):
+        BbqTemplate.model_validate(_template(**change))
