@@ -390,3 +390,28 @@ def test_the_schema_rejects_half_intersectional_templates(change: dict[str, Any]
     BbqTemplate.model_validate(_template())
     with pytest.raises(ValidationError, match=message):
         BbqTemplate.model_validate(_template(**change))
+
+
+def test_an_attribute_group_that_does_not_exist_or_is_stereotyped_is_reported(imported, tmp_path) -> None:
+    import shutil
+
+    sources, _, _ = imported
+    copy = tmp_path / "sources"
+    shutil.copytree(sources, copy)
+    path = copy / "templates" / "Race_x_SES" / "Race_x_SES-1.yaml"
+    template = load_yaml(path).data
+    low = template["persons"]["NAME1"]["attribute"]["group"]
+    high = template["persons"]["NAME2"]["attribute"]["group"]
+    text = path.read_text("utf-8")
+    runner = CliRunner()
+    for broken, code in (
+        (text.replace(f"group: {low}}}", "group: nowhere}"), "R002"),
+        (text.replace(f"group: {high}}}", f"group: {low}}}"), "R009"),
+    ):
+        path.write_text(broken, "utf-8")
+        result = runner.invoke(
+            app, ["build", "--sources", str(copy), "--out", str(tmp_path / "build"), "--lang", "en"]
+        )
+        assert result.exit_code == 2, result.output
+        assert code in result.output and "Race_x_SES-1.yaml" in result.output
+        assert not (tmp_path / "build").exists()

@@ -316,7 +316,10 @@ def _proper_sides(
             last.setdefault(n.ethnicity, []).append(n.name)
 
     def sample(pool: list[ProperName], count: int, salt: str) -> list[ProperName]:
-        return sorted(pool, key=lambda n: stable_hash(template, salt, n.name))[:count]
+        """``count`` names, spread over the ethnicities of the pool (each one before any twice)."""
+        ranked = sorted(pool, key=lambda n: stable_hash(template, salt, n.name))
+        rank = {n.name: sum(m.ethnicity == n.ethnicity for m in ranked[:i]) for i, n in enumerate(ranked)}
+        return sorted(ranked, key=lambda n: (rank[n.name], n.ethnicity))[:count]
 
     def full(name: ProperName) -> DraftFiller | None:
         options = last.get(name.ethnicity)
@@ -326,10 +329,8 @@ def _proper_sides(
         return DraftFiller(f"{name.name} {surname}", None, f"{name.gender}-{name.ethnicity}")
 
     pool = [n for n in first if n.ethnicity in races and n.gender == gender]
-    targets: list[ProperName] = []
-    for ethnicity in sorted({n.ethnicity for n in pool}):  # at least two per ethnicity: a same-race pair
-        mine = [n for n in pool if n.ethnicity == ethnicity]
-        targets += sample(mine, max(2, SAMPLED_TARGETS // 2 if len(races) > 1 else SAMPLED_TARGETS), "target")
+    # at least two names per ethnicity, so that a same-race pair exists for each
+    targets = sample(pool, max(SAMPLED_TARGETS, 2 * len({n.ethnicity for n in pool})), "target")
     if not targets:
         raise _Skip("IM043", f"{PROPER_NAMES_FILE} has no {gender} first names of {races}")
     different = [n for n in first if n.ethnicity not in races]
