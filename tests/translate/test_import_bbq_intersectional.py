@@ -415,3 +415,18 @@ def test_an_attribute_group_that_does_not_exist_or_is_stereotyped_is_reported(im
         assert result.exit_code == 2, result.output
         assert code in result.output and "Race_x_SES-1.yaml" in result.output
         assert not (tmp_path / "build").exists()
+
+
+def test_the_lite_rows_of_an_intersectional_template_show_each_contrast(imported) -> None:
+    sources, _, _ = imported
+    lite = pq.read_table(sources.parent / "build" / "data" / "lite" / "test-00000-of-00001.parquet")
+    rows = [row for row in lite.to_pylist() if row["template_id"] == "Race_x_SES-1"]
+    assert len(rows) == 12
+    assert Counter(row["subcategory"] for row in rows) == {
+        "intersectional_a": 4,
+        "intersectional_b": 4,
+        "intersectional_c": 4,
+    }
+    for condition in ("ambig", "disambig"):
+        cell = {row["subcategory"] for row in rows if row["context_condition"] == condition}
+        assert len(cell) == 3, condition

@@ -817,14 +817,25 @@ def _rationale_problem(
     )
 
 
+def _lite_choices(plan: _Plan, row: int) -> list[int]:
+    """The combos a lite row may show: any; for an intersectional template, those of one contrast, the
+    contrasts taking turns (so the twelve rows show each of them)."""
+    if not plan.pairs:
+        return list(range(len(plan.combos)))
+    labels = list(dict.fromkeys(label for _, _, label in plan.pairs))
+    contrast = {(t, o): labels.index(label) for t, o, label in plan.pairs}
+    wanted = row % len(labels)
+    return [i for i, (t, o, _) in enumerate(plan.combos) if contrast[(t, o)] == wanted]
+
+
 def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
     """Twelve rows per template: every cell, rotating gold and unknown positions, biased/counter 3/3."""
-    combos = plan.combos
     template_id = plan.model.id
     keys: list[RowKey] = []
     for cell, (condition, polarity) in enumerate(itertools.product(CONDITIONS, POLARITIES)):
         for k in range(LITE_ROWS_PER_CELL):
-            combo = stable_hash(seed, "lite", template_id, condition, polarity, k) % len(combos)
+            combos = _lite_choices(plan, cell * LITE_ROWS_PER_CELL + k)
+            combo = combos[stable_hash(seed, "lite", template_id, condition, polarity, k) % len(combos)]
             slots: list[str | None] = [None, None, None]
             if condition == "ambig":
                 assignment = ASSIGNMENTS[(k + cell) % 2]
