@@ -24,6 +24,7 @@ from ..kinds.base import SLOT_PATTERN, stable_hash
 from .bbq_templates import (
     PROPER_NAMES_FILE,
     PROPER_NAMES_REVIEW,
+    SWAPPED_FIELDS,
     CsvRow,
     ProperName,
     VocabEntry,
@@ -36,36 +37,10 @@ from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
 
 # The columns that make a template file intersectional (instead of Known_stereotyped_groups).
 MARKER_COLUMNS = ("Known_stereotyped_race", "Known_stereotyped_var2")
-REQUIRED = (
-    "Q_id",
-    "Ambiguous_Context",
-    "Disambiguating_Context",
-    "Question_negative_stereotype",
-    "Question_non_negative",
-    "Answer_negative",
-    "Answer_non_negative",
-    *MARKER_COLUMNS,
-)
-KNOWN = {
-    *REQUIRED,
-    "Category",
-    "Names",
-    "Var2_info",
-    "Lexical_diversity",
-    "Proper_nouns_only",
-    "Stated_gender_info",
-    "Relevant_social_values",
-    "Notes",
-    "needs_val",
-}
-TEXT_COLUMNS = (
-    "Ambiguous_Context",
-    "Disambiguating_Context",
-    "Question_negative_stereotype",
-    "Question_non_negative",
-    "Answer_negative",
-    "Answer_non_negative",
-)
+TEXT_COLUMNS = SWAPPED_FIELDS  # the contexts, the questions and the answer columns
+REQUIRED = ("Q_id", *TEXT_COLUMNS, *MARKER_COLUMNS)
+KNOWN = {*REQUIRED, "Category", "Names", "Var2_info", "Lexical_diversity", "Proper_nouns_only"}
+KNOWN |= {"Stated_gender_info", "Relevant_social_values", "Notes", "needs_val"}
 # The attribute slots BBQ fills with the second attribute (it fills both kinds with the same word).
 ATTRIBUTE_SLOTS = (("GEN1", "GEN2"), ("OCC1", "OCC2"))
 # BBQ's labels of the three contrasts, kept as the rows' subcategories.
