@@ -430,3 +430,34 @@ def test_the_lite_rows_of_an_intersectional_template_show_each_contrast(imported
     for condition in ("ambig", "disambig"):
         cell = {row["subcategory"] for row in rows if row["context_condition"] == condition}
         assert len(cell) == 3, condition
+
+
+def test_more_than_four_stereotyped_race_words_are_reported(tmp_path) -> None:
+    folder = _write(tmp_path / "bbq")
+    wide = SES_WORDS | {"Known_stereotyped_race": json.dumps(RACES + ["Plainsfolk"])}
+    with (folder / "vocabulary.csv").open("a", encoding="utf-8", newline="") as out:
+        csv.writer(out).writerows(
+            [["Race_ethnicity", "", "", "Plainsfolk", "", ""], ["Race_ethnicity", "", "", "Seafolk", "", ""]]
+        )
+    with (folder / "new_templates - Race_x_SES.csv").open("w", encoding="utf-8", newline="") as out:
+        writer = csv.DictWriter(out, fieldnames=COLUMNS)
+        writer.writeheader()
+        writer.writerow(wide)
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "import",
+            "bbq-templates",
+            str(folder),
+            "-c",
+            "Race_x_SES",
+            "--out",
+            str(tmp_path / "s"),
+            "--report",
+            str(report),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    findings = [f for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]]
+    assert [f["line"] for f in findings if f["code"] == "IM046"] == [2]

@@ -52,6 +52,7 @@ INTERSECTIONS = {
 RACE_CATEGORY = "Race_ethnicity"  # vocabulary.csv rows of the race words
 SES_CATEGORY = "SES"  # vocabulary.csv rows of the occupations
 OPPOSITE = {"M": "F", "F": "M", "lowSES": "highSES", "highSES": "lowSES"}
+BBQ_TARGET_WORDS = 4  # up to this many stereotyped race words, BBQ uses them all (else it draws five)
 SAMPLED_TARGETS = 5  # proper names per template, as BBQ draws
 SAMPLED_OTHERS = 5  # other names per kind of contrast, as BBQ draws
 SAMPLED_ATTRIBUTES = 2  # attribute words per side in a proper-name template (keeps its rows BBQ-sized)
@@ -175,6 +176,17 @@ def _templates_from_row(
             if attribute_slots is None:
                 raise _Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
             target, other = _word_sides(row, races, var2, vocabulary)
+            if len(target.group) > BBQ_TARGET_WORDS:
+                report.add(
+                    name,
+                    row.diagnostic(
+                        "IM046",
+                        f"{len(target.group)} stereotyped race words: BBQ draws five and may pair two "
+                        "stereotyped words; all are imported, each against the other words only, so "
+                        "those pairs are not made",
+                        Severity.WARNING,
+                    ),
+                )
         made.append(
             _template(name, row, category, texts, words, braces, races, target, other, attribute_slots, draft)
         )
