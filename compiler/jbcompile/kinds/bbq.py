@@ -152,8 +152,8 @@ class _Plan:
     answers: dict[str, CompiledText]  # person slot → its answer wording, where the template gives one
     rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
     ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
-    # intersectional templates: the (target, other, subcategory) pairs their intersections ask for
-    pairs: tuple[tuple[int, int, str | None], ...] | None = None
+    # intersectional templates: the (target, other, intersection) pairs their intersections ask for
+    pairs: tuple[tuple[int, int, str], ...] | None = None
 
     def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
         """The template's rewrites that apply to a row with these slot values, as one function."""
@@ -200,7 +200,8 @@ class _Plan:
     @cached_property
     def subcategories(self) -> dict[tuple[int, int], str | None]:
         """The subcategory of each pair's rows: the intersection's, else the template's."""
-        return {(t, o): label for t, o, label in self.pairs or ()}
+        labels = self.model.intersections
+        return {(t, o): labels[name] or self.model.subcategory for t, o, name in self.pairs or ()}
 
 
 def _unchanged(text: str) -> str:
@@ -236,7 +237,7 @@ def _intersections(model: BbqTemplate, project: Project):
 
     targets = [person(g, a) for g in groups for a in attributes]
     others: dict[Person, int] = {}
-    pairs: dict[tuple[int, int], str | None] = {}
+    pairs: dict[tuple[int, int], str] = {}
     for t, mine in enumerate(targets):
         group = next(g for g in groups if g.text == mine.text)
         kin = [g for g in groups if g.tag == group.tag and g.text != group.text] or [group]
@@ -246,11 +247,11 @@ def _intersections(model: BbqTemplate, project: Project):
             "same_attribute": [person(g, attribute) for g in other_groups],
             "both_differ": [person(g, a) for g in other_groups for a in other_attributes],
         }
-        for intersection, label in model.intersections.items():
+        for intersection in model.intersections:
             for partner in candidates[intersection]:
                 if partner.key != mine.key:
-                    pairs.setdefault((t, others.setdefault(partner, len(others))), label)
-    return tuple(targets), tuple(others), tuple((t, o, label) for (t, o), label in pairs.items())
+                    pairs.setdefault((t, others.setdefault(partner, len(others))), intersection)
+    return tuple(targets), tuple(others), tuple((t, o, name) for (t, o), name in pairs.items())
 
 
 def _plan(template: SourceTemplate, project: Project) -> _Plan:
@@ -642,7 +643,7 @@ def _expand(
     shown_first: dict[tuple, int] = {}  # what an ambiguous row shows → the combo that made it first
     for combo_index, (t, o, words) in enumerate(plan.combos):
         target, other = plan.targets[t], plan.others[o]
-        subcategory = plan.subcategories.get((t, o), model.subcategory)
+        subcategory = plan.subcategories[(t, o)] if plan.pairs else model.subcategory
         by_attribute = target.text == other.text  # an intersectional pair of one group
         for assignment in ASSIGNMENTS:
             values = _slot_values(plan, target, other, words, assignment)
@@ -822,9 +823,9 @@ def _lite_choices(plan: _Plan, row: int) -> list[int]:
     contrasts taking turns (so the twelve rows show each of them)."""
     if not plan.pairs:
         return list(range(len(plan.combos)))
-    labels = list(dict.fromkeys(label for _, _, label in plan.pairs))
-    contrast = {(t, o): labels.index(label) for t, o, label in plan.pairs}
-    wanted = row % len(labels)
+    names = list(dict.fromkeys(name for _, _, name in plan.pairs))
+    contrast = {(t, o): names.index(name) for t, o, name in plan.pairs}
+    wanted = row % len(names)
     return [i for i, (t, o, _) in enumerate(plan.combos) if contrast[(t, o)] == wanted]
 
 
