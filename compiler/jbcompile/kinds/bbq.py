@@ -1,7 +1,8 @@
 """The ``bbq`` kind (JBBQ design): expansion, the ``full`` and ``lite`` configs, rationales, invariants.
 
 Expansion per template: target filler × other filler × lexical alternatives × both slot assignments ×
-{ambig, disambig} × {neg, nonneg} × the 6 orders of the three options.
+{ambig, disambig} × {neg, nonneg} × the 6 orders of the three options. Intersectional templates (persons
+with an ``attribute``) pair only the persons their ``intersections`` ask for.
 
 Lite: 12 rows per template — each (condition × polarity) cell in three option orders that rotate the gold
 and the unknown positions over 0/1/2, with the disambiguated rows split 3/3 between biased and
@@ -221,7 +222,9 @@ def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Perso
     return tuple(people)
 
 
-def _intersections(model: BbqTemplate, project: Project):
+def _intersections(
+    model: BbqTemplate, project: Project
+) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, str], ...]]:
     """Composite persons (group filler + attribute filler) and the pairs the template's intersections
     ask for. A same_group partner is another filler of the target's group with the target's tag — or
     the target's own filler when no other has its tag (a word naming a whole group, like a nationality)."""
@@ -638,7 +641,7 @@ def _expand(
     index: dict[RowKey, int] = {}
     problems: list[Diagnostic] = []
     reported: set[tuple[str, str, str]] = set()
-    stereotyped = list(model.stereotyped_groups)
+    metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
     slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
     shown_first: dict[tuple, int] = {}  # what an ambiguous row shows → the combo that made it first
     for combo_index, (t, o, words) in enumerate(plan.combos):
@@ -654,8 +657,8 @@ def _expand(
             ambiguous = rewrite(plan.ambiguous.fill(values))
             disambiguating = rewrite(plan.disambiguating.fill(values))
             fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
-            metadata = {"stereotyped_groups": stereotyped, "subcategory": subcategory}
-            metadata |= {"version": assignment, "source": model.attested}
+            metadata = metadata_base | {"version": assignment, "source": model.attested}
+            metadata["subcategory"] = subcategory
             people = {"T": _answering(plan, target, "T", assignment, values, rewrite)}
             people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
             mentioned = _as_mentioned(people, by_attribute)
