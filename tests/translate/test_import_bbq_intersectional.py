@@ -461,3 +461,30 @@ def test_more_than_four_stereotyped_race_words_are_reported(tmp_path) -> None:
     assert result.exit_code == 0, result.output
     findings = [f for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]]
     assert [f["line"] for f in findings if f["code"] == "IM046"] == [2]
+
+
+def test_what_cannot_be_imported_is_reported_and_fails_the_command(tmp_path) -> None:
+    folder = _write(tmp_path / "bbq")
+    (folder / "vocabulary_proper_names.csv").unlink()
+    broken = SES_WORDS | {"Q_id": "9", "Known_stereotyped_var2": ""}
+    with (folder / "new_templates - Race_x_SES.csv").open("a", encoding="utf-8", newline="") as out:
+        csv.DictWriter(out, fieldnames=COLUMNS).writerow(broken)
+    with (folder / "new_templates - Race_x_gender.csv").open("w", encoding="utf-8", newline="") as out:
+        columns = [c for c in COLUMNS if c != "Known_stereotyped_var2"]
+        writer = csv.DictWriter(out, fieldnames=columns, extrasaction="ignore")
+        writer.writeheader()
+        writer.writerow(GENDER_WORDS)
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        app, ["import", "bbq-templates", str(folder), "--out", str(tmp_path / "s"), "--report", str(report)]
+    )
+    assert result.exit_code == 1, result.output
+    findings = [f for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]]
+    where = sorted((f["code"], Path(f["path"]).name, f["line"]) for f in findings if f["severity"] == "error")
+    assert where == [
+        ("IM040", "new_templates - Race_x_gender.csv", 1),
+        ("IM041", "new_templates - Race_x_SES.csv", 5),
+        ("IM043", "new_templates - Race_x_SES.csv", 4),
+    ]
+    # imported: the two word templates of Race_x_SES; not: its proper-name and broken rows, Race_x_gender's
+    assert "coverage 40.0% (2/5 template rows imported)" in " ".join(result.output.split())

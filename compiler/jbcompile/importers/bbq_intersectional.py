@@ -59,7 +59,8 @@ SAMPLED_ATTRIBUTES = 2  # attribute words per side in a proper-name template (ke
 
 
 def is_intersectional(columns: Sequence[str]) -> bool:
-    return all(column in columns for column in MARKER_COLUMNS)
+    """A file with either marker column is read as intersectional (a missing one is then reported)."""
+    return any(column in columns for column in MARKER_COLUMNS)
 
 
 class _Skip(Exception):
