@@ -155,6 +155,11 @@ def _templates_from_row(
     unknown = used - {"NAME1", "NAME2", *words, *(attribute_slots or ())}
     if unknown:
         raise _Skip("IM042", f"the texts use slots with no values: {sorted(unknown)}")
+    answers = [_answer_slot(texts[c]) for c in ("Answer_negative", "Answer_non_negative")]
+    if None in answers or answers[0] == answers[1]:
+        raise _Skip(
+            "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
+        )
     if proper:
         if not any(n.first_last == "first" for n in proper_names):
             raise _Skip(
@@ -165,32 +170,34 @@ def _templates_from_row(
             genders = [var2]
     else:
         genders = [""]
-    made = []
-    for gender in genders:
-        key = f"{category}-{row.get('Q_id')}" + (f"-{gender}" if len(genders) > 1 else "")
-        name = draft.unique_template_id(slug(key))
+    keys = [f"{category}-{row.get('Q_id')}" + (f"-{g}" if len(genders) > 1 else "") for g in genders]
+    sides = []  # every check passes before anything goes into the draft
+    for key, gender in zip(keys, genders, strict=True):
         if proper:
-            target, other = _proper_sides(
-                name, row, races, var2, gender, attribute_slots, vocabulary, proper_names
+            sides.append(
+                _proper_sides(key, row, races, var2, gender, attribute_slots, vocabulary, proper_names)
             )
+        elif attribute_slots is None:
+            raise _Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
         else:
-            if attribute_slots is None:
-                raise _Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
-            target, other = _word_sides(row, races, var2, vocabulary)
-            if len(target.group) > BBQ_TARGET_WORDS:
-                report.add(
-                    name,
-                    row.diagnostic(
-                        "IM046",
-                        f"{len(target.group)} stereotyped race words: BBQ draws five and may pair two "
-                        "stereotyped words; all are imported, each against the other words only, so "
-                        "those pairs are not made",
-                        Severity.WARNING,
-                    ),
-                )
+            sides.append(_word_sides(row, races, var2, vocabulary))
+    made = []
+    for key, (target, other) in zip(keys, sides, strict=True):
+        name = draft.unique_template_id(slug(key))
         made.append(
             _template(name, row, category, texts, words, braces, races, target, other, attribute_slots, draft)
         )
+        if len(target.group) > BBQ_TARGET_WORDS and not proper:
+            report.add(
+                name,
+                row.diagnostic(
+                    "IM046",
+                    f"{len(target.group)} stereotyped race words: BBQ draws five and may pair two "
+                    "stereotyped words; all are imported, each against the other words only, so "
+                    "those pairs are not made",
+                    Severity.WARNING,
+                ),
+            )
         if proper:
             report.add(
                 name,
@@ -296,7 +303,7 @@ def _proper_sides(
     vocabulary: Sequence[VocabEntry],
     proper_names: Sequence[ProperName],
 ) -> tuple[_Side, _Side]:
-    """Full names for a proper-name template, sampled by a hash seeded with the template id."""
+    """Full names for a proper-name template, sampled by a hash seeded with ``template`` (its id)."""
     first = [n for n in proper_names if n.first_last == "first"]
     last: dict[str, list[str]] = {}
     for n in proper_names:
@@ -363,11 +370,9 @@ def _template(
     attribute_slots: tuple[str, str] | None,
     draft: SourcesDraft,
 ) -> dict[str, Any]:
-    negative, non_negative = (_answer_slot(texts[c]) for c in ("Answer_negative", "Answer_non_negative"))
-    if negative is None or non_negative is None or negative == non_negative:
-        raise _Skip(
-            "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
-        )
+    negative, non_negative = (
+        _answer_slot(texts[c]) or "" for c in ("Answer_negative", "Answer_non_negative")
+    )
     stereotyped = list(races)
     for tag in sorted({f.tag or target.group_tag for f in target.group}):
         if tag not in stereotyped:
