@@ -281,11 +281,18 @@ def _word_sides(
     if not targets:
         raise _Skip("IM041", f"no race word of vocabulary.csv is in Known_stereotyped_race {races}")
     others = [w for w in words if w not in races]
+    if not others:
+        raise _Skip("IM041", "every race word of vocabulary.csv is stereotyped: no other person")
     mine, theirs = _var2_lists(row, var2, vocabulary)
-    other_tag = OPPOSITE.get(var2, f"non{var2}")
+    tag = next(r for r in races if r in targets)  # names the groups: Race_x_SES-Black, -nonBlack
     return (
-        _Side(tuple(DraftFiller(w, None, w) for w in targets), targets[0], _fillers(mine), var2),
-        _Side(tuple(DraftFiller(w, None, w) for w in others), others[0], _fillers(theirs), other_tag),
+        _Side(tuple(DraftFiller(w, None, w) for w in targets), tag, _fillers(mine), var2),
+        _Side(
+            tuple(DraftFiller(w, None, w) for w in others),
+            f"non{tag}",
+            _fillers(theirs),
+            OPPOSITE.get(var2, f"non{var2}"),
+        ),
     )
 
 
