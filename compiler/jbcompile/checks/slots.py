@@ -67,6 +67,10 @@ def template_slots(template: SourceTemplate, project: Project) -> dict[str, Slot
             )
             for name, s in model.persons.items()
         }
+        for s in model.persons.values():
+            if s.attribute is not None:  # an intersectional person's second attribute, in its own slot
+                texts = (p.text for p in people(project, s.attribute.group))
+                slots[s.attribute.slot] = SlotFill(s.attribute.slot, "person", tuple(dict.fromkeys(texts)))
         for name, alternatives in model.words.items():
             texts = (text_in(alt, project.lang) or "" for alt in alternatives)
             slots[name] = SlotFill(name, "word", tuple(dict.fromkeys(texts)))

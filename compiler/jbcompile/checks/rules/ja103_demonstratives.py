@@ -40,6 +40,8 @@ class Demonstratives(Rule):
             for span, (_slot, start, _end) in zip(filled.spans, slots_in(text.text), strict=True):
                 if span.role != "person" or span.start in ends:
                     continue
+                if span.start in {other.end for other in filled.spans if other.role == "person"}:
+                    continue  # right after another person slot: one mention ({{NAME1}}{{GEN1}})
                 if any(span.filler.startswith(d) for d in demonstratives):
                     continue
                 yield Finding.at(
