@@ -59,8 +59,9 @@ SAMPLED_ATTRIBUTES = 2  # attribute words per side in a proper-name template (ke
 
 
 def is_intersectional(columns: Sequence[str]) -> bool:
-    """A file with either marker column is read as intersectional (a missing one is then reported)."""
-    return any(column in columns for column in MARKER_COLUMNS)
+    """A file without Known_stereotyped_groups but with either marker column (a missing one is then
+    reported); a single-category file with a stray marker column stays single-category."""
+    return "Known_stereotyped_groups" not in columns and any(column in columns for column in MARKER_COLUMNS)
 
 
 class _Skip(Exception):
