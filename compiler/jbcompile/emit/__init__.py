@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .card import render_card
-from .data import data_path, write_jsonl, write_parquet
+from .data import ROW_GROUP, DataFiles, WriteProgress, data_path, write_jsonl, write_parquet
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
@@ -15,24 +15,46 @@ if TYPE_CHECKING:
 
 
 def write_folder(
-    compiled: Compiled, folder: Path, *, formats: Sequence[str] = ("parquet",), cards_dir: Path | None = None
+    compiled: Compiled,
+    folder: Path,
+    *,
+    formats: Sequence[str] = ("parquet",),
+    cards_dir: Path | None = None,
+    progress: WriteProgress | None = None,
 ) -> dict:
-    files: list[str] = []
-    digests: dict[str, str] = {}
-    for name, config in compiled.configs.items():
-        parquet = data_path(name, "parquet")
-        write_parquet(config.rows, config.spec.schema, folder / parquet)
-        digests[name] = file_sha256(folder / parquet)
-        files.append(parquet)
-        if "jsonl" in formats:
-            jsonl = data_path(name, "jsonl")
-            write_jsonl(config.rows, config.spec.schema.names, folder / jsonl)
-            files.append(jsonl)
-    (folder / "README.md").write_text(render_card(compiled, cards_dir, digests), encoding="utf-8")
-    files.append("README.md")
-    manifest = build_manifest(compiled, folder, files)
+    """Write the data of a compile that kept its rows in memory, then the card and the manifest."""
+    data = DataFiles(folder, formats, progress)
+    data.total = sum(config.count for config in compiled.configs.values())
+    try:
+        for config in compiled.configs.values():
+            for start in range(0, max(len(config.rows), 1), ROW_GROUP):
+                data(config.spec, config.rows[start : start + ROW_GROUP])
+        files = data.close()
+    except BaseException:
+        data.abort()
+        raise
+    return finish_folder(compiled, folder, files, cards_dir=cards_dir)
+
+
+def finish_folder(
+    compiled: Compiled, folder: Path, files: list[str], *, cards_dir: Path | None = None
+) -> dict:
+    """Add the card and the manifest to a folder whose data files are written; return the manifest."""
+    digests = {name: file_sha256(folder / name) for name in files}
+    parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
+    (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet), encoding="utf-8")
+    manifest = build_manifest(compiled, folder, [*files, "README.md"], digests)
     write_manifest(manifest, folder / "manifest.json")
     return manifest
 
 
-__all__ = ["build_manifest", "data_path", "render_card", "write_folder"]
+__all__ = [
+    "DataFiles",
+    "build_manifest",
+    "data_path",
+    "finish_folder",
+    "render_card",
+    "write_folder",
+    "write_jsonl",
+    "write_parquet",
+]

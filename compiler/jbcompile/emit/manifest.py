@@ -22,9 +22,13 @@ def file_sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
+def build_manifest(
+    compiled: Compiled, folder: Path, files: list[str], digests: dict[str, str] | None = None
+) -> dict:
+    """The manifest of a written folder; ``digests`` are sha256 already known (the rest are read)."""
     from .. import __version__
 
+    known = digests or {}
     project = compiled.project
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -38,13 +42,13 @@ def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
             name: {
                 "kind": config.kind,
                 "default": config.spec.default,
-                "rows": len(config.rows),
-                "templates": len({row["template_id"] for row in config.rows}),
+                "rows": config.count,
+                "templates": len(config.template_ids),
             }
             for name, config in compiled.configs.items()
         },
-        "rows": {name: len(config.rows) for name, config in compiled.configs.items()},
-        "files": {name: file_sha256(folder / name) for name in sorted(files)},
+        "rows": {name: config.count for name, config in compiled.configs.items()},
+        "files": {name: known.get(name) or file_sha256(folder / name) for name in sorted(files)},
     }
 
 
