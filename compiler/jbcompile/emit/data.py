@@ -1,8 +1,8 @@
 """Data files: one parquet file per config and split (and optional JSONL copies).
 
 Rows are written while the build makes them, one row group at a time (``ROW_GROUP`` rows each, however
-the rows arrive), so a build holds at most one group per config, never a whole config: a 3.67M-row build
-no longer needs 5 GB. The same rows give the same bytes whether they come in one list or in many batches.
+the rows arrive), so a build holds at most one group per config (as compact Arrow arrays), never a whole
+config. The same rows give the same bytes whether they come in one list or in many batches.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ if TYPE_CHECKING:
     from ..kinds import ConfigSpec
 
 SPLIT = "test"
-ROW_GROUP = 100_000  # rows per parquet row group; also the unit of conversion and writing
+ROW_GROUP = 100_000  # rows per parquet row group, the unit of writing
+CONVERT = 10_000  # rows turned into Arrow arrays at a time
 
 Row = dict[str, Any]
 # (stage, done, total or None when not known yet), as in build.ProgressCallback
@@ -31,14 +32,21 @@ def data_path(config: str, fmt: str) -> str:
 
 class ConfigFiles:
     """The data files of one config, written as its rows arrive: parquet in whole row groups, and the
-    JSONL copy (one object per line, keys in the schema's column order) line by line."""
+    JSONL copy (one object per line, keys in the schema's column order) line by line.
+
+    Rows become Arrow arrays ``CONVERT`` at a time, kept column by column until a row group is full; the
+    group's columns are then joined one at a time (each column's pieces freed as it is joined), because
+    a group written from one contiguous array per column has the same bytes however the rows came.
+    """
 
     def __init__(self, schema: pa.Schema, parquet: Path, jsonl: Path | None = None) -> None:
         import pyarrow.parquet as pq
 
         self.schema = schema
         self.rows = 0  # rows taken so far
-        self._pending: list[Row] = []
+        self._pending: list[Row] = []  # rows not converted yet (fewer than CONVERT)
+        self._columns: list[list[pa.Array]] = [[] for _ in schema]  # the converted part of the group
+        self._held = 0  # rows in self._columns
         self._groups = 0
         parquet.parent.mkdir(parents=True, exist_ok=True)
         # Fixed writer settings: the same rows give the same bytes.
@@ -53,22 +61,45 @@ class ConfigFiles:
             self._lines.writelines(json_line(row, columns) for row in rows)
         self.rows += len(rows)
         self._pending.extend(rows)
-        while len(self._pending) >= ROW_GROUP:
-            self._write(self._pending[:ROW_GROUP])
-            del self._pending[:ROW_GROUP]
+        while len(self._pending) >= self._room():
+            room = self._room()
+            self._convert(self._pending[:room])
+            del self._pending[:room]
 
-    def _write(self, rows: list[Row]) -> None:
+    def _room(self) -> int:
+        return min(CONVERT, ROW_GROUP - self._held)
+
+    def _convert(self, rows: list[Row]) -> None:
         import pyarrow as pa
 
-        group = pa.Table.from_pylist(rows, schema=self.schema)
+        table = pa.Table.from_pylist(rows, schema=self.schema)
+        for pieces, column in zip(self._columns, table.columns, strict=True):
+            pieces.extend(column.chunks)
+        self._held += len(rows)
+        if self._held == ROW_GROUP:
+            self._write_group()
+
+    def _write_group(self) -> None:
+        import pyarrow as pa
+
+        arrays = []
+        for index, field in enumerate(self.schema):
+            pieces, self._columns[index] = self._columns[index], []
+            arrays.append(pa.concat_arrays(pieces) if pieces else pa.array([], type=field.type))
+            del pieces
+        group = pa.Table.from_arrays(arrays, schema=self.schema)
+        del arrays
         self._writer.write_table(group, row_group_size=ROW_GROUP)
+        self._held = 0
         self._groups += 1
 
     def close(self) -> None:
         """Write the last, partial group (or one empty group for a config without rows) and close."""
-        if self._pending or not self._groups:
-            self._write(self._pending)
+        if self._pending:
+            self._convert(self._pending)
             self._pending = []
+        if self._held or not self._groups:
+            self._write_group()
         self.abort()
 
     def abort(self) -> None:
