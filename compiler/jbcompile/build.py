@@ -332,7 +332,7 @@ def build_folder(
             except BaseException:
                 data.abort()
                 raise
-            manifest = finish_folder(compiled, staging, files, cards_dir=cards_dir)
+            manifest = finish_folder(compiled, staging, files, cards_dir=cards_dir, progress=progress)
     except DiagnosticError as error:
         if compiled is None:  # the compile's own error holds every diagnostic of the run
             raise

@@ -31,32 +31,38 @@ SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, els
 
 @contextmanager
 def _progress(quiet: bool = False) -> Iterator[Callable[[str, int, int | None], None]]:
-    """A progress callback for the build: templates expanded, and rows written once there are some.
+    """Bars for a build's long steps: templates expanded (and rows written meanwhile), data files hashed.
 
-    The bars are drawn on a terminal only (rich draws nothing on a pipe or a CI log) and vanish at the end.
+    They are drawn on a terminal only (rich draws nothing on a pipe or a CI log) and vanish at the end.
     """
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("{task.fields[count]}"),
         TimeElapsedColumn(),
         console=err_console,
         transient=True,
         disable=quiet,
     ) as progress:
-        tasks = {"expand": progress.add_task("expanding templates", total=None)}
+        expand = progress.add_task("expanding templates", total=None, count="")
+        counts = {"expand": (0, 0), "write": (0, 0)}
+        hashing = []
 
         def update(stage: str, done: int, total: int | None) -> None:
-            if stage not in tasks:
-                tasks[stage] = progress.add_task(_STAGES.get(stage, stage), total=total)
-            progress.update(tasks[stage], completed=done, total=total)
+            if stage == "hash":
+                if not hashing:
+                    hashing.append(progress.add_task("hashing data files", total=total, count=""))
+                count = f"{done / 1e6:,.0f}/{(total or 0) / 1e6:,.0f} MB"
+                progress.update(hashing[0], completed=done, total=total, count=count)
+                return
+            counts[stage] = (done, total or 0)
+            (templates, of), (rows, _) = counts["expand"], counts["write"]
+            count = f"{templates}/{of} templates" + (f", {rows:,} rows written" if rows else "")
+            progress.update(expand, completed=templates, total=of or None, count=count)
 
         yield update
-
-
-_STAGES = {"write": "writing rows"}
 
 
 def _compile(sources: Path | None, lang: str, quiet: bool = False):

@@ -33,19 +33,38 @@ def write_folder(
     except BaseException:
         data.abort()
         raise
-    return finish_folder(compiled, folder, files, cards_dir=cards_dir)
+    return finish_folder(compiled, folder, files, cards_dir=cards_dir, progress=progress)
 
 
 def finish_folder(
-    compiled: Compiled, folder: Path, files: list[str], *, cards_dir: Path | None = None
+    compiled: Compiled,
+    folder: Path,
+    files: list[str],
+    *,
+    cards_dir: Path | None = None,
+    progress: WriteProgress | None = None,
 ) -> dict:
     """Add the card and the manifest to a folder whose data files are written; return the manifest."""
-    digests = {name: file_sha256(folder / name) for name in files}
+    digests = _digests(folder, files, progress)
     parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
     (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet), encoding="utf-8")
     manifest = build_manifest(compiled, folder, [*files, "README.md"], digests)
     write_manifest(manifest, folder / "manifest.json")
     return manifest
+
+
+def _digests(folder: Path, files: list[str], progress: WriteProgress | None) -> dict[str, str]:
+    """sha256 of each data file (read once, for the card and the manifest), with progress in bytes."""
+    total = sum((folder / name).stat().st_size for name in files)
+    done = 0
+
+    def advance(size: int) -> None:
+        nonlocal done
+        done += size
+        if progress:
+            progress("hash", done, total)
+
+    return {name: file_sha256(folder / name, advance) for name in files}
 
 
 __all__ = [

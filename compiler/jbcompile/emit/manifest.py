@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,11 +15,14 @@ if TYPE_CHECKING:
 MANIFEST_SCHEMA_VERSION = 1
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str:
+    """The file's sha256, read in blocks; ``advance`` hears how many bytes each block held."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+            if advance:
+                advance(len(block))
     return digest.hexdigest()
 
 
