@@ -146,6 +146,8 @@ class DataFiles:
             files.append(data_path(name, "parquet"))
             if "jsonl" in self.formats:
                 files.append(data_path(name, "jsonl"))
+        if self.progress:
+            self.progress("write", self._written, self._written)
         return files
 
     def abort(self) -> None:
