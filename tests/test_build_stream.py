@@ -216,17 +216,18 @@ def test_build_progress_counts_templates_rows_and_bytes(mini_sources: Path, tmp_
 
 
 def test_the_build_command_draws_no_progress_on_a_pipe(mini_sources: Path, tmp_path: Path) -> None:
+    command = [
+        sys.executable,
+        "-m",
+        "jbcompile.cli",
+        "build",
+        "-s",
+        str(mini_sources),
+        "-o",
+        str(tmp_path / "b"),
+    ]
     result = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "jbcompile.cli",
-            "build",
-            "--sources",
-            str(mini_sources),
-            "--out",
-            str(tmp_path / "b"),
-        ],
+        command,
         capture_output=True,
         text=True,
         env={"PYTHONPATH": str(REPO / "compiler"), "PATH": "/usr/bin:/bin", "HF_HUB_OFFLINE": "1"},

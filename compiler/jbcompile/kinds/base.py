@@ -101,18 +101,21 @@ class Kind(Protocol):
         """ "all", "some" or "none" of the template's texts exist in ``lang``."""
 
 
+def config_problem(
+    code: str, config: str, message: str, project: Project, hint: str | None = None
+) -> Diagnostic:
+    """A problem of a whole config (a build invariant), reported at the dataset file: ``[config] message``."""
+    from ..diagnostics import Diagnostic
+
+    return Diagnostic(code=code, message=f"[{config}] {message}", path=project.dataset_doc.path, hint=hint)
+
+
 def repeated_id_problems(
     code: str, config: str, repeated: Mapping[str, int], project: Project
 ) -> list[Diagnostic]:
     """One diagnostic per example id that occurs more than once in ``config``."""
-    from ..diagnostics import Diagnostic
-
     return [
-        Diagnostic(
-            code=code,
-            message=f"[{config}] example_id {example_id} occurs {count} times",
-            path=project.dataset_doc.path,
-        )
+        config_problem(code, config, f"example_id {example_id} occurs {count} times", project)
         for example_id, count in repeated.items()
     ]
 

@@ -28,6 +28,7 @@ from .base import (
     FilledText,
     Row,
     TemplateRows,
+    config_problem,
     join_contexts,
     repeated_id_problems,
     stable_hash,
@@ -461,36 +462,34 @@ class BbqVerifier:
 
     def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
         config, project = self.config, self.project
-        where = {"path": project.dataset_doc.path}
         problems = repeated_id_problems("B201", config, repeated, project)
-        for example_id in self.misfits:
-            problems.append(
-                Diagnostic(
-                    code="B202",
-                    message=f"[{config}] {example_id}: the gold label does not fit its condition",
-                    **where,
-                )
+        problems += [
+            config_problem(
+                "B202", config, f"{example_id}: the gold label does not fit its condition", project
             )
+            for example_id in self.misfits
+        ]
         for category in sorted({category for category, _ in self.gold}):
             for name, counts in (("gold label", self.gold), ("unknown option", self.unknown)):
                 values = [counts[(category, i)] for i in range(3)]
                 if max(values) - min(values) > 1:
                     problems.append(
-                        Diagnostic(
-                            code="B203",
-                            message=f"[{config}] {category}: {name} positions are unbalanced {values}",
+                        config_problem(
+                            "B203",
+                            config,
+                            f"{category}: {name} positions are unbalanced {values}",
+                            project,
                             hint="a template's rows must rotate the option positions",
-                            **where,
                         )
                     )
             biased, counter = self.bias[(category, "biased")], self.bias[(category, "counter_biased")]
             if config == "lite" and abs(biased - counter) > 1:
                 problems.append(
-                    Diagnostic(
-                        code="B204",
-                        message=f"[{config}] {category}: biased {biased} vs counter-biased "
-                        f"{counter} disambiguated rows",
-                        **where,
+                    config_problem(
+                        "B204",
+                        config,
+                        f"{category}: biased {biased} vs counter-biased {counter} disambiguated rows",
+                        project,
                     )
                 )
         for template in project.templates:

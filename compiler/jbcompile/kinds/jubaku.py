@@ -22,7 +22,15 @@ from typing import TYPE_CHECKING, Any
 from ..diagnostics import Diagnostic
 from ..schema import LocalizedText, text_in
 from ..schema.jubaku import LAYOUT_FIELDS, JubakuCase, JubakuPrompt
-from .base import ConfigSpec, FilledText, Row, TemplateRows, repeated_id_problems, slots_in
+from .base import (
+    ConfigSpec,
+    FilledText,
+    Row,
+    TemplateRows,
+    config_problem,
+    repeated_id_problems,
+    slots_in,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -262,14 +270,10 @@ class JubakuVerifier:
     def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
         config, project = self.config, self.project
         problems = repeated_id_problems("JU201", config, repeated, project)
-        for example_id in self.misfits:
-            problems.append(
-                Diagnostic(
-                    code="JU203",
-                    message=f"[{config}] {example_id}: label and biased_label must be 0 and 1",
-                    path=project.dataset_doc.path,
-                )
-            )
+        problems += [
+            config_problem("JU203", config, f"{example_id}: label and biased_label must be 0 and 1", project)
+            for example_id in self.misfits
+        ]
         for template in project.templates:
             if template.kind != JubakuKind.name:
                 continue

@@ -31,6 +31,7 @@ from .base import (
     FilledText,
     Row,
     TemplateRows,
+    config_problem,
     join_contexts,
     repeated_id_problems,
     slots_in,
@@ -396,11 +397,10 @@ class SobacoVerifier:
 
     def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
         config, project = self.config, self.project
-        where = {"path": project.dataset_doc.path}
         problems = repeated_id_problems("SB201", config, repeated, project)
 
         def fail(code: str, message: str) -> None:
-            problems.append(Diagnostic(code=code, message=f"[{config}] {message}", **where))
+            problems.append(config_problem(code, config, message, project))
 
         for message in self.misfits:
             fail("SB203", message)
