@@ -66,14 +66,14 @@ def main() -> None:
             results += measure(f"synthetic-{templates}", corpus, args.runs, work, compilers)
     header = (
         f"{'corpus':<16}{'compiler':>9}{'templates':>10}{'full rows':>11}{'median s':>10}{'range s':>14}"
-        f"{'rows/s':>10}{'peak MiB':>10}"
+        f"{'cpu s':>8}{'rows/s':>10}{'peak MiB':>10}"
     )
     print(header)
     for r in results:
         spread = f"{r['min_s']:.2f}–{r['max_s']:.2f}"
         print(
             f"{r['corpus']:<16}{r['compiler']:>9}{r['templates']:>10}{r['full_rows']:>11,}{r['median_s']:>10.2f}"
-            f"{spread:>14}{r['full_rows_per_s']:>10,}{r['peak_mib']:>10}"
+            f"{spread:>14}{r['cpu_s']:>8.2f}{r['full_rows_per_s']:>10,}{r['peak_mib']:>10}"
         )
     this = [r for r in results if r["compiler"] == "this"]
     small, large = this[1], this[3]

@@ -94,7 +94,10 @@ def main() -> None:
     compilers: dict[str, Path | None] = {"this": None}
     if args.compiler is not None:
         compilers["other"] = args.compiler
-    print(f"{'corpus':<14}{'full rows':>11}{'compiler':>10}{'median s':>10}{'range s':>14}{'peak MiB':>10}")
+    print(
+        f"{'corpus':<14}{'full rows':>11}{'compiler':>10}{'median s':>10}{'range s':>14}{'cpu s':>8}"
+        f"{'peak MiB':>10}"
+    )
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         corpora: list[tuple[str, Path]] = []
@@ -112,7 +115,8 @@ def main() -> None:
             for name, r in results.items():
                 spread = f"{r['min_s']:.1f}–{r['max_s']:.1f}"
                 print(
-                    f"{label:<14}{rows:>11,}{name:>10}{r['median_s']:>10.1f}{spread:>14}{r['peak_mib']:>10,}",
+                    f"{label:<14}{rows:>11,}{name:>10}{r['median_s']:>10.1f}{spread:>14}{r['cpu_s']:>8.1f}"
+                    f"{r['peak_mib']:>10,}",
                     flush=True,
                 )
 

@@ -18,8 +18,9 @@ from pathlib import Path
 
 def build_process(
     sources: Path, out: Path, *, lang: str = "ja", formats: str = "parquet", compiler: Path | None = None
-) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one `jbcompile build` process and the processes it waited for."""
+) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one `jbcompile build` process and
+    the processes it waited for. CPU time hardly moves when other jobs share the machine; wall time does."""
     command = [sys.executable, "-m", "jbcompile.cli", "build", "--sources", str(sources), "--out", str(out)]
     command += ["--lang", lang, "--format", formats]
     env = dict(os.environ)
@@ -33,7 +34,7 @@ def build_process(
         if os.waitstatus_to_exitcode(status) != 0:
             log.seek(0)
             raise SystemExit(f"build failed: {log.read().decode()[-2000:]}")
-    return elapsed, usage.ru_maxrss
+    return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 
 def compare(
@@ -43,16 +44,19 @@ def compare(
     (so a busy moment of the machine does not fall on one of them only)."""
     times: dict[str, list[float]] = {name: [] for name in compilers}
     peaks: dict[str, list[int]] = {name: [] for name in compilers}
+    cpu: dict[str, list[float]] = {name: [] for name in compilers}
     for _ in range(runs):
         for name, compiler in compilers.items():
-            seconds, peak = build_process(sources, work / f"build-{name}", compiler=compiler, **options)
+            seconds, peak, used = build_process(sources, work / f"build-{name}", compiler=compiler, **options)
             times[name].append(seconds)
             peaks[name].append(peak)
+            cpu[name].append(used)
     return {
         name: {
             "median_s": round(statistics.median(times[name]), 2),
             "min_s": round(min(times[name]), 2),
             "max_s": round(max(times[name]), 2),
+            "cpu_s": round(statistics.median(cpu[name]), 2),
             "peak_mib": round(statistics.median(peaks[name]) / 1024),
             "max_peak_mib": round(max(peaks[name]) / 1024),
         }
