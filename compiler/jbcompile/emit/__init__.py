@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .card import render_card
-from .data import ROW_GROUP, DataFiles, WriteProgress, data_path, write_jsonl, write_parquet
+from .data import ROW_GROUP, DataFiles, data_path, write_jsonl, write_parquet
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..build import Compiled, ProgressCallback
 
 
 def write_folder(
@@ -20,7 +20,7 @@ def write_folder(
     *,
     formats: Sequence[str] = ("parquet",),
     cards_dir: Path | None = None,
-    progress: WriteProgress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict:
     """Write the data of a compile that kept its rows in memory, then the card and the manifest."""
     data = DataFiles(folder, formats, progress)
@@ -42,7 +42,7 @@ def finish_folder(
     files: list[str],
     *,
     cards_dir: Path | None = None,
-    progress: WriteProgress | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict:
     """Add the card and the manifest to a folder whose data files are written; return the manifest."""
     digests = _digests(folder, files, progress)
@@ -53,7 +53,7 @@ def finish_folder(
     return manifest
 
 
-def _digests(folder: Path, files: list[str], progress: WriteProgress | None) -> dict[str, str]:
+def _digests(folder: Path, files: list[str], progress: ProgressCallback | None) -> dict[str, str]:
     """sha256 of each data file (read once, for the card and the manifest), with progress in bytes."""
     total = sum((folder / name).stat().st_size for name in files)
     done = 0

@@ -8,22 +8,19 @@ config. The same rows give the same bytes whether they come in one list or in ma
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..kinds import ConfigSpec
+    from ..build import ProgressCallback
+    from ..kinds import ConfigSpec, Row
 
 SPLIT = "test"
 ROW_GROUP = 100_000  # rows per parquet row group, the unit of writing
 CONVERT = 10_000  # rows turned into Arrow arrays at a time
-
-Row = dict[str, Any]
-# (stage, done, total or None when not known yet), as in build.ProgressCallback
-WriteProgress = Callable[[str, int, int | None], None]
 
 
 def data_path(config: str, fmt: str) -> str:
@@ -117,7 +114,7 @@ class DataFiles:
     """
 
     def __init__(
-        self, folder: Path, formats: Sequence[str] = ("parquet",), progress: WriteProgress | None = None
+        self, folder: Path, formats: Sequence[str] = ("parquet",), progress: ProgressCallback | None = None
     ) -> None:
         self.folder = Path(folder)
         self.formats = tuple(formats)
