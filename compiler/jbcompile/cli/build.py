@@ -5,9 +5,10 @@ from __future__ import annotations
 import importlib.abc
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -24,13 +25,16 @@ from .app import (
     print_table,
 )
 
+if TYPE_CHECKING:
+    from ..build import ProgressCallback
+
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
 SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
 
 
 @contextmanager
-def _progress(quiet: bool = False) -> Iterator[Callable[[str, int, int | None], None]]:
+def _progress(quiet: bool = False) -> Iterator[ProgressCallback]:
     """Bars for a build's long steps: templates expanded (and rows written meanwhile), data files hashed.
 
     They are drawn on a terminal only (rich draws nothing on a pipe or a CI log) and vanish at the end.
@@ -66,7 +70,7 @@ def _progress(quiet: bool = False) -> Iterator[Callable[[str, int, int | None], 
 
 
 def _compile(sources: Path | None, lang: str, quiet: bool = False):
-    """Compile for `stats`: every check of a build, and only the counts kept (the rows are dropped)."""
+    """Compile for `stats`: the build's invariants are verified, and only the counts kept (rows dropped)."""
     from ..build import compile_project
     from ..project import load_project
 
