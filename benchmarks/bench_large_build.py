@@ -1,26 +1,31 @@
-"""Peak memory of `jbcompile build` on a large imported benchmark (hundreds of thousands of rows).
+"""Peak memory and time of `jbcompile build` on large benchmarks (hundreds of thousands to millions of rows).
 
 Imported BBQ templates keep every filler and every lexical alternative, so their `full` config is far
-larger than the bundled benchmark's. This script builds a sources folder (by default a synthetic corpus
-of wide templates; pass `--sources` for a real import, e.g. `jbcompile import bbq-templates` output) in a
-fresh process, with and without the JSONL copies, and prints rows, seconds and the process's peak RSS.
+larger than the bundled benchmark's. This script builds synthetic corpora of wide templates (9,216 `full`
+rows per template with 8 fillers per group: 60 templates → 552,960 rows, 240 → 2,211,840), or a sources
+folder you pass (e.g. `jbcompile import bbq-templates` output), each in a fresh process, and prints the
+medians of several runs of wall time and peak RSS. With `--compiler`, an older checkout's compiler runs
+beside this one, in alternating runs, and both are printed side by side: since builds stream their rows,
+the peak should stay flat as the rows grow.
 
-    python benchmarks/bench_large_build.py [--sources DIR --lang en] [--templates 40 --fillers 8]
-        [--compiler OTHER/compiler]   # e.g. an older checkout, to compare before/after
+    python benchmarks/bench_large_build.py [--templates 60,240] [--runs 3] [--format parquet,jsonl]
+        [--sources DIR --lang en] [--compiler OLD/compiler]
+
+(an older compiler: `git archive <commit> compiler | tar -x -C OLD`)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import yaml
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from measure import compare  # noqa: E402
 
 HEADER = "# synthetic corpus for bench_large_build.py\n"
 
@@ -74,53 +79,46 @@ def write_wide_corpus(root: Path, templates: int, fillers: int) -> None:
         path.write_text(HEADER + yaml.safe_dump(template, allow_unicode=True), encoding="utf-8")
 
 
-def build_once(sources: Path, out: Path, lang: str, formats: str, compiler: Path | None) -> tuple[float, int]:
-    """Wall seconds and peak RSS (KiB) of one `jbcompile build` process."""
-    command = [sys.executable, "-m", "jbcompile.cli", "build", "--sources", str(sources), "--out", str(out)]
-    command += ["--lang", lang, "--format", formats]
-    env = dict(os.environ)
-    if compiler is not None:
-        env["PYTHONPATH"] = str(compiler.resolve())
-    with tempfile.TemporaryFile() as log:
-        start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
-        _, status, usage = os.wait4(process.pid, 0)
-        elapsed = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
-            log.seek(0)
-            raise SystemExit(f"build failed: {log.read().decode()[-2000:]}")
-    return elapsed, usage.ru_maxrss
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--sources", type=Path, help="A sources folder to build (default: synthetic).")
     parser.add_argument("--lang", default="en")
-    parser.add_argument("--templates", type=int, default=40)
+    parser.add_argument("--templates", default="60,240", help="Synthetic corpus sizes, in templates.")
     parser.add_argument("--fillers", type=int, default=8)
-    parser.add_argument("--compiler", type=Path, help="Run the build with this compiler/ folder's code.")
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--format", default="parquet", help="parquet, or parquet,jsonl")
+    parser.add_argument("--compiler", type=Path, help="Also run this compiler/ folder's code, side by side.")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as work:
-        sources = args.sources
-        if sources is None:
-            sources = Path(work) / "sources"
-            write_wide_corpus(sources, args.templates, args.fillers)
-        for formats in ("parquet", "parquet,jsonl"):
-            out = Path(work) / f"build-{formats.replace(',', '-')}"
-            seconds, peak = build_once(sources, out, args.lang, formats, args.compiler)
-            rows = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["rows"]
-            print(
-                json.dumps(
-                    {
-                        "formats": formats,
-                        "rows": rows,
-                        "seconds": round(seconds, 1),
-                        "peak_rss_mb": round(peak / 1024),
-                    }
+    compilers: dict[str, Path | None] = {"this": None}
+    if args.compiler is not None:
+        compilers["other"] = args.compiler
+    print(
+        f"{'corpus':<14}{'full rows':>11}{'compiler':>10}{'median s':>10}{'range s':>14}{'cpu s':>8}"
+        f"{'peak MiB':>10}"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        corpora: list[tuple[str, Path]] = []
+        if args.sources is not None:
+            corpora.append((args.sources.name, args.sources))
+        else:
+            for templates in (int(n) for n in args.templates.split(",")):
+                sources = work / f"wide-{templates}"
+                write_wide_corpus(sources, templates, args.fillers)
+                corpora.append((f"wide-{templates}", sources))
+        for label, sources in corpora:
+            results = compare(sources, work, compilers, args.runs, lang=args.lang, formats=args.format)
+            manifest = json.loads((work / "build-this" / "manifest.json").read_text(encoding="utf-8"))
+            rows = manifest["rows"].get("full", sum(manifest["rows"].values()))
+            for name, r in results.items():
+                spread = f"{r['min_s']:.1f}–{r['max_s']:.1f}"
+                print(
+                    f"{label:<14}{rows:>11,}{name:>10}{r['median_s']:>10.1f}{spread:>14}{r['cpu_s']:>8.1f}"
+                    f"{r['peak_mib']:>10,}",
+                    flush=True,
                 )
-            )
 
 
 if __name__ == "__main__":

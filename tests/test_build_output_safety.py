@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from jbcompile.build import write_build
+from jbcompile.build import ConfigRows, write_build
 from jbcompile.diagnostics import DiagnosticError
 
 from tests.helpers import compile_folder
@@ -201,7 +201,8 @@ def test_a_config_without_rows_is_refused_and_keeps_the_previous_build(
     compiled = compile_folder(mini_sources)
     write_build(compiled, out)
     before = _tree(out)
-    compiled.configs["lite"].rows.clear()
+    lite = compiled.configs["lite"]
+    compiled.configs["lite"] = ConfigRows(lite.spec, lite.kind)  # a config without rows
     with pytest.raises(DiagnosticError) as error:
         write_build(compiled, out)
     assert _codes(error) == ["B006"]

@@ -33,6 +33,26 @@ def test_chunked_parquet_equals_one_write(
     assert pq.read_table(tmp_path / "chunked.parquet").to_pylist() == rows
 
 
+@pytest.mark.parametrize(("batch", "convert"), [(1, 2), (2, 2), (5, 2), (4, 10_000), (11, 1)])
+def test_rows_in_batches_give_the_bytes_of_one_write(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, batch: int, convert: int
+) -> None:
+    monkeypatch.setattr(data, "ROW_GROUP", 3)
+    monkeypatch.setattr(data, "CONVERT", convert)
+    rows = _rows(11)
+    files = data.ConfigFiles(SCHEMA, tmp_path / "streamed.parquet", tmp_path / "streamed.jsonl")
+    for start in range(0, len(rows), batch):
+        files.add(rows[start : start + batch])
+    files.close()
+    table = pa.Table.from_pylist(rows, schema=SCHEMA)
+    pq.write_table(
+        table, tmp_path / "whole.parquet", compression="zstd", write_statistics=True, row_group_size=3
+    )
+    assert (tmp_path / "streamed.parquet").read_bytes() == (tmp_path / "whole.parquet").read_bytes()
+    data.write_jsonl(rows, SCHEMA.names, tmp_path / "whole.jsonl")
+    assert (tmp_path / "streamed.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
+
+
 def test_jsonl_keeps_every_row_in_column_order(tmp_path: Path) -> None:
     rows = _rows(5)
     data.write_jsonl(rows, ["label", "example_id", "tags"], tmp_path / "rows.jsonl")

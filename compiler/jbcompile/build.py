@@ -1,7 +1,10 @@
 """The compile pipeline: sources → checked project → rows per config → verified → build folder.
 
-``compile_project`` is pure (no writes); ``write_build`` writes the folder atomically, so a failed build
-leaves the previous one untouched.
+Rows stream: each template's rows go to a *sink* as soon as they are made, and each config's verifier
+keeps only the summaries its invariants need, so memory does not grow with the rows. ``build_folder``
+sends them straight into the data files of a staging folder that replaces the build folder only when
+every check passed (a failed build leaves the previous one untouched). ``compile_project`` alone keeps
+the rows in memory (tests, library use) and writes nothing; ``write_build`` writes such a compile.
 """
 
 from __future__ import annotations
@@ -11,25 +14,46 @@ import gc
 import hashlib
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder
 from .kinds import ConfigSpec, Row, get_kind
 from .project import Project
 
+if TYPE_CHECKING:
+    import numpy as np
+
+    from .project import SourceTemplate
+
 FORMATS = ("parquet", "jsonl")
 
 
 @dataclass
 class ConfigRows:
+    """One config of a compile: its row count and templates per category (all the card and the manifest
+    need), and its rows when the compile keeps them in memory (no sink)."""
+
     spec: ConfigSpec
     kind: str
     rows: list[Row] = field(default_factory=list)
+    count: int = 0
+    categories: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
+
+    def tally(self, rows: Sequence[Row]) -> None:
+        self.count += len(rows)
+        for (category, template_id), n in Counter((r["category"], r["template_id"]) for r in rows).items():
+            self.categories[category][template_id] += n
+
+    @property
+    def template_ids(self) -> set[str]:
+        return {template_id for templates in self.categories.values() for template_id in templates}
 
 
 @dataclass
@@ -49,7 +73,10 @@ class Compiled:
         )
 
 
-ProgressCallback = Callable[[str, int, int], None]
+# (stage, done, total): stage "expand" counts templates; "write" counts rows (total None: not known yet)
+ProgressCallback = Callable[[str, int, int | None], None]
+# Where a compile sends each template's rows of one config, in build order.
+RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
 def sources_hash(root: Path) -> str:
@@ -126,10 +153,13 @@ def compile_project(
     checks: bool = True,
     release: bool = False,
     progress: ProgressCallback | None = None,
+    sink: RowSink | None = None,
 ) -> Compiled:
     """Expand every template into its configs and verify every invariant; raise on any error.
 
-    Check findings and expansion problems are reported together, so one run shows every problem.
+    Each template's rows go to ``sink`` (e.g. the data files of a build, see ``build_folder``), or, with
+    no sink, into ``Compiled.configs[name].rows``. Check findings and expansion problems are reported
+    together, so one run shows every problem.
     """
     diagnostics: list[Diagnostic] = list(project.notes)
     findings = _start_checks(project, release) if checks else list
@@ -138,23 +168,71 @@ def compile_project(
     for kind_name in present:
         for spec in get_kind(kind_name).configs:
             configs[spec.name] = ConfigRows(spec, kind_name)
-    total = len(project.templates)
+    verifiers = {name: get_kind(c.kind).verifier(name, project) for name, c in configs.items()}
+    ids = {name: RepeatedIds() for name in configs}
+    templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
     with _no_cyclic_gc():
-        for done, template in enumerate(sorted(project.templates, key=lambda t: (t.model.category, t.id)), 1):
+        for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
             diagnostics.extend(built.diagnostics)
-            for config, rows in built.rows.items():
-                configs[config].rows.extend(rows)
+            for name, rows in built.rows.items():
+                config = configs[name]
+                config.tally(rows)
+                verifiers[name].add(rows)
+                ids[name].add(row["example_id"] for row in rows)
+                if sink is None:
+                    config.rows.extend(rows)
+                else:
+                    sink(config.spec, rows)
+            del built
             if progress:
-                progress("expand", done, total)
-        for name, config in configs.items():
-            diagnostics.extend(get_kind(config.kind).verify(name, config.rows, project))
+                progress("expand", done, len(templates))
+        for name, verifier in verifiers.items():
+            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, name))
+            diagnostics.extend(verifier.finish(repeated))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
     diagnostics.extend(_drop_optional_empty(project, configs))
     diagnostics.extend(_emptiness(project, configs))
     if has_errors(diagnostics):
         raise DiagnosticError(diagnostics)
     return Compiled(project, configs, diagnostics)
+
+
+def _example_ids(templates: Sequence[SourceTemplate], project: Project, config: str) -> Iterator[str]:
+    """A config's example ids once more, in build order: expansion depends on each template alone."""
+    for template in templates:
+        for row in get_kind(template.kind).build(template, project).rows.get(config, ()):
+            yield row["example_id"]
+
+
+class RepeatedIds:
+    """Which example ids of a config occur more than once, keeping 8 bytes per row (a hash), not the ids.
+
+    Equal hashes only make ids suspect: their exact counts come from a second pass over the ids, which
+    only a build with repeated ids (or, rarely, two ids with one 64-bit hash) needs. The repeats are
+    returned in the order of their first occurrence.
+    """
+
+    def __init__(self) -> None:
+        self._hashes: list[np.ndarray] = []
+
+    def add(self, ids: Iterable[str]) -> None:
+        import numpy as np
+
+        self._hashes.append(np.fromiter(map(hash, ids), dtype=np.int64))
+
+    def find(self, again: Callable[[], Iterable[str]]) -> dict[str, int]:
+        """The repeated ids and their counts; ``again`` gives every id once more, in the same order."""
+        import numpy as np
+
+        hashes = np.concatenate(self._hashes) if self._hashes else np.empty(0, dtype=np.int64)
+        self._hashes = []
+        hashes.sort()
+        suspects = set(hashes[1:][hashes[1:] == hashes[:-1]].tolist())
+        if not suspects:
+            return {}
+        counts: Counter[str] = Counter(example_id for example_id in again() if hash(example_id) in suspects)
+        return {example_id: n for example_id, n in counts.items() if n > 1}
 
 
 @contextmanager
@@ -182,7 +260,7 @@ def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> li
 
     notes = []
     for name, config in list(configs.items()):
-        if config.rows or not any(o.rows for o in configs.values() if o.kind == config.kind):
+        if config.count or not any(o.count for o in configs.values() if o.kind == config.kind):
             continue
         del configs[name]
         notes.append(
@@ -217,8 +295,49 @@ def _emptiness(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnos
             hint="check that the templates of this kind expand to rows (see the other diagnostics)",
         )
         for name, config in configs.items()
-        if not config.rows
+        if not config.count
     ]
+
+
+def build_folder(
+    project: Project,
+    out_dir: Path,
+    *,
+    formats: Sequence[str] = ("parquet",),
+    cards_dir: Path | None = None,
+    checks: bool = True,
+    release: bool = False,
+    progress: ProgressCallback | None = None,
+) -> tuple[Compiled, dict]:
+    """Compile ``project`` straight into the build folder ``out_dir``; return the compile and the manifest.
+
+    The rows go into the data files of a staging folder while they are made, one row group at a time; the
+    staging folder replaces ``out_dir`` only when every check passed, so an error (all of a run's
+    diagnostics together) or a failed write (B004) leaves the previous build as it was.
+    """
+    from .emit import DataFiles, finish_folder
+
+    out_dir = Path(out_dir)
+    with write_errors(out_dir, "the build folder"):
+        _refuse_unsafe_out(out_dir, project.root)
+    compiled = None
+    try:
+        with _staging(out_dir) as staging:
+            data = DataFiles(staging, formats, progress)
+            try:
+                compiled = compile_project(
+                    project, checks=checks, release=release, progress=progress, sink=data
+                )
+                files = data.close()
+            except BaseException:
+                data.abort()
+                raise
+            manifest = finish_folder(compiled, staging, files, cards_dir=cards_dir, progress=progress)
+    except DiagnosticError as error:
+        if compiled is None:  # the compile's own error holds every diagnostic of the run
+            raise
+        raise DiagnosticError([*compiled.diagnostics, *error.diagnostics]) from None
+    return compiled, manifest
 
 
 def write_build(
@@ -228,7 +347,7 @@ def write_build(
     formats: Sequence[str] = ("parquet",),
     cards_dir: Path | None = None,
 ) -> dict:
-    """Write the build folder atomically; return the manifest.
+    """Write the build folder of a compile that kept its rows, atomically; return the manifest.
 
     Refuses (B001, B003) a folder that is not a build, or one whose replacement would take the sources
     or the working folder with it; any write failure (B004) leaves the previous build as it was.
@@ -241,13 +360,19 @@ def write_build(
         raise DiagnosticError(empty)
     with write_errors(out_dir, "the build folder"):
         _refuse_unsafe_out(out_dir, compiled.project.root)
+    with _staging(out_dir) as staging:
+        return write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
+
+
+@contextmanager
+def _staging(out_dir: Path) -> Iterator[Path]:
+    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B004)."""
     with (
         write_errors(out_dir, "the build folder"),
         replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging,
         _no_cyclic_gc(),
     ):
-        manifest = write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
-    return manifest
+        yield staging
 
 
 _WRITE_HINTS = {

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -24,34 +25,58 @@ from .app import (
     print_table,
 )
 
+if TYPE_CHECKING:
+    from ..build import ProgressCallback
+
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
 SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
 
 
-def _compile(sources: Path | None, lang: str, release: bool, checks: bool = True, quiet: bool = False):
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+@contextmanager
+def _progress(quiet: bool = False) -> Iterator[ProgressCallback]:
+    """Bars for a build's long steps: templates expanded (and rows written meanwhile), data files hashed.
 
-    from ..build import compile_project
-    from ..project import load_project
+    They are drawn on a terminal only (rich draws nothing on a pipe or a CI log) and vanish at the end.
+    """
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
-    project = load_project(sources or default_sources(), lang=lang)
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
-        MofNCompleteColumn(),
+        TextColumn("{task.fields[count]}"),
         TimeElapsedColumn(),
         console=err_console,
         transient=True,
         disable=quiet,
     ) as progress:
-        task = progress.add_task("expanding templates", total=len(project.templates))
-        return compile_project(
-            project,
-            checks=checks,
-            release=release,
-            progress=lambda _stage, done, total: progress.update(task, completed=done, total=total),
-        )
+        expand = progress.add_task("expanding templates", total=None, count="")
+        counts = {"expand": (0, 0), "write": (0, 0)}
+        hashing = []
+
+        def update(stage: str, done: int, total: int | None) -> None:
+            if stage == "hash":
+                if not hashing:
+                    hashing.append(progress.add_task("hashing data files", total=total, count=""))
+                count = f"{done / 1e6:,.0f}/{(total or 0) / 1e6:,.0f} MB"
+                progress.update(hashing[0], completed=done, total=total, count=count)
+                return
+            counts[stage] = (done, total or 0)
+            (templates, of), (rows, _) = counts["expand"], counts["write"]
+            count = f"{templates}/{of} templates" + (f", {rows:,} rows written" if rows else "")
+            progress.update(expand, completed=templates, total=of or None, count=count)
+
+        yield update
+
+
+def _compile(sources: Path | None, lang: str, quiet: bool = False):
+    """Compile for `stats`: the build's invariants are verified, and only the counts kept (rows dropped)."""
+    from ..build import compile_project
+    from ..project import load_project
+
+    project = load_project(sources or default_sources(), lang=lang)
+    with _progress(quiet) as progress:
+        return compile_project(project, checks=False, progress=progress, sink=lambda _spec, _rows: None)
 
 
 class _NoPandas(importlib.abc.MetaPathFinder):
@@ -93,7 +118,8 @@ def build(
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
-    from ..build import FORMATS, check_out_dir, write_build
+    from ..build import FORMATS, build_folder, check_out_dir
+    from ..project import load_project
 
     check_choice("--diagnostics", diagnostics_format, DIAGNOSTIC_FORMATS)
     formats = [f.strip() for f in format.split(",") if f.strip()]
@@ -102,16 +128,16 @@ def build(
         raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
     check_choice("--lang", lang, ("ja", "en"))
     check_cards(cards)
-    compiled = None
     try:
         check_out_dir(out, sources or default_sources())
-        compiled = _compile(sources, lang, release)
-        with _without_pandas():
-            manifest = write_build(compiled, out, formats=formats, cards_dir=cards)
+        project = load_project(sources or default_sources(), lang=lang)
+        with _progress() as progress, _without_pandas():
+            compiled, manifest = build_folder(
+                project, out, formats=formats, cards_dir=cards, release=release, progress=progress
+            )
     except DiagnosticError as error:
         # One report (one JSON document with --diagnostics json): the warnings, then why it stopped.
-        found = [*compiled.diagnostics, *error.diagnostics] if compiled else error.diagnostics
-        raise fail(DiagnosticError(found), diagnostics_format) from None
+        raise fail(error, diagnostics_format) from None
     print_diagnostics(compiled.diagnostics, diagnostics_format)
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())
     err_console.print(
@@ -145,7 +171,7 @@ def stats(
 
     check_choice("--lang", lang, ("ja", "en"))
     try:
-        compiled = _compile(sources, lang, release=False, checks=False, quiet=as_json)
+        compiled = _compile(sources, lang, quiet=as_json)
     except DiagnosticError as error:
         raise fail(error) from None
     names, table = category_table(compiled)

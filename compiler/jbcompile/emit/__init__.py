@@ -7,32 +7,73 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .card import render_card
-from .data import data_path, write_jsonl, write_parquet
+from .data import ROW_GROUP, DataFiles, data_path, write_jsonl, write_parquet
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..build import Compiled, ProgressCallback
 
 
 def write_folder(
-    compiled: Compiled, folder: Path, *, formats: Sequence[str] = ("parquet",), cards_dir: Path | None = None
+    compiled: Compiled,
+    folder: Path,
+    *,
+    formats: Sequence[str] = ("parquet",),
+    cards_dir: Path | None = None,
+    progress: ProgressCallback | None = None,
 ) -> dict:
-    files: list[str] = []
-    digests: dict[str, str] = {}
-    for name, config in compiled.configs.items():
-        parquet = data_path(name, "parquet")
-        write_parquet(config.rows, config.spec.schema, folder / parquet)
-        digests[name] = file_sha256(folder / parquet)
-        files.append(parquet)
-        if "jsonl" in formats:
-            jsonl = data_path(name, "jsonl")
-            write_jsonl(config.rows, config.spec.schema.names, folder / jsonl)
-            files.append(jsonl)
-    (folder / "README.md").write_text(render_card(compiled, cards_dir, digests), encoding="utf-8")
-    files.append("README.md")
-    manifest = build_manifest(compiled, folder, files)
+    """Write the data of a compile that kept its rows in memory, then the card and the manifest."""
+    data = DataFiles(folder, formats, progress)
+    data.total = sum(config.count for config in compiled.configs.values())
+    try:
+        for config in compiled.configs.values():
+            for start in range(0, max(len(config.rows), 1), ROW_GROUP):
+                data(config.spec, config.rows[start : start + ROW_GROUP])
+        files = data.close()
+    except BaseException:
+        data.abort()
+        raise
+    return finish_folder(compiled, folder, files, cards_dir=cards_dir, progress=progress)
+
+
+def finish_folder(
+    compiled: Compiled,
+    folder: Path,
+    files: list[str],
+    *,
+    cards_dir: Path | None = None,
+    progress: ProgressCallback | None = None,
+) -> dict:
+    """Add the card and the manifest to a folder whose data files are written; return the manifest."""
+    digests = _digests(folder, files, progress)
+    parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
+    (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet), encoding="utf-8")
+    manifest = build_manifest(compiled, folder, [*files, "README.md"], digests)
     write_manifest(manifest, folder / "manifest.json")
     return manifest
 
 
-__all__ = ["build_manifest", "data_path", "render_card", "write_folder"]
+def _digests(folder: Path, files: list[str], progress: ProgressCallback | None) -> dict[str, str]:
+    """sha256 of each data file (read once, for the card and the manifest), with progress in bytes."""
+    total = sum((folder / name).stat().st_size for name in files)
+    done = 0
+
+    def advance(size: int) -> None:
+        nonlocal done
+        done += size
+        if progress:
+            progress("hash", done, total)
+
+    return {name: file_sha256(folder / name, advance) for name in files}
+
+
+__all__ = [
+    "DataFiles",
+    "build_manifest",
+    "data_path",
+    "finish_folder",
+    "render_card",
+    "write_folder",
+    "write_jsonl",
+    "write_parquet",
+]

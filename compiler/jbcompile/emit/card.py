@@ -39,7 +39,7 @@ def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None)
     rebuilt folder with other rows loads fresh instead of from the cache of the previous build.
     """
     dataset = compiled.project.dataset
-    largest = max((len(c.rows) for c in compiled.configs.values()), default=0)
+    largest = max((c.count for c in compiled.configs.values()), default=0)
     configs = []
     for name in compiled.configs:
         entry: dict = {"config_name": name}
@@ -48,7 +48,7 @@ def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None)
         entry["data_files"] = [{"split": SPLIT, "path": f"data/{name}/{SPLIT}-*.parquet"}]
         digest = (data_digests or {}).get(name)
         if digest:
-            entry["description"] = f"{len(compiled.configs[name].rows)} rows; data sha256 {digest}"
+            entry["description"] = f"{compiled.configs[name].count} rows; data sha256 {digest}"
         configs.append(entry)
     return {
         "pretty_name": dataset.pretty_name,
@@ -67,14 +67,14 @@ def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None)
 def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     """Rows and templates per category and config, for the card and `jbcompile stats`."""
     names = list(compiled.configs)
-    categories = sorted({row["category"] for c in compiled.configs.values() for row in c.rows})
+    categories = sorted({category for c in compiled.configs.values() for category in c.categories})
     table = []
     for category in categories:
         entry: dict = {"category": category}
         for name, config in compiled.configs.items():
-            rows = [row for row in config.rows if row["category"] == category]
-            entry[name] = len(rows)
-            entry[f"{name}_templates"] = len({row["template_id"] for row in rows})
+            templates = config.categories.get(category, {})
+            entry[name] = sum(templates.values())
+            entry[f"{name}_templates"] = len(templates)
         table.append(entry)
     return names, table
 
@@ -163,7 +163,7 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
         config_names=names,
         default_config=compiled.default_config,
         table=table,
-        totals={name: len(c.rows) for name, c in compiled.configs.items()},
+        totals={name: c.count for name, c in compiled.configs.items()},
         templates=len(compiled.project.templates),
         templates_by_origin=dict(templates_by_origin),
         templates_by_kind=dict(sorted(Counter(t.kind for t in compiled.project.templates).items())),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -14,17 +15,24 @@ if TYPE_CHECKING:
 MANIFEST_SCHEMA_VERSION = 1
 
 
-def file_sha256(path: Path) -> str:
+def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str:
+    """The file's sha256, read in blocks; ``advance`` hears how many bytes each block held."""
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
             digest.update(block)
+            if advance:
+                advance(len(block))
     return digest.hexdigest()
 
 
-def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
+def build_manifest(
+    compiled: Compiled, folder: Path, files: list[str], digests: dict[str, str] | None = None
+) -> dict:
+    """The manifest of a written folder; ``digests`` are sha256 already known (the rest are read)."""
     from .. import __version__
 
+    known = digests or {}
     project = compiled.project
     return {
         "schema_version": MANIFEST_SCHEMA_VERSION,
@@ -38,13 +46,13 @@ def build_manifest(compiled: Compiled, folder: Path, files: list[str]) -> dict:
             name: {
                 "kind": config.kind,
                 "default": config.spec.default,
-                "rows": len(config.rows),
-                "templates": len({row["template_id"] for row in config.rows}),
+                "rows": config.count,
+                "templates": len(config.template_ids),
             }
             for name, config in compiled.configs.items()
         },
-        "rows": {name: len(config.rows) for name, config in compiled.configs.items()},
-        "files": {name: file_sha256(folder / name) for name in sorted(files)},
+        "rows": {name: config.count for name, config in compiled.configs.items()},
+        "files": {name: known.get(name) or file_sha256(folder / name) for name in sorted(files)},
     }
 
 

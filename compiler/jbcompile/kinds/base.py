@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -61,6 +61,22 @@ class TemplateRows:
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
+class Verifier(Protocol):
+    """The invariants of one whole config (balance, coverage), checked while its rows stream past.
+
+    ``add`` sees every row of the config once, in build order, one batch at a time, and keeps only the
+    summaries its checks need (counts, cells, the ids of rows that break a rule), never the rows; so a
+    build's memory does not grow with its rows. Which example ids repeat is the one check that needs
+    every row: the pipeline finds those (see ``build.RepeatedIds``) and hands them to ``finish``.
+    """
+
+    def add(self, rows: Sequence[Row]) -> None:
+        """Take the next rows of the config."""
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        """Every problem of the config, given the example ids that occur more than once (id → count)."""
+
+
 class Kind(Protocol):
     name: str
     template_model: type[BaseModel]
@@ -75,14 +91,33 @@ class Kind(Protocol):
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         """Every row of the template (the largest config)."""
 
-    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
-        """Invariants of a whole config (balance, coverage); the build refuses output that breaks them."""
+    def verifier(self, config: str, project: Project) -> Verifier:
+        """A fresh check of a whole config's invariants; the build refuses output that breaks them."""
 
     def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
         """Every distinct filled variant of each template text."""
 
     def language_coverage(self, template: SourceTemplate, lang: str) -> str:
         """ "all", "some" or "none" of the template's texts exist in ``lang``."""
+
+
+def config_problem(
+    code: str, config: str, message: str, project: Project, hint: str | None = None
+) -> Diagnostic:
+    """A problem of a whole config (a build invariant), reported at the dataset file: ``[config] message``."""
+    from ..diagnostics import Diagnostic
+
+    return Diagnostic(code=code, message=f"[{config}] {message}", path=project.dataset_doc.path, hint=hint)
+
+
+def repeated_id_problems(
+    code: str, config: str, repeated: Mapping[str, int], project: Project
+) -> list[Diagnostic]:
+    """One diagnostic per example id that occurs more than once in ``config``."""
+    return [
+        config_problem(code, config, f"example_id {example_id} occurs {count} times", project)
+        for example_id, count in repeated.items()
+    ]
 
 
 def stable_hash(*parts: object) -> int:

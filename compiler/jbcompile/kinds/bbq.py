@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -29,7 +29,9 @@ from .base import (
     FilledText,
     Row,
     TemplateRows,
+    config_problem,
     join_contexts,
+    repeated_id_problems,
     stable_hash,
     stable_id,
 )
@@ -492,62 +494,69 @@ class BbqKind:
                     yield FilledText(_text_key(key_path, value, project.lang), filled.text, filled.spans)
 
     # ------------------------------------------------------------------------------------------- verify
-    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
-        problems: list[Diagnostic] = []
-        where = {"path": project.dataset_doc.path}
-        by_category: dict[str, list[Row]] = defaultdict(list)
+    def verifier(self, config: str, project: Project) -> BbqVerifier:
+        return BbqVerifier(config, project)
+
+
+class BbqVerifier:
+    """A ``bbq`` config's invariants: gold fits the condition, balanced option positions per category
+    (and biased vs counter-biased in ``lite``), every template in all four condition × polarity cells."""
+
+    def __init__(self, config: str, project: Project) -> None:
+        self.config, self.project = config, project
+        self.misfits: list[str] = []  # example ids whose gold does not fit their condition
+        self.gold: Counter[tuple[str, int]] = Counter()  # (category, position) → rows
+        self.unknown: Counter[tuple[str, int]] = Counter()
+        self.bias: Counter[tuple[str, str]] = Counter()  # (category, context_bias) → rows
+        self.cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
+
+    def add(self, rows: Sequence[Row]) -> None:
         for row in rows:
-            by_category[row["category"]].append(row)
-        ids = Counter(row["example_id"] for row in rows)
-        for example_id, count in ids.items():
-            if count > 1:
-                problems.append(
-                    Diagnostic(
-                        code="B201",
-                        message=f"[{config}] example_id {example_id} occurs {count} times",
-                        **where,
-                    )
-                )
-        for row in rows:
-            expected_unknown = row["context_condition"] == "ambig"
-            if (row["label"] == row["unknown_label"]) != expected_unknown:
-                problems.append(
-                    Diagnostic(
-                        code="B202",
-                        message=f"[{config}] {row['example_id']}: the gold label does not fit its condition",
-                        **where,
-                    )
-                )
-        for category, category_rows in sorted(by_category.items()):
-            gold = Counter(row["label"] for row in category_rows)
-            unknown = Counter(row["unknown_label"] for row in category_rows)
-            for name, counts in (("gold label", gold), ("unknown option", unknown)):
-                values = [counts.get(i, 0) for i in range(3)]
+            if (row["label"] == row["unknown_label"]) != (row["context_condition"] == "ambig"):
+                self.misfits.append(row["example_id"])
+        self.gold.update([(row["category"], row["label"]) for row in rows])
+        self.unknown.update([(row["category"], row["unknown_label"]) for row in rows])
+        if self.config == "lite":
+            self.bias.update([(row["category"], row["context_bias"]) for row in rows if row["context_bias"]])
+        for template_id, cell in {
+            (row["template_id"], (row["context_condition"], row["question_polarity"])) for row in rows
+        }:
+            self.cells[template_id].add(cell)
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        config, project = self.config, self.project
+        problems = repeated_id_problems("B201", config, repeated, project)
+        problems += [
+            config_problem(
+                "B202", config, f"{example_id}: the gold label does not fit its condition", project
+            )
+            for example_id in self.misfits
+        ]
+        for category in sorted({category for category, _ in self.gold}):
+            for name, counts in (("gold label", self.gold), ("unknown option", self.unknown)):
+                values = [counts[(category, i)] for i in range(3)]
                 if max(values) - min(values) > 1:
                     problems.append(
-                        Diagnostic(
-                            code="B203",
-                            message=f"[{config}] {category}: {name} positions are unbalanced {values}",
+                        config_problem(
+                            "B203",
+                            config,
+                            f"{category}: {name} positions are unbalanced {values}",
+                            project,
                             hint="a template's rows must rotate the option positions",
-                            **where,
                         )
                     )
-            if config == "lite":
-                bias = Counter(row["context_bias"] for row in category_rows if row["context_bias"])
-                if abs(bias["biased"] - bias["counter_biased"]) > 1:
-                    problems.append(
-                        Diagnostic(
-                            code="B204",
-                            message=f"[{config}] {category}: biased {bias['biased']} vs counter-biased "
-                            f"{bias['counter_biased']} disambiguated rows",
-                            **where,
-                        )
+            biased, counter = self.bias[(category, "biased")], self.bias[(category, "counter_biased")]
+            if config == "lite" and abs(biased - counter) > 1:
+                problems.append(
+                    config_problem(
+                        "B204",
+                        config,
+                        f"{category}: biased {biased} vs counter-biased {counter} disambiguated rows",
+                        project,
                     )
-        cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
-        for row in rows:
-            cells[row["template_id"]].add((row["context_condition"], row["question_polarity"]))
+                )
         for template in project.templates:
-            if template.kind == self.name and len(cells.get(template.id, ())) != 4:
+            if template.kind == BbqKind.name and len(self.cells.get(template.id, ())) != 4:
                 problems.append(
                     template.diagnostic(
                         ("id",),

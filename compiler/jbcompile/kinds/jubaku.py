@@ -15,14 +15,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..schema import LocalizedText, text_in
 from ..schema.jubaku import LAYOUT_FIELDS, JubakuCase, JubakuPrompt
-from .base import ConfigSpec, FilledText, Row, TemplateRows, slots_in
+from .base import (
+    ConfigSpec,
+    FilledText,
+    Row,
+    TemplateRows,
+    config_problem,
+    repeated_id_problems,
+    slots_in,
+)
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -235,42 +243,49 @@ class JubakuKind:
             if text is not None:
                 yield FilledText(_text_key((field,), value, project.lang), text)
 
-    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
-        where = {"path": project.dataset_doc.path}
-        problems: list[Diagnostic] = []
-        for example_id, count in Counter(row["example_id"] for row in rows).items():
-            if count > 1:
-                problems.append(
-                    Diagnostic(
-                        code="JU201",
-                        message=f"[{config}] example_id {example_id} occurs {count} times",
-                        **where,
-                    )
-                )
-        by_case: dict[str, list[Row]] = defaultdict(list)
+    def verifier(self, config: str, project: Project) -> JubakuVerifier:
+        return JubakuVerifier(config, project)
+
+
+class JubakuVerifier:
+    """A ``jubaku`` config's invariants: every case in all its variants, gold A and B equally often,
+    label and biased_label 0 and 1."""
+
+    def __init__(self, config: str, project: Project) -> None:
+        self.config, self.project = config, project
+        self.misfits: list[str] = []  # example ids whose labels are not 0 and 1
+        self.rows: Counter[str] = Counter()  # case → rows
+        self.variants: dict[str, set[tuple[int, str]]] = defaultdict(set)
+        self.gold: Counter[tuple[str, int]] = Counter()  # (case, label) → rows
+
+    def add(self, rows: Sequence[Row]) -> None:
         for row in rows:
-            by_case[row["template_id"]].append(row)
+            case = row["template_id"]
+            self.rows[case] += 1
+            self.variants[case].add((row["instruction_id"], row["order"]))
+            self.gold[(case, row["label"])] += 1
             if {row["label"], row["biased_label"]} != {0, 1}:
-                problems.append(
-                    Diagnostic(
-                        code="JU203",
-                        message=f"[{config}] {row['example_id']}: label and biased_label must be 0 and 1",
-                        **where,
-                    )
-                )
+                self.misfits.append(row["example_id"])
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        config, project = self.config, self.project
+        problems = repeated_id_problems("JU201", config, repeated, project)
+        problems += [
+            config_problem("JU203", config, f"{example_id}: label and biased_label must be 0 and 1", project)
+            for example_id in self.misfits
+        ]
         for template in project.templates:
-            if template.kind != self.name:
+            if template.kind != JubakuKind.name:
                 continue
-            case = by_case.get(template.id, [])
-            variants = {(row["instruction_id"], row["order"]) for row in case}
-            gold = Counter(row["label"] for row in case)
+            rows, variants = self.rows[template.id], len(self.variants.get(template.id, ()))
+            gold = [self.gold[(template.id, label)] for label in (0, 1)]
             expected = rows_per_case(template.model, project.lang)
-            if len(case) != expected or len(variants) != expected:
+            if rows != expected or variants != expected:
                 problems.append(
                     template.diagnostic(
                         ("id",),
                         "JU202",
-                        f"[{config}] case {template.id}: {len(case)} rows in {len(variants)} variants, "
+                        f"[{config}] case {template.id}: {rows} rows in {variants} variants, "
                         f"expected {expected} ({expected // 2} instructions × 2 orders)",
                     )
                 )

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
@@ -31,7 +31,9 @@ from .base import (
     FilledText,
     Row,
     TemplateRows,
+    config_problem,
     join_contexts,
+    repeated_id_problems,
     slots_in,
     stable_hash,
     stable_id,
@@ -332,31 +334,78 @@ class SobacoKind:
                     yield FilledText(_text_key(key_path, value, project.lang), filled.text, filled.spans)
 
     # ------------------------------------------------------------------------------------------- verify
-    def verify(self, config: str, rows: Sequence[Row], project: Project) -> list[Diagnostic]:
-        where = {"path": project.dataset_doc.path}
-        problems: list[Diagnostic] = []
+    def verifier(self, config: str, project: Project) -> SobacoVerifier:
+        return SobacoVerifier(config, project)
 
-        def fail(code: str, message: str, **kwargs: Any) -> None:
-            problems.append(Diagnostic(code=code, message=f"[{config}] {message}", **(where | kwargs)))
 
-        for example_id, count in Counter(row["example_id"] for row in rows).items():
-            if count > 1:
-                fail("SB201", f"example_id {example_id} occurs {count} times")
-        cells: dict[tuple[str, str, str], list[Row]] = defaultdict(list)
+class _Cell:
+    """The rows of one template × problem type × question seen so far: how many, and their positions."""
+
+    def __init__(self) -> None:
+        self.rows = 0
+        self.positions: dict[str, Counter[int]] = {"label": Counter(), "unknown_label": Counter()}
+
+
+@dataclass
+class _Pair:
+    """The members of one ``pair_id`` seen so far; the shown texts are kept only until the second one."""
+
+    types: list[str]
+    shown: tuple | None
+    same: bool = True
+
+
+class SobacoVerifier:
+    """A ``sobaco`` config's invariants: every problem × question in full and balanced, labels that fit
+    the problem type, and (paired config) each pair one bias and one culture row with the same options."""
+
+    def __init__(self, config: str, project: Project) -> None:
+        self.config, self.project = config, project
+        self.misfits: list[str] = []  # SB203 messages, in row order
+        self.cells: dict[tuple[str, str, str], _Cell] = defaultdict(_Cell)
+        self.pairs: dict[str, _Pair] = {}
+
+    def add(self, rows: Sequence[Row]) -> None:
+        paired = self.config == PAIR_CONFIG
         for row in rows:
-            cells[(row["template_id"], row["type"], row["question_id"])].append(row)
+            cell = self.cells[(row["template_id"], row["type"], row["question_id"])]
+            cell.rows += 1
+            cell.positions["label"][row["label"]] += 1
+            cell.positions["unknown_label"][row["unknown_label"]] += 1
             biased = row["biased_label"]
-            if row["type"] == "bias" and config == PAIR_CONFIG:
+            if row["type"] == "bias" and paired:
                 if row["label"] != row["unknown_label"] or biased is None or biased == row["unknown_label"]:
-                    fail(
-                        "SB203",
+                    self.misfits.append(
                         f"{row['example_id']}: a bias row's gold must be the unknown option and "
-                        "its biased option a name",
+                        "its biased option a name"
                     )
             elif biased is not None:
-                fail("SB203", f"{row['example_id']}: only bias problems declare a biased option")
+                self.misfits.append(f"{row['example_id']}: only bias problems declare a biased option")
+            if paired:
+                self._pair(row)
+
+    def _pair(self, row: Row) -> None:
+        shown = (row["background_context"], row["question"], row["ans0"], row["ans1"], row["ans2"])
+        pair = self.pairs.get(row["pair_id"])
+        if pair is None:
+            self.pairs[row["pair_id"]] = _Pair([row["type"]], shown)
+            return
+        pair.types.append(row["type"])
+        if pair.shown is not None:
+            pair.same = pair.same and pair.shown == shown
+            pair.shown = None  # a third member breaks the pair whatever it shows
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        config, project = self.config, self.project
+        problems = repeated_id_problems("SB201", config, repeated, project)
+
+        def fail(code: str, message: str) -> None:
+            problems.append(config_problem(code, config, message, project))
+
+        for message in self.misfits:
+            fail("SB203", message)
         for template in project.templates:
-            if template.kind != self.name:
+            if template.kind != SobacoKind.name:
                 continue
             model: SobacoTemplate = template.model
             if (model.dummy is None) != (config == PAIR_CONFIG):
@@ -364,34 +413,26 @@ class SobacoKind:
             expected = rows_per_problem(model, project)
             types = ("bias", "culture") if model.dummy is None else (model.dummy,)
             for problem_type, (qid, _) in itertools.product(types, QUESTIONS):
-                cell = cells.get((model.id, problem_type, qid), [])
-                if len(cell) != expected:
+                cell = self.cells.get((model.id, problem_type, qid), _Cell())
+                if cell.rows != expected:
                     problems.append(
                         template.diagnostic(
                             ("id",),
                             "SB202",
-                            f"[{config}] {model.id} {problem_type} {qid}: {len(cell)} rows, not {expected}",
+                            f"[{config}] {model.id} {problem_type} {qid}: {cell.rows} rows, not {expected}",
                         )
                     )
                     continue
-                for column in ("label", "unknown_label"):
-                    positions = Counter(row[column] for row in cell)
+                for column, positions in cell.positions.items():
                     counts = [positions.get(i, 0) for i in range(3)]
                     if len(set(counts)) != 1:
                         fail(
                             "SB204",
                             f"{model.id} {problem_type} {qid}: {column} positions are unbalanced {counts}",
                         )
-        if config == PAIR_CONFIG:
-            pairs: dict[str, list[Row]] = defaultdict(list)
-            for row in rows:
-                pairs[row["pair_id"]].append(row)
-            for pair_id, members in pairs.items():
-                shown = {
-                    (r["background_context"], r["question"], r["ans0"], r["ans1"], r["ans2"]) for r in members
-                }
-                if sorted(r["type"] for r in members) != ["bias", "culture"] or len(shown) != 1:
-                    fail("SB205", f"pair {pair_id} is not one bias and one culture row with the same options")
+        for pair_id, pair in self.pairs.items():
+            if sorted(pair.types) != ["bias", "culture"] or not pair.same:
+                fail("SB205", f"pair {pair_id} is not one bias and one culture row with the same options")
         return problems
 
 

@@ -114,11 +114,11 @@ def fresh_build(
 ) -> BuildFolder:
     """Compile the sources into ``out`` exactly as ``jbcompile build`` would (lint checks aside: they
     never change the output)."""
-    from ..build import compile_project, write_build
+    from ..build import build_folder
     from ..project import load_project
 
     project = load_project(sources, lang=lang)
-    write_build(compile_project(project, checks=False), out, formats=formats, cards_dir=cards)
+    build_folder(project, out, formats=formats, cards_dir=cards, checks=False)
     return open_build(out)
 
 
