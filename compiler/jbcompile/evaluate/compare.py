@@ -51,7 +51,10 @@ def data_identity(run: Mapping[str, Any]) -> list[Any]:
         source = run["source"]
         return [source.get("config"), source.get("commit") or source.get("dataset")]
     manifest = dataset.get("manifest") or {}
-    source = manifest.get("sources_hash") or dataset.get("commit") or dataset.get("path")
+    # a release file is named by its content (sha256), so that where it lies does not matter
+    source = (
+        manifest.get("sources_hash") or dataset.get("commit") or dataset.get("sha256") or dataset.get("path")
+    )
     return [dataset.get("config"), source]
 
 
@@ -82,7 +85,7 @@ def read_run(folder: Path) -> Run:
     candidates = [folder / files.PREDICTIONS]
     source = results.get("source") or {}
     if source.get("format") == "jbcompile" and source.get("predictions"):
-        candidates.append(Path(source["predictions"]))
+        candidates.append(Path(source["predictions"]).expanduser())  # written with ~ for the home folder
     records = None
     for candidate in candidates:
         found = files.read_records(candidate)
