@@ -248,6 +248,12 @@ def test_results_write_the_home_folder_as_a_tilde(
     assert results["model"]["name"] == "~/" + tiny_model.name
     for name in ("results.json", "report.md"):
         assert home not in (out / name).read_text(encoding="utf-8")
+    monkeypatch.setenv("HOME", str(tmp_path))  # run folders in the home folder, named by their path
+    code, output = run_cli("compare", str(out), str(out), "--out", str(tmp_path / "cmp"), "--bootstrap", "20")
+    assert code == 0, output
+    assert "~/run" in (tmp_path / "cmp" / "compare.csv").read_text(encoding="utf-8")
+    for name in ("compare.csv", "compare.json", "compare.md"):
+        assert str(tmp_path) not in (tmp_path / "cmp" / name).read_text(encoding="utf-8")
 
 
 def test_compare_knows_a_release_file_by_its_content(tiny_model: Path, tmp_path: Path) -> None:

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import home_as_tilde
 from . import predictions as files
 from .bootstrap import paired_cluster_bootstrap
 from .kind import EvalKind, Record, get_eval_kind
@@ -539,6 +540,7 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
     """compare.json, compare.md, compare.csv and the chart; for one sobaco model also summary.json/.md."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    result = home_as_tilde(result)  # shared files: no home folder's name in them
     draw_comparison(out / COMPARE_CHART, result)
     written = [out / COMPARE_CHART]
     for name, text in (
