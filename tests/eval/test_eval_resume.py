@@ -141,12 +141,16 @@ def test_a_complete_vllm_resume_starts_no_engine(
     assert results["metrics"] == before["metrics"] and results["metrics_ci"] == before["metrics_ci"]
 
 
+@pytest.mark.parametrize("samples", [1, 2])
 def test_a_complete_remote_resume_needs_neither_server_nor_key(
-    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, samples: int
 ) -> None:
-    from jbcompile.evaluate.backends import BackendOptions
+    """Every (row, sample) done: no client is made, so neither the key nor the server is asked for."""
+    from jbcompile.evaluate.backends import BackendOptions, SamplingConfig
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.runner import EvalRequest, run_eval
+
+    sampling = SamplingConfig(temperature=0.7, seed=3) if samples > 1 else SamplingConfig()
 
     def request(url: str) -> EvalRequest:
         return EvalRequest(
@@ -156,7 +160,10 @@ def test_a_complete_remote_resume_needs_neither_server_nor_key(
             options=EvalOptions(scoring="generate", chat=True),
             bootstrap=20,
             backend="openai",
-            backend_options=BackendOptions(base_url=url, backoff_seconds=0.01, timeout=5.0),
+            backend_options=BackendOptions(
+                base_url=url, backoff_seconds=0.01, timeout=5.0, sampling=sampling
+            ),
+            samples=samples,
         )
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-resume")

@@ -389,7 +389,7 @@ def run_eval(
         ),
     )
     try:
-        texts = kind.prompt_texts(items, backend, options, prepared, existing)
+        texts = kind.prompt_texts(items, backend, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             backend.close()
