@@ -271,9 +271,15 @@ def test_compare_knows_a_release_file_by_its_content(tiny_model: Path, tmp_path:
     copy = write_jsonl(tmp_path / "b" / "jubaku_ver2.jsonl", rows)  # the same file elsewhere
     rows[0] = {**rows[0], "instruction": rows[0]["instruction"].replace("テスト用", "試験用")}
     edited = write_jsonl(tmp_path / "c" / "jubaku_ver2.jsonl", rows)
-    for name, data in (("one", first), ("two", copy), ("three", edited)):
+    for name, data in (("one", first), ("two", copy), ("three", edited), ("four", first)):
         code, output = jubaku_run(tiny_model, data, tmp_path / name)
         assert code == 0, output
+    results = json.loads((tmp_path / "four" / "results.json").read_text(encoding="utf-8"))
+    del results["dataset"]["sha256"]  # as written before results.json named the file's content
+    (tmp_path / "four" / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    code, output = run_cli("compare", str(tmp_path / "one"), str(tmp_path / "four"), "--out",
+                           str(tmp_path / "cmp0"), "--bootstrap", "20")  # fmt: skip
+    assert code == 0, output  # compared by the path, as then
     code, output = run_cli("compare", str(tmp_path / "one"), str(tmp_path / "two"), "--out",
                            str(tmp_path / "cmp"), "--bootstrap", "20")  # fmt: skip
     assert code == 0, output
