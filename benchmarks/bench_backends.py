@@ -12,6 +12,9 @@ concurrency; the cost of a resumed run.
    after a fixed latency; the ideal is concurrency / latency.
 3. a run stopped half-way by a quota error, then resumed: requests re-sent must be 0 (and a third, full
    rerun sends none at all).
+4. a complete resume (the same command again on a finished run folder, results.json removed): seconds
+   of the first run and of the rerun, which builds no backend (no checkpoint read, no engine started),
+   for transformers and, unless --skip-vllm, vllm.
 
 Figures only; nothing here is a pass/fail test.
 """
@@ -165,6 +168,34 @@ def resume_cost(work: Path, build_dir: Path) -> None:
               f"{max(0, resent)}; a full rerun sent {third}")  # fmt: skip
 
 
+def complete_resume(work: Path, build_dir: Path, names: list[str]) -> None:
+    from conftest import corpus, make_tiny_model
+    from jbcompile.evaluate.backends import BackendOptions, base
+    from jbcompile.evaluate.dataset import load_rows
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+
+    rows = load_rows(str(build_dir), "lite").rows
+    model = make_tiny_model(work / "resume-model", corpus(rows), seed=3, hidden_size=128, heads=2, kv_heads=1)
+    built: list[str] = []
+    real = base.create_backend
+    base.create_backend = lambda name, config: built.append(name) or real(name, config)
+    try:
+        for name in names:
+            eager = BackendOptions(engine_args=(("enforce_eager", True),))
+            request = dict(model=str(model), dataset=str(build_dir), out=work / f"resume-{name}",
+                           bootstrap=200, dtype="float32", backend=name, backend_options=eager)  # fmt: skip
+            seconds = []
+            for _ in range(2):
+                start = time.perf_counter()
+                run_eval(EvalRequest(**request))
+                seconds.append(time.perf_counter() - start)
+                (work / f"resume-{name}" / "results.json").unlink()
+            print(f"complete resume, {name}: first run {seconds[0]:.1f} s, rerun with every row done "
+                  f"{seconds[1]:.1f} s; backends built: {built.count(name)}")  # fmt: skip
+    finally:
+        base.create_backend = real
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
@@ -182,6 +213,7 @@ def main() -> None:
         vllm_vs_transformers(work, build_dir, args.repeats, args.batch_size)
     openai_concurrency(work, build_dir, args.latency, [int(v) for v in args.levels.split(",")])
     resume_cost(work, build_dir)
+    complete_resume(work, build_dir, ["transformers"] + ([] if args.skip_vllm else ["vllm"]))
 
 
 if __name__ == "__main__":

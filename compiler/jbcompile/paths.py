@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+import re
 from pathlib import Path
+from typing import Any
 
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent  # compiler/jbcompile -> repository root
@@ -27,3 +30,27 @@ def bundled_sources() -> Path:
 
 def bundled_cards() -> Path:
     return _first_existing(_PACKAGE / "bundled" / "cards", _CHECKOUT / "cards")
+
+
+def home_as_tilde(value: Any) -> Any:
+    """``value`` (JSON data) with every path in the user's home folder written ``~/…``.
+
+    Results are shared; the name of the home folder (often the user's own) is not part of them. Other
+    paths stay as they were given. A path is found where it starts a string or follows a space or a
+    bracket (``model [/home/me/runs/a]``), never inside another path.
+    """
+    home = os.path.expanduser("~").rstrip("/\\")
+    if len(home) <= 1:  # no home folder, or the root
+        return value
+    pattern = re.compile(r"(?<![\w.~/\\-])" + re.escape(home) + r"(?![\w.-])")
+
+    def scrub(item: Any) -> Any:
+        if isinstance(item, dict):
+            return {key: scrub(inner) for key, inner in item.items()}
+        if isinstance(item, list):
+            return [scrub(inner) for inner in item]
+        if isinstance(item, str):
+            return pattern.sub("~", item)
+        return item
+
+    return scrub(value)

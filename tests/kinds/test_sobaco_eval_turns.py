@@ -91,3 +91,51 @@ def test_cot_e_in_chat_form_keeps_both_turns_in_the_template(backend, rows: list
         assert text == expected
         assert record["pred"] in (0, 1, 2, None)
     assert SOBACO.metrics(records)["overall"]["n"] == 6
+
+
+def test_a_two_turn_resume_reuses_the_first_replies_in_the_log(
+    kinds_model, kinds_build, tmp_path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every row done: no first turn is run and the model is not loaded. Some rows missing: only their
+    first turns are run, and the predictions are those of an uninterrupted run."""
+    import json
+
+    from jbcompile.evaluate import conversation
+    from jbcompile.evaluate.backends import TransformersBackend
+    from jbcompile.evaluate.runner import EvalRequest, run_eval
+
+    def run() -> dict:
+        options = EvalOptions(setting="cot-r-1", shots=0, scoring="logprob")
+        request = EvalRequest(model=str(kinds_model), dataset=str(kinds_build), config="sobaco",
+                              out=tmp_path / "run", options=options, bootstrap=20, limit=12)  # fmt: skip
+        return run_eval(request)
+
+    first = run()
+    log = tmp_path / "run" / "predictions.jsonl"
+    written = log.read_text(encoding="utf-8")
+    first_turns: list[int] = []
+    real_first_replies = conversation.first_replies
+    monkeypatch.setattr(
+        conversation,
+        "first_replies",
+        lambda backend, items, *, chat: (
+            first_turns.append(len(items)) or real_first_replies(backend, items, chat=chat)
+        ),
+    )
+    built: list[str] = []
+    real_init = TransformersBackend.__init__
+    monkeypatch.setattr(
+        TransformersBackend,
+        "__init__",
+        lambda self, config: built.append(config.model) or real_init(self, config),
+    )
+    assert run()["metrics"] == first["metrics"]
+    assert built == [] and sum(first_turns) == 0
+    log.write_text("".join(written.splitlines(keepends=True)[:-4]), encoding="utf-8")
+    assert run()["metrics"] == first["metrics"]
+    assert built == [str(kinds_model)] and sum(first_turns) == 4
+    again = [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+    before = [json.loads(line) for line in written.splitlines()]
+    assert [(r["example_id"], r["first_output"], r["pred"]) for r in again] == [
+        (r["example_id"], r["first_output"], r["pred"]) for r in before
+    ]

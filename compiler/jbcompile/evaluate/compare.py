@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import home_as_tilde
 from . import predictions as files
 from .bootstrap import paired_cluster_bootstrap
 from .kind import EvalKind, Record, get_eval_kind
@@ -44,15 +45,27 @@ class Run:
     records: list[Record] | None  # the run's predictions, when they can be found
 
 
-def data_identity(run: Mapping[str, Any]) -> list[Any]:
-    """What a run was computed on: its config and the sources hash of its build (else the Hub commit)."""
+def data_identity(run: Mapping[str, Any], by_content: bool = True) -> list[Any]:
+    """What a run was computed on: its config and the sources hash of its build (else the Hub commit,
+    else a release file's content, else its path). ``by_content=False`` leaves the file's content out,
+    to compare with runs written before results.json held it."""
     dataset = run.get("dataset") or {}
     if not dataset and run.get("source"):
         source = run["source"]
         return [source.get("config"), source.get("commit") or source.get("dataset")]
     manifest = dataset.get("manifest") or {}
-    source = manifest.get("sources_hash") or dataset.get("commit") or dataset.get("path")
+    content = dataset.get("sha256") if by_content else None  # the same file in two places is the same data
+    source = manifest.get("sources_hash") or dataset.get("commit") or content or dataset.get("path")
     return [dataset.get("config"), source]
+
+
+def same_data(runs: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether the runs were computed on the same data; runs without a release file's content (written
+    before results.json held it) are compared by the file's path, as they were then."""
+    by_content = all((run.get("dataset") or {}).get("sha256") for run in runs) or not any(
+        (run.get("dataset") or {}).get("sha256") for run in runs
+    )
+    return len({json.dumps(data_identity(run, by_content)) for run in runs}) <= 1
 
 
 def protocol_identity(run: Mapping[str, Any]) -> dict[str, Any]:
@@ -82,7 +95,7 @@ def read_run(folder: Path) -> Run:
     candidates = [folder / files.PREDICTIONS]
     source = results.get("source") or {}
     if source.get("format") == "jbcompile" and source.get("predictions"):
-        candidates.append(Path(source["predictions"]))
+        candidates.append(Path(source["predictions"]).expanduser())  # written with ~ for the home folder
     records = None
     for candidate in candidates:
         found = files.read_records(candidate)
@@ -99,8 +112,8 @@ def check_comparable(runs: Sequence[Run]) -> None:
         problems.append(
             Diagnostic("EV211", f"the runs are of different kinds: {', '.join(sorted(map(str, kinds)))}")
         )
-    identities = {json.dumps(data_identity(run.results)) for run in runs}
-    if len(identities) > 1:
+    if not same_data([run.results for run in runs]):
+        identities = {json.dumps(data_identity(run.results)) for run in runs}
         problems.append(
             Diagnostic(
                 "EV212",
@@ -536,6 +549,7 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
     """compare.json, compare.md, compare.csv and the chart; for one sobaco model also summary.json/.md."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    result = home_as_tilde(result)  # shared files: no home folder's name in them
     draw_comparison(out / COMPARE_CHART, result)
     written = [out / COMPARE_CHART]
     for name, text in (

@@ -10,11 +10,11 @@ generates from like any single-turn prompt.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .prompting import PromptItem, apply_chat_template
+from .prompting import PromptItem, apply_chat_template, prompt_hash
 
 FIRST_TURN_STOP = ("###",)  # a reply ends where the model starts a new section of its own
 
@@ -64,22 +64,38 @@ def first_replies(backend: Any, items: Sequence[TurnItem], *, chat: bool) -> lis
 
 
 def conversation_texts(
-    items: Sequence[PromptItem], backend: Any, *, chat: bool
+    items: Sequence[PromptItem],
+    backend: Any,
+    *,
+    chat: bool,
+    earlier: Mapping[str, tuple[Any, Any]] | None = None,
 ) -> tuple[list[str], dict[str, str]]:
-    """The text each item is run as, and the first-turn reply of every two-turn item (by example_id)."""
+    """The text each item is run as, and the first-turn reply of every two-turn item (by example_id).
+
+    ``earlier``: an earlier run's first reply and final prompt hash by example_id (a resume). A reply
+    is reused when the final prompt it makes has that hash — it answered this very first turn — so a
+    resume runs only the first turns of rows it has not done (and none, without loading the model,
+    when every row is done).
+    """
+
+    def final_text(item: TurnItem, reply: str) -> str:
+        exchange = [(item.first, reply)]
+        if chat:
+            return chat_conversation(backend.tokenizer, exchange, item.text)
+        return plain_conversation(exchange, item.text)
+
     two_turn = [item for item in items if isinstance(item, TurnItem)]
-    replies = dict(
-        zip((item.example_id for item in two_turn), first_replies(backend, two_turn, chat=chat), strict=True)
-    )
+    replies: dict[str, str] = {}
+    for item in two_turn:
+        reply, hashed = (earlier or {}).get(item.example_id, (None, None))
+        if isinstance(reply, str) and prompt_hash(final_text(item, reply)) == hashed:
+            replies[item.example_id] = reply
+    fresh = [item for item in two_turn if item.example_id not in replies]
+    replies.update(zip((i.example_id for i in fresh), first_replies(backend, fresh, chat=chat), strict=True))
     texts = []
     for item in items:
         if isinstance(item, TurnItem):
-            exchange = [(item.first, replies[item.example_id])]
-            texts.append(
-                chat_conversation(backend.tokenizer, exchange, item.text)
-                if chat
-                else plain_conversation(exchange, item.text)
-            )
+            texts.append(final_text(item, replies[item.example_id]))
         else:
             texts.append(apply_chat_template(backend.tokenizer, item.text) if chat else item.text)
     return texts, replies

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..emit.manifest import file_sha256
 from .formats import adapt, duplicate_ids, holds_whole_prompts, release_path
 from .jsonfile import limited, read_json_records
 
@@ -23,6 +24,7 @@ class LoadedRows:
     format: str = "jbcompile"  # or a release's own format (see .formats): labels were derived at load
     ambiguous: list[dict[str, Any]] = field(default_factory=list)  # rows whose labels are not clear
     verbatim_prompt: bool = False  # each row's ``instruction`` is the release's whole prompt
+    sha256: str | None = None  # a release file's content: what names it wherever it lies
 
     def rows_for(self, task: str) -> list[dict[str, Any]]:
         """The rows a task can be evaluated on: detection needs the stereotyped option, so release rows
@@ -94,6 +96,7 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
         raise DiagnosticError(limited(problems))
     columns = sorted({name for row in adapted.rows for name in row})
     loaded = LoadedRows(adapted.rows, columns, str(path), None, None, None)  # a file has no configs
+    loaded.sha256 = file_sha256(path)
     loaded.format, loaded.ambiguous, loaded.verbatim_prompt = (
         adapted.format,
         adapted.ambiguous,

@@ -117,9 +117,15 @@ class EvalKind(ABC):
         """Records from another harness's prediction file (e.g. BBQ-format JSONL)."""
 
     def prompt_texts(
-        self, items: Sequence[PromptItem], backend: Any, options: EvalOptions, prepared: PreparedPrompts
+        self,
+        items: Sequence[PromptItem],
+        backend: Any,
+        options: EvalOptions,
+        prepared: PreparedPrompts,
+        earlier: Mapping[str, Record] | None = None,
     ) -> list[str]:
-        """The text each prompt is run as; a kind whose settings talk twice runs the first turns here."""
+        """The text each prompt is run as; a kind whose settings talk twice runs the first turns here.
+        ``earlier``: the records of the predictions log being resumed, by example_id."""
         return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
 
     def max_new_tokens(self, options: EvalOptions) -> int:

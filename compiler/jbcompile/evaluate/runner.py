@@ -22,12 +22,13 @@ from typing import Any
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, BackendOptions
 from .formats import RAW_REPLY, adapt, bbq_row_problem, duplicate_ids, option_index
 from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
-from .prompting import load_prompt_template, prompt_hash
+from .prompting import PROMPTS_DIR, load_prompt_template, prompt_hash
 from .protocols import check_kind, get_protocol
 
 SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
@@ -173,7 +174,7 @@ def writing(out: Path) -> Iterator[None]:
         ) from None
 
 
-VERBATIM_PROMPT = Path(__file__).resolve().parent / "prompts" / "release" / "verbatim.j2"
+VERBATIM_PROMPT = PROMPTS_DIR / "release" / "verbatim.j2"
 
 
 def library_versions(names: Sequence[str]) -> dict[str, str | None]:
@@ -239,7 +240,7 @@ def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
     options = asdict(request.options)
     if options.get("protocol") is None:
         options.pop("protocol", None)  # runs started before protocols existed still resume
-    options["prompt_file"] = str(request.options.prompt_file) if request.options.prompt_file else None
+    options["prompt_file"] = _prompt_name(request.options.prompt_file)
     return {
         "model": request.model,
         "model_revision": request.model_revision,
@@ -252,6 +253,47 @@ def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
         "dtype": request.dtype,
         "limit": request.limit,
     }
+
+
+def _prompt_name(prompt_file: Path | None) -> str | None:
+    """How run.json names a prompt file: a bundled one by its place under ``prompts/``
+    (``release/verbatim.j2``), a user's by its file name — its content is ``template_sha256`` — and
+    never by a path, so that reinstalling or moving the package (or the file) does not stop a resume."""
+    if prompt_file is None:
+        return None
+    resolved = Path(prompt_file).resolve()
+    if resolved.is_relative_to(PROMPTS_DIR):
+        return resolved.relative_to(PROMPTS_DIR).as_posix()
+    return resolved.name
+
+
+def _resume_key(settings: dict[str, Any]) -> dict[str, Any]:
+    """run.json's settings as a resume compares them: the prompt file by its file name alone (0.2.0
+    wrote a path there, for a release's own prompt the package's install path); its content is compared
+    as ``template_sha256``."""
+    options = settings.get("options")
+    if isinstance(options, dict) and isinstance(options.get("prompt_file"), str):
+        name = re.split(r"[\\/]", options["prompt_file"])[-1]
+        settings = {**settings, "options": {**options, "prompt_file": name}}
+    return settings
+
+
+def _settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
+    """The settings of run.json that this request does not share, as ``name: there → here``."""
+    if not isinstance(stored, dict):
+        return ["run.json does not hold a run's settings"]
+    there, here = _resume_key(stored), _resume_key(current)
+    pairs = [(key, there.get(key), here.get(key)) for key in dict.fromkeys([*here, *there])]
+    if isinstance(there.get("options"), dict) and isinstance(here.get("options"), dict):
+        pairs = [pair for pair in pairs if pair[0] != "options"] + [
+            (f"options.{key}", there["options"].get(key), here["options"].get(key))
+            for key in dict.fromkeys([*here["options"], *there["options"]])
+        ]
+    return [
+        f"{name}: {json.dumps(old, ensure_ascii=False)[:60]} → {json.dumps(new, ensure_ascii=False)[:60]}"
+        for name, old, new in pairs
+        if old != new
+    ]
 
 
 def _max_new_tokens(request: EvalRequest, kind: EvalKind) -> int:
@@ -268,7 +310,7 @@ def run_eval(
     ``backend``: one already loaded (several runs on one model in a notebook or a test); it is then
     left open. By default the request's backend is created here and closed at the end.
     """
-    from .backends import BackendConfig, as_reply, create_backend, final_answer_test, plan_batches
+    from .backends import BackendConfig, LazyBackend, as_reply, final_answer_test, plan_batches
     from .backends.remote import BatchFailed
     from .dataset import load_rows
 
@@ -306,29 +348,32 @@ def run_eval(
     out = request.out
     run_path, pred_path = out / files.RUN, out / files.PREDICTIONS
     fingerprint = {**_fingerprint(request, template.source_sha256), **_backend_fingerprint(request)}
-    conflict = False
+    conflict: list[str] = []
     if run_path.is_file() and not request.overwrite:
         try:
-            conflict = json.loads(run_path.read_text(encoding="utf-8")) != fingerprint
+            conflict = _settings_differ(json.loads(run_path.read_text(encoding="utf-8")), fingerprint)
         except ValueError:
-            conflict = True
+            conflict = ["run.json is not JSON"]
     dist.barrier()
     if conflict:
         raise DiagnosticError(
             [
                 Diagnostic(
                     "EV007",
-                    "this output folder holds a run with other settings",
+                    "this output folder holds a run with other settings ("
+                    + "; ".join(conflict[:4] + (["…"] if len(conflict) > 4 else []))
+                    + ")",
                     path=str(run_path),
-                    hint="choose another --out, or add --overwrite to start over",
+                    hint="run it with that folder's settings to resume it, choose another --out, or add "
+                    "--overwrite to start over",
                 )
             ]
         )
-    if not request.overwrite:
-        files.read_records(pred_path)  # a log it cannot resume from stops the run before the model loads
+    # a log it cannot resume from stops the run before the model loads
+    existing = {} if request.overwrite else files.latest_by_id(files.read_records(pred_path))
 
     owned = backend is None
-    backend = backend or create_backend(
+    backend = backend or LazyBackend(  # built only if a row is left to compute (a resume may need none)
         request.backend,
         BackendConfig(
             model=request.model,
@@ -344,12 +389,17 @@ def run_eval(
         ),
     )
     try:
-        texts = kind.prompt_texts(items, backend, options, prepared)
+        texts = kind.prompt_texts(items, backend, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             backend.close()
         raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))]) from None
     hashes = [prompt_hash(text) for text in texts]
+    done = {
+        i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
+    }
+    if owned and len(done) < len(items):
+        backend.build()  # before anything is written: a model that cannot load leaves no run folder
 
     if dist.main:
         with writing(out):
@@ -360,23 +410,23 @@ def run_eval(
             files.write_atomic(run_path, files.dump_json(fingerprint))
             files.repair(pred_path)
     dist.barrier()
-    existing = files.latest_by_id(files.read_records(pred_path))
-    done = {
-        i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
-    }
 
-    encoded = backend.encode(texts, chat=options.chat)
     keys = [item.prefix_keys for item in items]
-    batches = [
-        [i for i in batch if i not in done]
-        for batch in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size)
-    ]
-    batches = [batch for batch in batches if batch]
-    label_ids = (
-        backend.label_token_ids(kind.option_labels, texts[0], chat=options.chat)
-        if options.scoring == "logprob"
-        else None
-    )
+    encoded: list = []
+    batches: list[list[int]] = []
+    label_ids = None
+    if len(done) < len(items):
+        encoded = backend.encode(texts, chat=options.chat)
+        batches = [
+            [i for i in batch if i not in done]
+            for batch in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size)
+        ]
+        batches = [batch for batch in batches if batch]
+        label_ids = (
+            backend.label_token_ids(kind.option_labels, texts[0], chat=options.chat)
+            if options.scoring == "logprob"
+            else None
+        )
     max_new = _max_new_tokens(request, kind)
     if request.thinking and request.max_new_tokens is None:
         max_new += THINKING_TOKENS
@@ -505,7 +555,7 @@ def run_eval(
         "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
     }
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
-        results["dataset"].update(format=loaded.format, config=loaded.config)
+        results["dataset"].update(format=loaded.format, config=loaded.config, sha256=loaded.sha256)
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results["prompt"].update(template="release/verbatim.j2", prompt_file=None)
         results["ambiguous_rows"] = loaded.ambiguous
@@ -643,7 +693,7 @@ def _run_samples(
     }
     results["metrics"] = results["samples"]["metrics_mean"]  # what a reader of "metrics" expects: the mean
     results["backend"] = {**runs[0]["backend"], "usage": _total_usage([r["backend"] for r in runs])}
-    files.write_atomic(out / files.RESULTS, files.dump_json(results))
+    files.write_atomic(out / files.RESULTS, files.dump_json(home_as_tilde(results)))
     return results
 
 
@@ -669,6 +719,7 @@ def _metrics_block(
 def _write_outputs(out: Path, results: dict[str, Any], kind: EvalKind) -> None:
     from .report import write_report
 
+    results = home_as_tilde(results)  # shared files: no home folder's name in them
     write_report(out, results, kind)
     files.write_atomic(out / files.RESULTS, files.dump_json(results))
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -271,10 +271,17 @@ class SobacoEval(EvalKind):
         return PreparedPrompts(items=items, records=records)
 
     def prompt_texts(
-        self, items: Sequence[PromptItem], backend: Any, options: EvalOptions, prepared: PreparedPrompts
+        self,
+        items: Sequence[PromptItem],
+        backend: Any,
+        options: EvalOptions,
+        prepared: PreparedPrompts,
+        earlier: Mapping[str, Record] | None = None,
     ) -> list[str]:
-        """Run the first turns of two-turn settings; keep each first reply (and its option) in the record."""
-        texts, replies = conversation_texts(items, backend, chat=options.chat)
+        """Run the first turns of two-turn settings; keep each first reply (and its option) in the record.
+        A first reply the predictions log already holds for this very first turn is reused."""
+        known = {key: (r.get("first_output"), r.get("prompt_hash")) for key, r in (earlier or {}).items()}
+        texts, replies = conversation_texts(items, backend, chat=options.chat, earlier=known)
         for example_id, reply in replies.items():
             record = prepared.records[example_id]
             record["first_output"] = reply

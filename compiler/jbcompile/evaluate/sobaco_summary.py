@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .compare import data_identity
+from .compare import same_data
 from .sobaco import METHODS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
@@ -127,7 +127,7 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     models = {json.dumps((run.get("model") or {}).get("name")) for run in runs}
     if len(models) > 1:
         problems.append(Diagnostic("SB305", "the runs are of different models; compare one model at a time"))
-    if len({json.dumps(data_identity(run)) for run in runs}) > 1:
+    if not same_data(runs):
         problems.append(
             Diagnostic(
                 "SB307",

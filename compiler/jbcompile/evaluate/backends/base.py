@@ -155,26 +155,103 @@ class Backend(Protocol):
 
     def close(self) -> None: ...
 
+    # Answered from the configuration alone, without loading a model (see ``LazyBackend``):
 
-def create_backend(name: str, config: BackendConfig) -> Backend:
-    """The backend called ``name``; its module (and its libraries) are imported only when chosen."""
+    @classmethod
+    def load_tokenizer(cls, config: BackendConfig) -> Any:
+        """The tokenizer the backend would hold (chat templates), without the model."""
+        ...
+
+    @classmethod
+    def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        """``(dtype, describe())`` of this backend before it has run anything."""
+        ...
+
+
+def backend_class(name: str) -> type[Backend]:
+    """The class of the backend called ``name``; its module (and its libraries) are imported only when
+    chosen."""
     if name == "transformers":
         from .transformers import TransformersBackend
 
-        return TransformersBackend(config)
+        return TransformersBackend
     if name == "vllm":
         from .vllm import VllmBackend
 
-        return VllmBackend(config)
+        return VllmBackend
     if name == "openai":
         from .openai import OpenAIBackend
 
-        return OpenAIBackend(config)
+        return OpenAIBackend
     if name == "anthropic":
         from .anthropic import AnthropicBackend
 
-        return AnthropicBackend(config)
+        return AnthropicBackend
     raise DiagnosticError([Diagnostic("EV300", f"unknown --backend {name!r}; use {', '.join(BACKENDS)}")])
+
+
+def create_backend(name: str, config: BackendConfig) -> Backend:
+    """The backend called ``name``, loaded (a model read, an engine started or a client made)."""
+    return backend_class(name)(config)  # type: ignore[call-arg]
+
+
+class LazyBackend:
+    """A run's backend, built the first time the run needs the model — the one place where it is built.
+
+    A resume whose every row is already in the predictions log needs no model: its prompts are hashed
+    from their text (with the tokenizer alone, for a chat template), and ``dtype`` and ``describe`` are
+    what the backend says before it runs anything. Such a run writes its results without reading a
+    checkpoint or starting an engine; any other use (``encode``, ``score``, ``generate``, ``batch_size``,
+    ``label_token_ids``) builds the backend first.
+    """
+
+    def __init__(self, name: str, config: BackendConfig):
+        self.name = name
+        self.config = config
+        self._backend: Backend | None = None
+        self._tokenizer: Any = None
+
+    @property
+    def built(self) -> bool:
+        return self._backend is not None
+
+    def build(self) -> Backend:
+        if self._backend is None:
+            self._backend = create_backend(self.name, self.config)
+        return self._backend
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._backend is not None:
+            return self._backend.tokenizer
+        if self._tokenizer is None:
+            try:
+                self._tokenizer = backend_class(self.name).load_tokenizer(self.config)
+            except DiagnosticError:
+                raise
+            except Exception as error:  # noqa: BLE001 - as the backend itself reports a failed load
+                raise load_error(self.config.model, error) from None
+        return self._tokenizer
+
+    @property
+    def dtype(self) -> str | None:
+        if self._backend is not None:
+            return self._backend.dtype
+        return backend_class(self.name).describe_idle(self.config)[0]
+
+    def describe(self) -> dict[str, Any]:
+        if self._backend is not None:
+            return self._backend.describe()
+        return backend_class(self.name).describe_idle(self.config)[1]
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+    def __getattr__(self, name: str) -> Any:  # only called for what this class does not define
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.build(), name)
 
 
 class LocalTokens:
@@ -182,6 +259,15 @@ class LocalTokens:
     exactly the same token ids, so their answers can be compared row by row."""
 
     tokenizer: Any
+
+    @classmethod
+    def load_tokenizer(cls, config: BackendConfig) -> Any:
+        """The model's own tokenizer (the one both backends encode with)."""
+        import transformers
+
+        return transformers.AutoTokenizer.from_pretrained(
+            config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
+        )
 
     def encode(self, texts: Sequence[str], *, chat: bool) -> list[list[int]]:
         """Token ids of whole prompts; a chat-templated text already holds its special tokens."""

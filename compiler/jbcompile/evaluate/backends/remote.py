@@ -154,7 +154,7 @@ class RemoteBackend:
         # predictions log often
         self.batch_size = max(config.batch_size, 4 * self.concurrency)
         self.dtype: str | None = None
-        self.tokenizer: Any = MessagesTemplate()
+        self.tokenizer: Any = self.load_tokenizer(config)
         self.usage = Usage()
         self.cache = RequestCache(config.request_cache)
         self.server_model: str | None = None
@@ -227,15 +227,28 @@ class RemoteBackend:
         requests = [self.generate_request(prompt, max_new_tokens, stop_strings) for prompt in sequences]
         return self.run(requests, self.reply_of)
 
+    @classmethod
+    def load_tokenizer(cls, config: BackendConfig) -> Any:
+        return MessagesTemplate()  # the server applies the chat template
+
+    @classmethod
+    def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        return None, {
+            "name": cls.name,
+            "base_url": redact_url(config.options.base_url),
+            "server_model": None,
+            "server_version": None,
+            "version": library_version(cls.name),
+            "sampling": asdict(config.sampling),
+            "concurrency": max(1, config.options.concurrency),
+            "usage": asdict(Usage()),
+        }
+
     def describe(self) -> dict[str, Any]:
         return {
-            "name": self.name,
-            "base_url": self.base_url,
+            **self.describe_idle(self.config)[1],
             "server_model": self.server_model,
             "server_version": self.server_version,
-            "version": library_version(self.name),
-            "sampling": asdict(self.config.sampling),
-            "concurrency": self.concurrency,
             "usage": asdict(self.usage),
         }
 

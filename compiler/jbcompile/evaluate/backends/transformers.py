@@ -58,9 +58,7 @@ class TransformersBackend(LocalTokens):
             device_map = None
         torch.manual_seed(0)
         try:
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
-            )
+            self.tokenizer = self.load_tokenizer(config)
             self.model = transformers.AutoModelForCausalLM.from_pretrained(
                 config.model,
                 revision=config.revision,
@@ -93,15 +91,22 @@ class TransformersBackend(LocalTokens):
         self._prefix_store: dict[tuple[int, ...], Any] = {}  # outermost prefixes, least recently used first
         self._token_texts: dict[int, str | None] = {}
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
+    @classmethod
+    def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        import torch
+
+        dtype = str(_resolve_dtype(config.dtype, torch.cuda.is_available())).replace("torch.", "")
+        return dtype, {
+            "name": cls.name,
             "server_model": None,
             "server_version": None,
             "version": library_version("transformers"),
-            "sampling": asdict(self.config.sampling),
+            "sampling": asdict(config.sampling),
             "usage": None,
         }
+
+    def describe(self) -> dict[str, Any]:
+        return self.describe_idle(self.config)[1]  # running changes nothing it describes
 
     def close(self) -> None:
         """Nothing to release: the model is freed with the object."""

