@@ -28,7 +28,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .align import Alignment, align
-from .bbq_templates import literal_braces
+from .bbq_templates import GENDER_WORDS, literal_braces, matches_group
 from .report import GENERAL, ImportReport
 from .writer import DraftFiller, DraftTemplate, SourcesDraft
 
@@ -217,28 +217,62 @@ class Person:
     option: str  # as an answer option
 
 
-def _persons(row: SourceRow) -> tuple[Person, Person]:
+def _persons(row: SourceRow, lang: str) -> tuple[Person, Person]:
     unknown = row.unknown_index
     found = [Person(row.persons[i], row.tags[i], row.options[i]) for i in range(3) if i != unknown]
-    return found[0], found[1]
+    return _repaired(found[0], found[1], row.context, lang)
+
+
+def _repaired(first: Person, second: Person, context: str, lang: str) -> tuple[Person, Person]:
+    """The two persons, with what BBQ's generator got wrong in answer_info read off the options.
+
+    It finds a person's option by a substring test, so a person whose word lies inside the other's
+    ("male" in "female", "African" in "African American") gets the other's entry, and one its test misses
+    (its option was rewritten, "Latino" → "Latina") gets ``["", ""]``. Then the broken person's text is
+    the part of its option that the sound person's option does not share, and its tag is that text (or
+    the gender it names), as BBQ tags a person it has no information about.
+    """
+    if first.text and second.text and (first.text, first.tag) != (second.text, second.tag):
+        return first, second
+    for sound, broken in ((first, second), (second, first)):
+        text = _own_words(sound, broken, lang)
+        if text and text != sound.text and _occurrences(context, text, lang):
+            fixed = Person(text, GENDER_WORDS.get(text.lower(), text), broken.option)
+            return (sound, fixed) if sound is first else (fixed, sound)
+    return first, second
+
+
+def _own_words(sound: Person, broken: Person, lang: str) -> str | None:
+    """The words of ``broken``'s option around which it matches ``sound``'s option with ``sound``'s text
+    taken out ("The African man" → "The African American man" gives "African American"); else the words
+    the two options do not share."""
+    for start, end in _occurrences(sound.option, sound.text, lang):
+        before, after = sound.option[:start], sound.option[end:]
+        middle = broken.option[len(before) : len(broken.option) - len(after)]
+        if broken.option.startswith(before) and broken.option.endswith(after) and middle.strip():
+            return middle.strip()
+    ours, theirs = broken.option.split(" "), sound.option.split(" ")
+    lead = next((i for i, (a, b) in enumerate(zip(ours, theirs)) if a != b), min(len(ours), len(theirs)))
+    tail = 0
+    while tail < min(len(ours), len(theirs)) - lead and ours[-1 - tail] == theirs[-1 - tail]:
+        tail += 1
+    return " ".join(ours[lead : len(ours) - tail]) or None
 
 
 def _is_stereotyped(tag: str, groups: Sequence[str]) -> bool:
-    lowered = tag.lower()
-    parts = set(re.split(r"[-_\s]+", lowered))
-    return any(lowered == g.lower() or g.lower() in parts for g in groups)
+    lowered = {g.lower() for g in groups}
+    return matches_group(tag, groups) or any(part in lowered for part in re.split(r"[-_\s]+", tag.lower()))
 
 
 def _names_group(person: Person, groups: Sequence[str]) -> bool:
     """The person belongs to a stereotyped group: by its tag, or (when tags are regions, as in BBQ's
     Nationality) by its own text."""
-    lowered = {g.lower() for g in groups}
-    return _is_stereotyped(person.tag, groups) or person.text.lower() in lowered
+    return _is_stereotyped(person.tag, groups) or matches_group(person.text, groups)
 
 
 def _tagged_by_text(person: Person, groups: Sequence[str]) -> Person:
     """A stereotyped person whose tag is not a stereotyped group takes its own text as tag."""
-    if _is_stereotyped(person.tag, groups) or person.text.lower() not in {g.lower() for g in groups}:
+    if _is_stereotyped(person.tag, groups) or not matches_group(person.text, groups):
         return person
     return Person(person.text, person.text, person.option)
 
@@ -307,7 +341,7 @@ def build_instances(
     for row in rows:
         if row.condition != "ambig":
             continue
-        first, second = _persons(row)
+        first, second = _persons(row, lang)
         target_flags = (_names_group(first, groups), _names_group(second, groups))
         key = (row.version, frozenset([(first.text, first.tag), (second.text, second.tag)]), row.context)
         instance = instances.get(key)
@@ -332,7 +366,7 @@ def build_instances(
     for row in rows:
         if row.condition != "disambig":
             continue
-        first, second = _persons(row)
+        first, second = _persons(row, lang)
         persons = frozenset([(first.text, first.tag), (second.text, second.tag)])
         candidates = [
             inst
@@ -371,13 +405,9 @@ def build_instances(
                 instance.fail(
                     row, "IM007", f"the {row.polarity} rows of one instance ask different questions"
                 )
+        shown = [p for row in instance.rows for p in _persons(row, lang)]
         for person in (instance.target, instance.other):
-            options = {
-                row.options[i]
-                for row in instance.rows
-                for i in range(3)
-                if row.persons[i] == person.text and row.tags[i] == person.tag
-            }
+            options = {p.option for p in shown if (p.text, p.tag) == (person.text, person.tag)}
             if len(options) > 1:
                 instance.fail(instance.rows[0], "IM007", f"{person.text!r} is worded as {sorted(options)}")
         _slot(instance, lang)

@@ -69,6 +69,12 @@ SWAPPED_FIELDS = (
 PERSON_SLOTS = ("NAME1", "NAME2")
 WORD_SLOTS = ("WORD1", "WORD2")
 VOWEL_START = "^[aeiouAEIOU]"
+# vocabulary.csv gives BBQ's gender words no Info, and its answer_info tags such a person by the word
+# itself: the gender each word names, so that a stereotyped group "F" or "M" finds its person.
+GENDER_WORDS = {
+    **dict.fromkeys(("woman", "girl", "female", "wife"), "F"),
+    **dict.fromkeys(("man", "boy", "male", "husband"), "M"),
+}
 # BBQ's generator's substitutions on every filled text, in its order: (pattern, replacement, when a
 # person's filler matches …, words that must occur for the rewrite to matter).
 BBQ_REWRITES = (
@@ -250,10 +256,12 @@ def read_proper_names(path: Path, display: str) -> list[ProperName]:
     ]
 
 
-def _matches_group(value: str, groups: Sequence[str]) -> bool:
-    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES")."""
+def matches_group(value: str, groups: Sequence[str]) -> bool:
+    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES"); a
+    gender word stands for its gender ("woman" is in the group "F")."""
+    keys = {_group_key(g) for g in groups}
     key = _group_key(value)
-    return bool(key) and any(key == _group_key(g) for g in groups)
+    return bool(key) and (key in keys or _group_key(GENDER_WORDS.get(key, "")) in keys - {""})
 
 
 def _group_key(value: str) -> str:
@@ -349,7 +357,7 @@ def template_from_row(
         target = [
             s
             for s in PERSON_SLOTS
-            if _matches_group(info[s], groups) or any(_matches_group(w, groups) for w in people[s])
+            if matches_group(info[s], groups) or any(matches_group(w, groups) for w in people[s])
         ]
         if len(target) == 2:
             raise _Skip(row.diagnostic("IM004", "both NAME1 and NAME2 belong to the stereotyped groups"))
@@ -377,7 +385,7 @@ def template_from_row(
     if not info[other_slot] and not other_tags:
         note("IM009", f"no {other_slot}_info: the other group's tag is set to {other_tag!r}")
     for tag in {other_tag, *other_tags.values()}:
-        if _matches_group(tag, groups):
+        if matches_group(tag, groups):
             raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
     stereotyped = list(groups)
     for tag in sorted(set(target_tags.values())):
@@ -550,10 +558,10 @@ def _full_names(
         )
 
     firsts = [n for n in proper_names if n.first_last == "first"]
-    targets = [n for n in firsts if _matches_group(n.ethnicity, groups)]
+    targets = [n for n in firsts if matches_group(n.ethnicity, groups)]
     others: list[ProperName] = []
     for gender in sorted({n.gender for n in targets}):
-        pool = [n for n in firsts if n.gender == gender and not _matches_group(n.ethnicity, groups)]
+        pool = [n for n in firsts if n.gender == gender and not matches_group(n.ethnicity, groups)]
         others += sorted(pool, key=lambda n: stable_hash(template, "other", n.name))[:SAMPLED_OTHERS]
     names = {
         "NAME1": [f for f in map(full, targets) if f],
@@ -574,7 +582,7 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         raise _Skip(
             row.diagnostic("IM011", f"no Names and no vocabulary.csv words for {category}/{subcategory}")
         )
-    targets = [v for v in entries if _matches_group(v.name, groups) or _matches_group(v.info, groups)]
+    targets = [v for v in entries if matches_group(v.name, groups) or matches_group(v.info, groups)]
     others = [v for v in entries if v not in targets]
     if len(entries) > 1 and (not targets or not others):
         targets, others = entries[:1], entries[1:]
@@ -602,9 +610,14 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         "the others the other slot",
     )
     people = {"NAME1": [v.name for v in targets], "NAME2": [v.name for v in others]}
-    tags = {v.name: (v.info if _matches_group(v.info, groups) else v.name) for v in targets}
-    other_tags = {v.name: v.info for v in others if v.info}
+    tags = {v.name: (v.info if matches_group(v.info, groups) else _word_tag(v.name)) for v in targets}
+    other_tags = {v.name: v.info or _word_tag(v.name) for v in others if v.info or v.name in GENDER_WORDS}
     return people, "NAME1", tags, other_tags, review
+
+
+def _word_tag(word: str) -> str:
+    """A vocabulary word without Info is tagged by the gender it names, else by itself."""
+    return GENDER_WORDS.get(word.strip().lower(), word)
 
 
 def _most_common(values) -> str | None:
