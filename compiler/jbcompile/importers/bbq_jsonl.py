@@ -340,14 +340,17 @@ def _separator(ambiguous: str) -> str:
 def build_instances(
     rows: Sequence[SourceRow], groups: Sequence[str], lang: str, report: ImportReport, name: str
 ) -> list[Instance]:
-    instances: dict[tuple, Instance] = {}
+    # BBQ may draw the same pair twice (a word only the disambiguating context uses differs): each
+    # drawing is its own instance, so a key holds a list, one ambiguous row per polarity each.
+    instances: dict[tuple, list[Instance]] = {}
     for row in rows:
         if row.condition != "ambig":
             continue
         first, second = _persons(row, lang)
         target_flags = (_names_group(first, groups), _names_group(second, groups))
         key = (row.version, frozenset([(first.text, first.tag), (second.text, second.tag)]), row.context)
-        instance = instances.get(key)
+        drawn = instances.setdefault(key, [])
+        instance = next((i for i in drawn if not _holds(i, row)), None)
         if instance is None:
             if target_flags == (True, False):
                 target, other = first, second
@@ -355,7 +358,8 @@ def build_instances(
                 target, other = second, first
             else:
                 target, other = first, second
-            instance = instances[key] = Instance(row.context, target, other)
+            instance = Instance(row.context, target, other)
+            drawn.append(instance)
             if target_flags[0] == target_flags[1]:
                 instance.fail(
                     row,
@@ -372,8 +376,8 @@ def build_instances(
         first, second = _persons(row, lang)
         persons = frozenset([(first.text, first.tag), (second.text, second.tag)])
         candidates = [
-            inst
-            for (version, p, ctx), inst in instances.items()
+            drawn
+            for (version, p, ctx), drawn in instances.items()
             if version == row.version and p == persons and row.context.startswith(ctx)
         ]
         if not candidates:
@@ -381,7 +385,8 @@ def build_instances(
                 name, row.diagnostic("IM006", "no ambiguous row of the same persons starts this context")
             )
             continue
-        instance = max(candidates, key=lambda inst: len(inst.ambiguous))
+        drawn = max(candidates, key=lambda d: len(d[0].ambiguous))
+        instance = _drawing_of(drawn, row)
         instance.rows.append(row)
         rest = row.context[len(instance.ambiguous) :]
         separator = _separator(instance.ambiguous)
@@ -402,7 +407,8 @@ def build_instances(
             instance.gold[row.polarity] = next(
                 p for p in (instance.target, instance.other) if p.option == gold_text
             )
-    for instance in instances.values():
+    every = [instance for drawn in instances.values() for instance in drawn]
+    for instance in every:
         for row in instance.rows:
             if instance.questions.setdefault(row.polarity, row.question) != row.question:
                 instance.fail(
@@ -414,7 +420,22 @@ def build_instances(
             if len(options) > 1:
                 instance.fail(instance.rows[0], "IM007", f"{person.text!r} is worded as {sorted(options)}")
         _slot(instance, lang)
-    return list(instances.values())
+    return every
+
+
+def _holds(instance: Instance, row: SourceRow) -> bool:
+    """The instance has a row of this condition and polarity already."""
+    return any((r.condition, r.polarity) == (row.condition, row.polarity) for r in instance.rows)
+
+
+def _drawing_of(drawn: Sequence[Instance], row: SourceRow) -> Instance:
+    """Which drawing of a pair a disambiguated row belongs to: one without a row of its polarity yet,
+    with the same disambiguating context or none so far; else the first (which reports the clash)."""
+    rest = row.context[len(drawn[0].ambiguous) :].lstrip()
+    free = [i for i in drawn if not _holds(i, row)]
+    same = [i for i in free if i.disambiguating is not None and i.disambiguating.lstrip() == rest]
+    fresh = [i for i in free if i.disambiguating is None]
+    return (same or fresh or list(drawn))[0]
 
 
 def _slot(instance: Instance, lang: str) -> None:
