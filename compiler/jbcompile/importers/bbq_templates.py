@@ -22,15 +22,20 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .report import ImportReport
+
+if TYPE_CHECKING:
+    from .bbq_names import ReleasedNames
 from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
 
 TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
 VOCABULARY_FILE = "vocabulary.csv"
 PROPER_NAMES_FILE = "vocabulary_proper_names.csv"
+RACE = "Race_ethnicity"  # its proper-name templates use full names (first + last)
 PROPER_NAMES_REVIEW = (
     "BBQ's template uses first names; the Japanese version must be rewritten without proper names "
     "(as JBBQ did) before it is reviewed"
@@ -296,6 +301,7 @@ def template_from_row(
     name: str,
     merged_version: str | None,
     proper_names: Sequence[ProperName] = (),
+    released: ReleasedNames | None = None,
 ) -> DraftTemplate:
     """One template from one CSV row (raises _Skip when it cannot be represented)."""
     version = row.get("version") or "a"
@@ -305,7 +311,8 @@ def template_from_row(
         report.add(name, row.diagnostic(code, message, severity))
 
     proper = row.get("Proper_nouns_only").upper() == "TRUE"
-    if proper and not any(n.first_last == "first_only" for n in proper_names):
+    from_release = proper and category == RACE and released is not None and bool(released.targets)
+    if proper and not from_release and not any(n.first_last == "first_only" for n in proper_names):
         raise _Skip(
             row.diagnostic(
                 "IM003",
@@ -329,7 +336,19 @@ def template_from_row(
             )
         )
     review = PROPER_NAMES_REVIEW if proper else None
-    if proper and category == "Race_ethnicity":
+    if from_release:
+        assert released is not None
+        for problem in released.unusable:
+            report.add(name, problem)
+        names = {"NAME1": released.targets, "NAME2": released.others}
+        info = {"NAME1": groups[0], "NAME2": f"non{groups[0]}"}
+        note(
+            "IM050",
+            f"full names from the released rows (--names-from): {len(released.targets)} stereotyped and "
+            f"{len(released.others)} other persons of {released.rows} rows; every pairing of them is made "
+            "(also across genders, which BBQ does not pair)",
+        )
+    elif proper and category == RACE:
         names, info = _full_names(name, groups, proper_names)
         if not names:
             raise _Skip(row.diagnostic("IM003", f"{PROPER_NAMES_FILE} has no first names of {groups}"))
@@ -338,7 +357,7 @@ def template_from_row(
             "BBQ pairs first + last names of the stereotyped ethnicities with random ones of the others "
             "(same gender): every pair would be hundreds of thousands of rows, so each first name gets one "
             f"last name and {SAMPLED_OTHERS} other names per gender are drawn (seeded); the released rows "
-            "with other names are not reproduced",
+            "with other names are not reproduced (--names-from takes the released rows' names)",
             Severity.WARNING,
         )
     elif proper:
@@ -626,10 +645,12 @@ def _most_common(values) -> str | None:
 
 
 def import_bbq_templates(
-    folder: Path, categories: Sequence[str] | None = None
+    folder: Path, categories: Sequence[str] | None = None, names_from: Sequence[Path] = ()
 ) -> tuple[SourcesDraft, ImportReport]:
-    """Read every template CSV of ``folder`` (optionally only some categories) into a draft."""
+    """Read every template CSV of ``folder`` (optionally only some categories) into a draft; the
+    released rows ``names_from`` give the Race_ethnicity proper-name templates their names."""
     from ..project import display_path
+    from .bbq_names import read_released_names
 
     folder = Path(folder)
     report = ImportReport()
@@ -652,6 +673,7 @@ def import_bbq_templates(
     proper_names: list[ProperName] = []
     if (folder / PROPER_NAMES_FILE).is_file():
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
+    released = read_released_names(names_from) if names_from else {}
     wanted = set(categories or [])
     for path in found:
         category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
@@ -698,7 +720,9 @@ def import_bbq_templates(
                     severity=Severity.WARNING,
                 ),
             )
-        _import_category(rows, category, vocabulary, draft, report, proper_names)
+        _import_category(
+            rows, category, vocabulary, draft, report, proper_names, released if category == RACE else {}
+        )
     return draft, report
 
 
@@ -709,6 +733,7 @@ def _import_category(
     draft: SourcesDraft,
     report: ImportReport,
     proper_names: Sequence[ProperName] = (),
+    released: dict[str, ReleasedNames] | None = None,
 ) -> None:
     by_question: dict[str, list[CsvRow]] = {}
     for row in rows:
@@ -748,7 +773,15 @@ def _import_category(
             name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
             try:
                 template = template_from_row(
-                    row, category, vocabulary, draft, report, name, "+".join(also) or None, proper_names
+                    row,
+                    category,
+                    vocabulary,
+                    draft,
+                    report,
+                    name,
+                    "+".join(also) or None,
+                    proper_names,
+                    (released or {}).get(q_id),
                 )
             except _Skip as skip:
                 ref = f"{category}/{q_id}/{version}"
