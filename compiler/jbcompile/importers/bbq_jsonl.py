@@ -650,6 +650,18 @@ def _template(
                 name,
                 first.diagnostic("IM009", f"target tag {tag!r} added to stereotyped_groups", Severity.INFO),
             )
+    shared = sorted({f.text for f in target_fillers} & {f.text for f in other_fillers})
+    if shared:  # e.g. BBQ's SES proper-name templates pair any two first names
+        draft.checks["JA110"] = "warning"
+        report.add(
+            name,
+            first.diagnostic(
+                "IM028",
+                f"both persons are drawn from the same words ({', '.join(shared[:3])}…): each fills both "
+                "slots (a row never names one person twice; check JA110 is a warning for this reason)",
+                Severity.INFO,
+            ),
+        )
     target_slot = recovered.target_slot
     other_slot = "NAME2" if target_slot == "NAME1" else "NAME1"
     stereotype = f"{', '.join(groups)}: {recovered.texts['negative']}"
