@@ -287,7 +287,12 @@ def _write_full_names(folder: Path) -> None:
 def test_race_proper_name_templates_take_the_released_rows_names(tmp_path: Path) -> None:
     folder = write_template_csvs(tmp_path / "bbq", [QUEUE])
     _write_full_names(folder)
-    rows = generate_rows([DRAWN], "en")
+    women = DRAWN | {
+        "Names": "NAME1: [Ama Boateng]; NAME2: [Greta Berg]",
+        "NAME1_info": "F-Black",
+        "NAME2_info": "F-White",
+    }
+    rows = generate_rows([DRAWN, women], "en")
     untold = {k: (["?", "M-White"] if v[1] != "unknown" else v) for k, v in rows[0]["answer_info"].items()}
     rows[0] = rows[0] | {"answer_info": untold}  # both persons tagged White: its names are not used
     released = write_jsonl(tmp_path / "Race_ethnicity.jsonl", rows)
@@ -300,13 +305,18 @@ def test_race_proper_name_templates_take_the_released_rows_names(tmp_path: Path)
     assert result.exit_code == 0, result.output
     assert "IM050" in result.output and "IM003" not in result.output  # nothing drawn by us
     assert "IM052" in result.output  # the row whose persons its tags do not tell apart
-    template = load_yaml(out / "templates" / "Race_ethnicity" / "Race_ethnicity-31.yaml").data
+    assert "coverage 100.0% (1/1 template rows imported)" in result.output  # one CSV row, two templates
     groups = load_yaml(out / "vocab" / "Race_ethnicity.yaml").data["groups"]
-    target, other = (groups[template["persons"][s]["group"]] for s in ("NAME1", "NAME2"))
-    assert template["persons"]["NAME1"]["target"] is True
-    assert [f["text"]["en"] for f in target["fillers"]] == ["Kofi Mensah"]
-    assert [f["text"]["en"] for f in other["fillers"]] == ["Lars Berg", "Anders Lund"]
-    assert template["review"]["status"] == "needs_changes"  # the Japanese side is rewritten without names
+    for gender, target_names, other_names in (
+        ("F", ["Ama Boateng"], ["Greta Berg"]),
+        ("M", ["Kofi Mensah"], ["Lars Berg", "Anders Lund"]),  # BBQ pairs names of one gender only
+    ):
+        template = load_yaml(out / "templates" / "Race_ethnicity" / f"Race_ethnicity-31-{gender}.yaml").data
+        target, other = (groups[template["persons"][s]["group"]] for s in ("NAME1", "NAME2"))
+        assert template["persons"]["NAME1"]["target"] is True
+        assert [f["text"]["en"] for f in target["fillers"]] == target_names
+        assert [f["text"]["en"] for f in other["fillers"]] == other_names
+        assert template["review"]["status"] == "needs_changes"  # Japanese: rewritten without names
     coverage = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))["release_coverage"]
     assert coverage == {"Race_ethnicity": {"rows": len(rows), "reproduced": len(rows), "rate": 1.0}}
 
@@ -354,3 +364,19 @@ def test_jsonl_persons_drawn_from_the_same_names_build(tmp_path: Path) -> None:
     build = tmp_path / "build"
     result = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build), "--lang", "en"])
     assert result.exit_code == 0, result.output
+
+
+def test_released_names_split_by_gender_only_when_every_pair_keeps_to_one() -> None:
+    from jbcompile.importers.bbq_names import ReleasedNames
+
+    names = ReleasedNames()
+    names.add("Ama Boateng", "Greta Berg", ("F", "F"))
+    names.add("Kofi Mensah", "Lars Berg", ("M", "M"))
+    names.add("Kofi Mensah", "Lars Berg", ("M", "M"))  # a pair drawn twice is one pair
+    parts = [(suffix, part.targets, part.others, part.pairs) for suffix, part in names.by_gender()]
+    assert parts == [
+        ("-F", ["Ama Boateng"], ["Greta Berg"], [("Ama Boateng", "Greta Berg")]),
+        ("-M", ["Kofi Mensah"], ["Lars Berg"], [("Kofi Mensah", "Lars Berg")]),
+    ]
+    names.add("Ama Boateng", "Lars Berg", ("F", "M"))
+    assert [suffix for suffix, _ in names.by_gender()] == [""]

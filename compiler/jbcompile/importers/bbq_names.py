@@ -25,14 +25,33 @@ class ReleasedNames:
 
     targets: list[str] = field(default_factory=list)
     others: list[str] = field(default_factory=list)
-    rows: int = 0
     unusable: list[Diagnostic] = field(default_factory=list)  # rows whose persons cannot be told apart
+    pairs: list[tuple[str, str]] = field(default_factory=list)  # (target, other), once each
+    gender: dict[str, str] = field(default_factory=dict)  # name → the gender its tag gives ("" if none)
 
-    def add(self, target: str, other: str) -> None:
-        self.rows += 1
-        for name, names in ((target, self.targets), (other, self.others)):
+    def add(self, target: str, other: str, genders: tuple[str, str] = ("", "")) -> None:
+        if (target, other) not in self.pairs:
+            self.pairs.append((target, other))
+        for name, names, gender in ((target, self.targets, genders[0]), (other, self.others, genders[1])):
+            self.gender.setdefault(name, gender)
             if name not in names:
                 names.append(name)
+
+    def by_gender(self) -> list[tuple[str, ReleasedNames]]:
+        """The names split by gender (suffix ``-F``, ``-M``): BBQ pairs two names of one gender, and a
+        template pairs every target with every other. Whole when a pair crosses genders or a name has
+        none."""
+        genders = sorted(set(self.gender.values()))
+        if len(genders) < 2 or "" in genders or any(self.gender[t] != self.gender[o] for t, o in self.pairs):
+            return [("", self)]
+        parts = []
+        for gender in genders:
+            part = ReleasedNames(unusable=[] if parts else self.unusable)
+            for target, other in self.pairs:
+                if self.gender[target] == gender:
+                    part.add(target, other, (gender, gender))
+            parts.append((f"-{gender}", part))
+        return parts
 
 
 def read_released_names(paths: Sequence[Path], category: str = RACE) -> dict[str, ReleasedNames]:
@@ -72,5 +91,14 @@ def read_released_names(paths: Sequence[Path], category: str = RACE) -> dict[str
                 )
             )
             continue
-        names.add(persons[stereotyped.index(True)][0], persons[stereotyped.index(False)][0])
+        (target, target_tag), (other, other_tag) = (
+            persons[stereotyped.index(True)],
+            persons[stereotyped.index(False)],
+        )
+        names.add(target, other, (_gender(target_tag), _gender(other_tag)))
     return found
+
+
+def _gender(tag: str) -> str:
+    """``F-Black`` → ``F``; a tag without a gender part → ""."""
+    return tag.split("-", 1)[0] if "-" in tag else ""

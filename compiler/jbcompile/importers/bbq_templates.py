@@ -345,8 +345,8 @@ def template_from_row(
         note(
             "IM050",
             f"full names from the released rows (--names-from): {len(released.targets)} stereotyped and "
-            f"{len(released.others)} other persons of {released.rows} rows; every pairing of them is made "
-            "(also across genders, which BBQ does not pair)",
+            f"{len(released.others)} other persons in {len(released.pairs)} released pairs; every "
+            "pairing of them is made",
         )
     elif proper and category == RACE:
         names, info = _full_names(name, groups, proper_names)
@@ -770,32 +770,39 @@ def _import_category(
         for index in kept:
             row, version, also = group[index], labels[index], merged_into[index]
             suffix = "" if len(kept) == 1 else f"-{version}"
-            name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
-            try:
-                template = template_from_row(
-                    row,
-                    category,
-                    vocabulary,
-                    draft,
-                    report,
-                    name,
-                    "+".join(also) or None,
-                    proper_names,
-                    (released or {}).get(q_id),
-                )
-            except _Skip as skip:
-                ref = f"{category}/{q_id}/{version}"
-                report.add(ref, skip.diagnostic)
-                entry = report.template(ref)
-                entry.rows += 1 + len(also)
-                if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
-                    entry.reproduced = entry.rows
-                continue
-            entry = report.template(name, template.upstream)
-            entry.rows += 1 + len(also)
-            entry.reproduced = entry.rows
-            draft.add_template(draft.bbq_template(template))
-            if also:
+            names = (released or {}).get(q_id)
+            proper = row.get("Proper_nouns_only").upper() == "TRUE"
+            parts = names.by_gender() if names is not None and proper else [("", names)]
+            added = False
+            for part, part_names in parts:  # a template per gender of the released names
+                name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}{part}"))
+                counted = part == parts[0][0]  # the CSV row counts once
+                try:
+                    template = template_from_row(
+                        row,
+                        category,
+                        vocabulary,
+                        draft,
+                        report,
+                        name,
+                        "+".join(also) or None,
+                        proper_names,
+                        part_names,
+                    )
+                except _Skip as skip:
+                    ref = f"{category}/{q_id}/{version}"
+                    report.add(ref, skip.diagnostic)
+                    entry = report.template(ref)
+                    entry.rows += (1 + len(also)) * counted
+                    if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
+                        entry.reproduced = entry.rows
+                    continue
+                entry = report.template(name, template.upstream)
+                entry.rows += (1 + len(also)) * counted
+                entry.reproduced = entry.rows
+                draft.add_template(draft.bbq_template(template))
+                added = True
+            if also and added:
                 report.add(
                     name,
                     row.diagnostic(
