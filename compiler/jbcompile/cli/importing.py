@@ -131,6 +131,12 @@ def bbq_templates(
         help="Released BBQ JSONL files: build the imported sources in memory and report, per category, "
         "how many of their rows come back (repeat for several files).",
     ),
+    names_from: list[Path] = typer.Option(
+        None,
+        "--names-from",
+        help="Released BBQ JSONL files: Race_ethnicity's proper-name templates take the full names their "
+        "released rows use, instead of seeded draws (repeat for several files).",
+    ),
     force: ForceOption = False,
     report_path: ReportOption = None,
     strict: StrictOption = False,
@@ -145,7 +151,7 @@ def bbq_templates(
         out,
         force,
         diagnostics_format,
-        lambda: (*import_bbq_templates(folder, categories or None), None),
+        lambda: (*import_bbq_templates(folder, categories or None, names_from or ()), None),
         (lambda _draft, _imported, report: _compare_release(out, compare, report)) if compare else None,
     )
     _finish(

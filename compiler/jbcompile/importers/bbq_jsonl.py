@@ -28,7 +28,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .align import Alignment, align
-from .bbq_templates import literal_braces
+from .bbq_templates import GENDER_WORDS, literal_braces, matches_group
 from .report import GENERAL, ImportReport
 from .writer import DraftFiller, DraftTemplate, SourcesDraft
 
@@ -217,28 +217,65 @@ class Person:
     option: str  # as an answer option
 
 
-def _persons(row: SourceRow) -> tuple[Person, Person]:
+def _persons(row: SourceRow, lang: str) -> tuple[Person, Person]:
     unknown = row.unknown_index
     found = [Person(row.persons[i], row.tags[i], row.options[i]) for i in range(3) if i != unknown]
-    return found[0], found[1]
+    return _repaired(found[0], found[1], row.context, lang)
+
+
+def _repaired(first: Person, second: Person, context: str, lang: str) -> tuple[Person, Person]:
+    """The two persons, with what BBQ's generator got wrong in answer_info read off the options.
+
+    It finds a person's option by a substring test, so a person whose word lies inside the other's
+    ("male" in "female", "African" in "African American") gets the other's entry, and one its test misses
+    (its option was rewritten, "Latino" → "Latina") gets ``["", ""]``. Then the broken person's text is
+    the part of its option that the sound person's option does not share, and its tag is that text (or
+    the gender it names), as BBQ tags a person it has no information about.
+    """
+    if first.text and second.text and (first.text, first.tag) != (second.text, second.tag):
+        return first, second
+    for sound, broken in ((first, second), (second, first)):
+        if not _occurrences(sound.option, sound.text, lang):
+            continue  # its entry is not its own either
+        text = _own_words(sound, broken, lang)
+        if text and text != sound.text and _occurrences(context, text, lang):
+            fixed = Person(text, GENDER_WORDS.get(text.lower(), text), broken.option)
+            return (sound, fixed) if sound is first else (fixed, sound)
+    return first, second
+
+
+def _own_words(sound: Person, broken: Person, lang: str) -> str | None:
+    """The words of ``broken``'s option around which it matches ``sound``'s option with ``sound``'s text
+    taken out ("The African man" → "The African American man" gives "African American"); else the words
+    the two options do not share."""
+    for start, end in _occurrences(sound.option, sound.text, lang):
+        before, after = sound.option[:start], sound.option[end:]
+        middle = broken.option[len(before) : len(broken.option) - len(after)]
+        if broken.option.startswith(before) and broken.option.endswith(after) and middle.strip():
+            return middle.strip()
+    ours, theirs = broken.option.split(" "), sound.option.split(" ")
+    shorter = min(len(ours), len(theirs))
+    lead = next((i for i in range(shorter) if ours[i] != theirs[i]), shorter)
+    tail = 0
+    while tail < shorter - lead and ours[-1 - tail] == theirs[-1 - tail]:
+        tail += 1
+    return " ".join(ours[lead : len(ours) - tail]) or None
 
 
 def _is_stereotyped(tag: str, groups: Sequence[str]) -> bool:
-    lowered = tag.lower()
-    parts = set(re.split(r"[-_\s]+", lowered))
-    return any(lowered == g.lower() or g.lower() in parts for g in groups)
+    lowered = {g.lower() for g in groups}
+    return matches_group(tag, groups) or any(part in lowered for part in re.split(r"[-_\s]+", tag.lower()))
 
 
 def _names_group(person: Person, groups: Sequence[str]) -> bool:
     """The person belongs to a stereotyped group: by its tag, or (when tags are regions, as in BBQ's
     Nationality) by its own text."""
-    lowered = {g.lower() for g in groups}
-    return _is_stereotyped(person.tag, groups) or person.text.lower() in lowered
+    return _is_stereotyped(person.tag, groups) or matches_group(person.text, groups)
 
 
 def _tagged_by_text(person: Person, groups: Sequence[str]) -> Person:
     """A stereotyped person whose tag is not a stereotyped group takes its own text as tag."""
-    if _is_stereotyped(person.tag, groups) or person.text.lower() not in {g.lower() for g in groups}:
+    if _is_stereotyped(person.tag, groups) or not matches_group(person.text, groups):
         return person
     return Person(person.text, person.text, person.option)
 
@@ -303,14 +340,17 @@ def _separator(ambiguous: str) -> str:
 def build_instances(
     rows: Sequence[SourceRow], groups: Sequence[str], lang: str, report: ImportReport, name: str
 ) -> list[Instance]:
-    instances: dict[tuple, Instance] = {}
+    # BBQ may draw the same pair twice (a word only the disambiguating context uses differs): each
+    # drawing is its own instance, so a key holds a list, one ambiguous row per polarity each.
+    instances: dict[tuple, list[Instance]] = {}
     for row in rows:
         if row.condition != "ambig":
             continue
-        first, second = _persons(row)
+        first, second = _persons(row, lang)
         target_flags = (_names_group(first, groups), _names_group(second, groups))
         key = (row.version, frozenset([(first.text, first.tag), (second.text, second.tag)]), row.context)
-        instance = instances.get(key)
+        drawn = instances.setdefault(key, [])
+        instance = next((i for i in drawn if not _holds(i, row)), None)
         if instance is None:
             if target_flags == (True, False):
                 target, other = first, second
@@ -318,7 +358,8 @@ def build_instances(
                 target, other = second, first
             else:
                 target, other = first, second
-            instance = instances[key] = Instance(row.context, target, other)
+            instance = Instance(row.context, target, other)
+            drawn.append(instance)
             if target_flags[0] == target_flags[1]:
                 instance.fail(
                     row,
@@ -332,11 +373,11 @@ def build_instances(
     for row in rows:
         if row.condition != "disambig":
             continue
-        first, second = _persons(row)
+        first, second = _persons(row, lang)
         persons = frozenset([(first.text, first.tag), (second.text, second.tag)])
         candidates = [
-            inst
-            for (version, p, ctx), inst in instances.items()
+            drawn
+            for (version, p, ctx), drawn in instances.items()
             if version == row.version and p == persons and row.context.startswith(ctx)
         ]
         if not candidates:
@@ -344,7 +385,8 @@ def build_instances(
                 name, row.diagnostic("IM006", "no ambiguous row of the same persons starts this context")
             )
             continue
-        instance = max(candidates, key=lambda inst: len(inst.ambiguous))
+        drawn = max(candidates, key=lambda d: len(d[0].ambiguous))
+        instance = _drawing_of(drawn, row)
         instance.rows.append(row)
         rest = row.context[len(instance.ambiguous) :]
         separator = _separator(instance.ambiguous)
@@ -365,23 +407,35 @@ def build_instances(
             instance.gold[row.polarity] = next(
                 p for p in (instance.target, instance.other) if p.option == gold_text
             )
-    for instance in instances.values():
+    every = [instance for drawn in instances.values() for instance in drawn]
+    for instance in every:
         for row in instance.rows:
             if instance.questions.setdefault(row.polarity, row.question) != row.question:
                 instance.fail(
                     row, "IM007", f"the {row.polarity} rows of one instance ask different questions"
                 )
+        shown = [p for row in instance.rows for p in _persons(row, lang)]
         for person in (instance.target, instance.other):
-            options = {
-                row.options[i]
-                for row in instance.rows
-                for i in range(3)
-                if row.persons[i] == person.text and row.tags[i] == person.tag
-            }
+            options = {p.option for p in shown if (p.text, p.tag) == (person.text, person.tag)}
             if len(options) > 1:
                 instance.fail(instance.rows[0], "IM007", f"{person.text!r} is worded as {sorted(options)}")
         _slot(instance, lang)
-    return list(instances.values())
+    return every
+
+
+def _holds(instance: Instance, row: SourceRow) -> bool:
+    """The instance has a row of this condition and polarity already."""
+    return any((r.condition, r.polarity) == (row.condition, row.polarity) for r in instance.rows)
+
+
+def _drawing_of(drawn: Sequence[Instance], row: SourceRow) -> Instance:
+    """Which drawing of a pair a disambiguated row belongs to: one without a row of its polarity yet,
+    with the same disambiguating context or none so far; else the first (which reports the clash)."""
+    rest = row.context[len(drawn[0].ambiguous) :].lstrip()
+    free = [i for i in drawn if not _holds(i, row)]
+    same = [i for i in free if i.disambiguating is not None and i.disambiguating.lstrip() == rest]
+    fresh = [i for i in free if i.disambiguating is None]
+    return (same or fresh or list(drawn))[0]
 
 
 def _slot(instance: Instance, lang: str) -> None:
@@ -590,12 +644,24 @@ def _template(
         report.add(name, first.diagnostic("IM007", note, Severity.WARNING))
     for filler in target_fillers:
         tag = filler.tag or target_tag
-        if tag not in groups:
+        if tag not in groups:  # the compiler's check R009 wants the tag itself listed
             groups.append(tag)
             report.add(
                 name,
                 first.diagnostic("IM009", f"target tag {tag!r} added to stereotyped_groups", Severity.INFO),
             )
+    shared = sorted({f.text for f in target_fillers} & {f.text for f in other_fillers})
+    if shared:  # e.g. BBQ's SES proper-name templates pair any two first names
+        draft.checks["JA110"] = "warning"
+        report.add(
+            name,
+            first.diagnostic(
+                "IM028",
+                f"both persons are drawn from the same words ({', '.join(shared[:3])}…): each fills both "
+                "slots (a row never names one person twice; check JA110 is a warning for this reason)",
+                Severity.INFO,
+            ),
+        )
     target_slot = recovered.target_slot
     other_slot = "NAME2" if target_slot == "NAME1" else "NAME1"
     stereotype = f"{', '.join(groups)}: {recovered.texts['negative']}"

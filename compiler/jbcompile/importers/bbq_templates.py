@@ -22,15 +22,20 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .report import ImportReport
+
+if TYPE_CHECKING:
+    from .bbq_names import ReleasedNames
 from .writer import DraftFiller, DraftTemplate, SourcesDraft, slug
 
 TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
 VOCABULARY_FILE = "vocabulary.csv"
 PROPER_NAMES_FILE = "vocabulary_proper_names.csv"
+RACE = "Race_ethnicity"  # its proper-name templates use full names (first + last)
 PROPER_NAMES_REVIEW = (
     "BBQ's template uses first names; the Japanese version must be rewritten without proper names "
     "(as JBBQ did) before it is reviewed"
@@ -69,6 +74,12 @@ SWAPPED_FIELDS = (
 PERSON_SLOTS = ("NAME1", "NAME2")
 WORD_SLOTS = ("WORD1", "WORD2")
 VOWEL_START = "^[aeiouAEIOU]"
+# vocabulary.csv gives BBQ's gender words no Info, and its answer_info tags such a person by the word
+# itself: the gender each word names, so that a stereotyped group "F" or "M" finds its person.
+GENDER_WORDS = {
+    **dict.fromkeys(("woman", "girl", "female", "wife"), "F"),
+    **dict.fromkeys(("man", "boy", "male", "husband"), "M"),
+}
 # BBQ's generator's substitutions on every filled text, in its order: (pattern, replacement, when a
 # person's filler matches …, words that must occur for the rewrite to matter).
 BBQ_REWRITES = (
@@ -250,10 +261,12 @@ def read_proper_names(path: Path, display: str) -> list[ProperName]:
     ]
 
 
-def _matches_group(value: str, groups: Sequence[str]) -> bool:
-    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES")."""
+def matches_group(value: str, groups: Sequence[str]) -> bool:
+    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES"); a
+    gender word stands for its gender ("woman" is in the group "F")."""
+    keys = {_group_key(g) for g in groups}
     key = _group_key(value)
-    return bool(key) and any(key == _group_key(g) for g in groups)
+    return bool(key) and (key in keys or _group_key(GENDER_WORDS.get(key, "")) in keys - {""})
 
 
 def _group_key(value: str) -> str:
@@ -288,6 +301,7 @@ def template_from_row(
     name: str,
     merged_version: str | None,
     proper_names: Sequence[ProperName] = (),
+    released: ReleasedNames | None = None,
 ) -> DraftTemplate:
     """One template from one CSV row (raises _Skip when it cannot be represented)."""
     version = row.get("version") or "a"
@@ -297,7 +311,8 @@ def template_from_row(
         report.add(name, row.diagnostic(code, message, severity))
 
     proper = row.get("Proper_nouns_only").upper() == "TRUE"
-    if proper and not any(n.first_last == "first_only" for n in proper_names):
+    from_release = proper and category == RACE and released is not None and bool(released.targets)
+    if proper and not from_release and not any(n.first_last == "first_only" for n in proper_names):
         raise _Skip(
             row.diagnostic(
                 "IM003",
@@ -321,7 +336,19 @@ def template_from_row(
             )
         )
     review = PROPER_NAMES_REVIEW if proper else None
-    if proper and category == "Race_ethnicity":
+    if from_release:
+        assert released is not None
+        for problem in released.unusable:
+            report.add(name, problem)
+        names = {"NAME1": released.targets, "NAME2": released.others}
+        info = {"NAME1": groups[0], "NAME2": f"non{groups[0]}"}
+        note(
+            "IM050",
+            f"full names from the released rows (--names-from): {len(released.targets)} stereotyped and "
+            f"{len(released.others)} other persons in {len(released.pairs)} released pairs; every "
+            "pairing of them is made",
+        )
+    elif proper and category == RACE:
         names, info = _full_names(name, groups, proper_names)
         if not names:
             raise _Skip(row.diagnostic("IM003", f"{PROPER_NAMES_FILE} has no first names of {groups}"))
@@ -330,7 +357,7 @@ def template_from_row(
             "BBQ pairs first + last names of the stereotyped ethnicities with random ones of the others "
             "(same gender): every pair would be hundreds of thousands of rows, so each first name gets one "
             f"last name and {SAMPLED_OTHERS} other names per gender are drawn (seeded); the released rows "
-            "with other names are not reproduced",
+            "with other names are not reproduced (--names-from takes the released rows' names)",
             Severity.WARNING,
         )
     elif proper:
@@ -349,7 +376,7 @@ def template_from_row(
         target = [
             s
             for s in PERSON_SLOTS
-            if _matches_group(info[s], groups) or any(_matches_group(w, groups) for w in people[s])
+            if matches_group(info[s], groups) or any(matches_group(w, groups) for w in people[s])
         ]
         if len(target) == 2:
             raise _Skip(row.diagnostic("IM004", "both NAME1 and NAME2 belong to the stereotyped groups"))
@@ -377,7 +404,7 @@ def template_from_row(
     if not info[other_slot] and not other_tags:
         note("IM009", f"no {other_slot}_info: the other group's tag is set to {other_tag!r}")
     for tag in {other_tag, *other_tags.values()}:
-        if _matches_group(tag, groups):
+        if matches_group(tag, groups):
             raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
     stereotyped = list(groups)
     for tag in sorted(set(target_tags.values())):
@@ -550,10 +577,10 @@ def _full_names(
         )
 
     firsts = [n for n in proper_names if n.first_last == "first"]
-    targets = [n for n in firsts if _matches_group(n.ethnicity, groups)]
+    targets = [n for n in firsts if matches_group(n.ethnicity, groups)]
     others: list[ProperName] = []
     for gender in sorted({n.gender for n in targets}):
-        pool = [n for n in firsts if n.gender == gender and not _matches_group(n.ethnicity, groups)]
+        pool = [n for n in firsts if n.gender == gender and not matches_group(n.ethnicity, groups)]
         others += sorted(pool, key=lambda n: stable_hash(template, "other", n.name))[:SAMPLED_OTHERS]
     names = {
         "NAME1": [f for f in map(full, targets) if f],
@@ -574,7 +601,7 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         raise _Skip(
             row.diagnostic("IM011", f"no Names and no vocabulary.csv words for {category}/{subcategory}")
         )
-    targets = [v for v in entries if _matches_group(v.name, groups) or _matches_group(v.info, groups)]
+    targets = [v for v in entries if matches_group(v.name, groups) or matches_group(v.info, groups)]
     others = [v for v in entries if v not in targets]
     if len(entries) > 1 and (not targets or not others):
         targets, others = entries[:1], entries[1:]
@@ -602,9 +629,14 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
         "the others the other slot",
     )
     people = {"NAME1": [v.name for v in targets], "NAME2": [v.name for v in others]}
-    tags = {v.name: (v.info if _matches_group(v.info, groups) else v.name) for v in targets}
-    other_tags = {v.name: v.info for v in others if v.info}
+    tags = {v.name: (v.info if matches_group(v.info, groups) else _word_tag(v.name)) for v in targets}
+    other_tags = {v.name: v.info or _word_tag(v.name) for v in others if v.info or v.name in GENDER_WORDS}
     return people, "NAME1", tags, other_tags, review
+
+
+def _word_tag(word: str) -> str:
+    """A vocabulary word without Info is tagged by the gender it names, else by itself."""
+    return GENDER_WORDS.get(word.strip().lower(), word)
 
 
 def _most_common(values) -> str | None:
@@ -613,10 +645,12 @@ def _most_common(values) -> str | None:
 
 
 def import_bbq_templates(
-    folder: Path, categories: Sequence[str] | None = None
+    folder: Path, categories: Sequence[str] | None = None, names_from: Sequence[Path] = ()
 ) -> tuple[SourcesDraft, ImportReport]:
-    """Read every template CSV of ``folder`` (optionally only some categories) into a draft."""
+    """Read every template CSV of ``folder`` (optionally only some categories) into a draft; the
+    released rows ``names_from`` give the Race_ethnicity proper-name templates their names."""
     from ..project import display_path
+    from .bbq_names import read_released_names
 
     folder = Path(folder)
     report = ImportReport()
@@ -639,6 +673,7 @@ def import_bbq_templates(
     proper_names: list[ProperName] = []
     if (folder / PROPER_NAMES_FILE).is_file():
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
+    released = read_released_names(names_from) if names_from else {}
     wanted = set(categories or [])
     from .bbq_intersectional import import_intersectional_file, is_intersectional
 
@@ -661,8 +696,8 @@ def import_bbq_templates(
                     code="IM002",
                     message=f"missing columns: {', '.join(missing)}; file skipped"
                     + (
-                        " (an intersectional file: BBQ makes it with another generator, which this "
-                        "importer does not follow)"
+                        " (nor the columns of an intersectional file: Known_stereotyped_race, "
+                        "Known_stereotyped_var2)"
                         if intersectional
                         else " (not a template file)"
                         if not_templates
@@ -690,7 +725,9 @@ def import_bbq_templates(
                     severity=Severity.WARNING,
                 ),
             )
-        _import_category(rows, category, vocabulary, draft, report, proper_names)
+        _import_category(
+            rows, category, vocabulary, draft, report, proper_names, released if category == RACE else {}
+        )
     return draft, report
 
 
@@ -701,6 +738,7 @@ def _import_category(
     draft: SourcesDraft,
     report: ImportReport,
     proper_names: Sequence[ProperName] = (),
+    released: dict[str, ReleasedNames] | None = None,
 ) -> None:
     by_question: dict[str, list[CsvRow]] = {}
     for row in rows:
@@ -737,24 +775,39 @@ def _import_category(
         for index in kept:
             row, version, also = group[index], labels[index], merged_into[index]
             suffix = "" if len(kept) == 1 else f"-{version}"
-            name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}"))
-            try:
-                template = template_from_row(
-                    row, category, vocabulary, draft, report, name, "+".join(also) or None, proper_names
-                )
-            except _Skip as skip:
-                ref = f"{category}/{q_id}/{version}"
-                report.add(ref, skip.diagnostic)
-                entry = report.template(ref)
-                entry.rows += 1 + len(also)
-                if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
-                    entry.reproduced = entry.rows
-                continue
-            entry = report.template(name, template.upstream)
-            entry.rows += 1 + len(also)
-            entry.reproduced = entry.rows
-            draft.add_template(draft.bbq_template(template))
-            if also:
+            names = (released or {}).get(q_id)
+            proper = row.get("Proper_nouns_only").upper() == "TRUE"
+            parts = names.by_gender() if names is not None and proper else [("", names)]
+            added = False
+            for part, part_names in parts:  # a template per gender of the released names
+                name = draft.unique_template_id(slug(f"{category}-{q_id}{suffix}{part}"))
+                counted = part == parts[0][0]  # the CSV row counts once
+                try:
+                    template = template_from_row(
+                        row,
+                        category,
+                        vocabulary,
+                        draft,
+                        report,
+                        name,
+                        "+".join(also) or None,
+                        proper_names,
+                        part_names,
+                    )
+                except _Skip as skip:
+                    ref = f"{category}/{q_id}/{version}"
+                    report.add(ref, skip.diagnostic)
+                    entry = report.template(ref)
+                    entry.rows += (1 + len(also)) * counted
+                    if skip.diagnostic.severity is not Severity.ERROR:  # BBQ makes no rows from it either
+                        entry.reproduced = entry.rows
+                    continue
+                entry = report.template(name, template.upstream)
+                entry.rows += (1 + len(also)) * counted
+                entry.reproduced = entry.rows
+                draft.add_template(draft.bbq_template(template))
+                added = True
+            if also and added:
                 report.add(
                     name,
                     row.diagnostic(
