@@ -671,3 +671,22 @@ def test_names_from_gives_intersectional_proper_name_templates_the_released_pers
         if r["template_id"].startswith("Race_x_gender-2")
     }
     assert crossing == {("F", "M"), ("M", "M")}
+
+
+def test_a_proper_name_template_with_no_usable_released_rows_is_not_imported(tmp_path) -> None:
+    folder = _write(tmp_path / "bbq")
+    elsewhere = [(label, (n, "plumber", s), (m, "sculptor", z)) for label, (n, _, s), (m, _, z) in SES_PAIRS]
+    released = tmp_path / "released.jsonl"
+    rows = _released(SES_PROPER, "Race_x_SES", elsewhere)
+    released.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        app,
+        ["import", "bbq-templates", str(folder), "-c", "Race_x_SES", "--out", str(tmp_path / "s")]
+        + ["--names-from", str(released), "--report", str(report)],
+    )
+    assert result.exit_code == 1, result.output
+    findings = [f for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]]
+    assert {f["code"] for f in findings if f["severity"] == "error"} == {"IM054"}
+    assert sum(f["code"] == "IM053" for f in findings) == 2  # one per released target person
+    assert not (tmp_path / "s" / "templates" / "Race_x_SES" / "Race_x_SES-3-r1.yaml").exists()

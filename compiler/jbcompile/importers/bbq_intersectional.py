@@ -340,6 +340,8 @@ def _released_templates(
             )
         )
     if not made:
+        for finding in findings:  # why none is usable
+            report.add(f"{category}/{row.get('Q_id')}", finding)
         raise _Skip("IM054", "--names-from gives no usable rows of this proper-name template")
     report.add(
         made[0]["id"],
