@@ -335,7 +335,9 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
         try:
             load_project(staging, lang=lang)
         except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
-            raise DiagnosticError([_outside_staging(d, staging, out) for d in error.diagnostics]) from None
+            raise DiagnosticError(
+                [_outside_staging(d, staging, out) for d in error.diagnostics]
+            ) from None
         swap_folder(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
