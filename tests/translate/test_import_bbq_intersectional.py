@@ -488,3 +488,205 @@ def test_what_cannot_be_imported_is_reported_and_fails_the_command(tmp_path) -> 
     ]
     # imported: the two word templates of Race_x_SES; not: its proper-name and broken rows, Race_x_gender's
     assert "coverage 40.0% (2/5 template rows imported)" in " ".join(result.output.split())
+
+
+# --names-from on the proper-name templates: rows in BBQ's released format (invented names and texts),
+# each stereotyped person paired as BBQ's generator pairs it: Race_x_SES with a name of its race and
+# gender (a), and one name of another race, of its gender too, with the same occupation (b) and the other
+# (c); Race_x_gender with three names whose tags carry race and gender (a, b, c).
+SES_PAIRS = [  # (subcategory, target, partner): (full name, occupation, SES)
+    (
+        "intersectional_a",
+        ("FHil1 Hillson", "ferry hand", "lowSES"),
+        ("FHil2 Hillley", "astronomer", "highSES"),
+    ),
+    (
+        "intersectional_b",
+        ("FHil1 Hillson", "ferry hand", "lowSES"),
+        ("FRiv1 Riveson", "ferry hand", "lowSES"),
+    ),
+    (
+        "intersectional_c",
+        ("FHil1 Hillson", "ferry hand", "lowSES"),
+        ("FRiv1 Riveson", "astronomer", "highSES"),
+    ),
+    ("intersectional_a", ("FHil3 Hillley", "stacker", "lowSES"), ("FHil1 Hillson", "surveyor", "highSES")),
+    ("intersectional_b", ("FHil3 Hillley", "stacker", "lowSES"), ("FNor2 Nortley", "stacker", "lowSES")),
+    ("intersectional_c", ("FHil3 Hillley", "stacker", "lowSES"), ("FNor2 Nortley", "surveyor", "highSES")),
+]
+GENDER_PAIRS = [  # (subcategory, target, partner): full name
+    ("intersectional_a", "MNor1 Nortson", "FNor2 Nortley"),
+    ("intersectional_b", "MNor1 Nortson", "MHil3 Hillson"),
+    ("intersectional_c", "MNor1 Nortson", "FRiv3 Riveley"),
+]
+ETHNICITY = {name: e for name, _, e in FIRST}
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    """A template text filled as BBQ's generator fills it (its article rule: never at a sentence start)."""
+    for slot, value in values.items():
+        text = text.replace("{{" + slot + "}}", value)
+    if any(value[:1].lower() in "aeiou" for value in values.values() if value):
+        text = re.sub(r"(\s[aA])(\s[aAeEiIoOuU])", r"\1n\2", text)
+    return text.strip()
+
+
+def _released(row: dict[str, str], category: str, pairs: list[tuple]) -> list[dict[str, Any]]:
+    """Released-format rows (field for field as BBQ's data/<Category>.jsonl) for these pairs, in both
+    orders; options rotate so that the unknown answer moves."""
+
+    def person(who: Any) -> tuple[dict[str, str], list[str]]:
+        if isinstance(who, str):  # Race_x_gender: the name carries both attributes
+            first = who.split()[0]
+            return {"": who}, [who, f"{first[0]}-{ETHNICITY[first]}"]
+        name, job, ses = who
+        first = name.split()[0]
+        return {"": name, "job": job}, [f"{name} {job}", f"{ses}-{first[0]}-{ETHNICITY[first]}"]
+
+    out: list[dict[str, Any]] = []
+    for subcategory, target, partner in pairs:
+        for first, second in ((target, partner), (partner, target)):
+            (one, one_info), (two, two_info) = person(first), person(second)
+            values = {
+                "NAME1": one[""],
+                "NAME2": two[""],
+                "OCC1": one.get("job", ""),
+                "OCC2": two.get("job", ""),
+            }
+            answers = {  # the person slot each answer wording names → that wording, filled
+                ("NAME1" if "{{NAME1}}" in row[column] else "NAME2"): _fill(row[column], values)
+                for column in ("Answer_negative", "Answer_non_negative")
+            }
+            rotation = len(out) // 4 % 3
+            options = [
+                (answers["NAME1"], one_info),
+                (answers["NAME2"], two_info),
+                ("Unknown", ["Unknown", "unknown"]),
+            ]
+            options = options[rotation:] + options[:rotation]
+            ambiguous = _fill(row["Ambiguous_Context"], values)
+            for polarity, question, column in (
+                ("neg", row["Question_negative_stereotype"], "Answer_negative"),
+                ("nonneg", row["Question_non_negative"], "Answer_non_negative"),
+            ):
+                gold = _fill(row[column], values)
+                for condition, context in (
+                    ("ambig", ambiguous),
+                    ("disambig", f"{ambiguous} {_fill(row['Disambiguating_Context'], values)}"),
+                ):
+                    answer = "Unknown" if condition == "ambig" else gold
+                    out.append(
+                        {
+                            "example_id": len(out),
+                            "question_index": row["Q_id"],
+                            "question_polarity": polarity,
+                            "context_condition": condition,
+                            "category": category,
+                            "answer_info": {f"ans{i}": info for i, (_, info) in enumerate(options)},
+                            "additional_metadata": {
+                                "subcategory": subcategory,
+                                "stereotyped_groups": json.loads(row["Known_stereotyped_race"]),
+                                "version": "None",
+                                "source": "invented",
+                            },
+                            "context": context,
+                            "question": question,
+                            **{f"ans{i}": text for i, (text, _) in enumerate(options)},
+                            "label": [text for text, _ in options].index(answer),
+                        }
+                    )
+    return out
+
+
+def test_names_from_gives_intersectional_proper_name_templates_the_released_persons(tmp_path) -> None:
+    folder = _write(tmp_path / "bbq")
+    ses, gender = (
+        _released(SES_PROPER, "Race_x_SES", SES_PAIRS),
+        _released(GENDER_PROPER, "Race_x_gender", GENDER_PAIRS),
+    )
+    # BBQ's generator leaves some persons' answer_info empty; the person is read off the option
+    broken = next(i for i, r in enumerate(ses) if r["answer_info"]["ans0"][1].startswith("highSES"))
+    ses[broken]["answer_info"]["ans0"] = ["", ""]
+    # a row whose tags do not tell the target apart: its names are not used (the same pair's other rows are)
+    untold = {
+        k: (v if v[1] == "unknown" else [v[0], "lowSES-F-Hillfolk"]) for k, v in ses[0]["answer_info"].items()
+    }
+    ses.append(ses[0] | {"answer_info": untold, "example_id": len(ses)})
+    # a row whose target's occupation is not one of the template's: that person's rows are not rebuilt
+    odd = {k: [v[0].replace("ferry hand", "plumber"), v[1]] for k, v in ses[0]["answer_info"].items()}
+    ses.append(ses[0] | {"answer_info": odd, "example_id": len(ses)})
+    released = tmp_path / "released.jsonl"
+    released.write_text("".join(json.dumps(r) + "\n" for r in ses + gender), encoding="utf-8")
+    sources, report = tmp_path / "sources", tmp_path / "report.json"
+    runner = CliRunner()
+    result = runner.invoke(
+        app,
+        ["import", "bbq-templates", str(folder), "--out", str(sources), "--names-from", str(released)]
+        + ["--report", str(report), "-v"],
+    )
+    assert result.exit_code == 0, result.output
+    codes = Counter(
+        f["code"] for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]
+    )
+    assert codes["IM055"] == 2 and codes["IM052"] == 1 and codes["IM053"] == 1
+    assert codes["IM044"] == 0  # nothing drawn by us
+    groups = {}
+    for category in ("Race_x_SES", "Race_x_gender"):
+        groups |= load_yaml(sources / "vocab" / f"{category}.yaml").data["groups"]
+
+    def texts(group: str) -> list[str]:
+        return [f["text"]["en"] for f in groups[group]["fillers"]]
+
+    # one template per stereotyped person, with the persons the released rows pair it with
+    first = load_yaml(sources / "templates" / "Race_x_SES" / "Race_x_SES-3-r1.yaml").data
+    target, other = first["persons"]["NAME1"], first["persons"]["NAME2"]
+    assert target["target"] is True
+    assert texts(target["group"]) == ["FHil1 Hillson", "FHil2 Hillley"]  # with its same-race partner
+    assert texts(target["attribute"]["group"]) == ["ferry hand"]
+    assert texts(other["group"]) == ["FRiv1 Riveson"] and texts(other["attribute"]["group"]) == ["astronomer"]
+    second = load_yaml(sources / "templates" / "Race_x_SES" / "Race_x_SES-3-r2.yaml").data
+    assert texts(second["persons"]["NAME1"]["group"]) == ["FHil3 Hillley", "FHil1 Hillson"]
+    assert texts(second["persons"]["NAME2"]["attribute"]["group"]) == ["surveyor"]
+    (gender_template,) = (sources / "templates" / "Race_x_gender").glob("Race_x_gender-2*.yaml")
+    persons = load_yaml(gender_template).data["persons"]
+    assert texts(persons["NAME1"]["group"]) == ["MNor1 Nortson"]
+    assert texts(persons["NAME2"]["group"]) == ["FNor2 Nortley", "MHil3 Hillson", "FRiv3 Riveley"]
+
+    build = tmp_path / "build"
+    built = runner.invoke(app, ["build", "--sources", str(sources), "--out", str(build), "--lang", "en"])
+    assert built.exit_code == 0, built.output
+    rows = pq.read_table(build / "data" / "full" / "test-00000-of-00001.parquet").to_pylist()
+    ours = {_key(r) for r in rows}
+    for row in ses + gender:
+        row["unknown_label"] = next(i for i in range(3) if row["answer_info"][f"ans{i}"][1] == "unknown")
+    missing = [r for r in ses + gender if _key(r) not in ours]
+    assert not missing  # every released row rebuilt
+    for row in rows:  # Race_x_SES pairs stay within one gender, as BBQ's do; Race_x_gender's cross, as BBQ's
+        tags = [tag for _, tag in row["answer_info"].values() if tag != "unknown"]
+        if row["template_id"].startswith("Race_x_SES-3"):
+            assert len({tag.split("-")[1] for tag in tags}) == 1, tags
+    crossing = {
+        tuple(sorted(tag.split("-")[0] for _, tag in r["answer_info"].values() if tag != "unknown"))
+        for r in rows
+        if r["template_id"].startswith("Race_x_gender-2")
+    }
+    assert crossing == {("F", "M"), ("M", "M")}
+
+
+def test_a_proper_name_template_with_no_usable_released_rows_is_not_imported(tmp_path) -> None:
+    folder = _write(tmp_path / "bbq")
+    elsewhere = [(label, (n, "plumber", s), (m, "sculptor", z)) for label, (n, _, s), (m, _, z) in SES_PAIRS]
+    released = tmp_path / "released.jsonl"
+    rows = _released(SES_PROPER, "Race_x_SES", elsewhere)
+    released.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    report = tmp_path / "report.json"
+    result = CliRunner().invoke(
+        app,
+        ["import", "bbq-templates", str(folder), "-c", "Race_x_SES", "--out", str(tmp_path / "s")]
+        + ["--names-from", str(released), "--report", str(report)],
+    )
+    assert result.exit_code == 1, result.output
+    findings = [f for t in json.loads(report.read_text("utf-8"))["templates"] for f in t["findings"]]
+    assert {f["code"] for f in findings if f["severity"] == "error"} == {"IM054"}
+    assert sum(f["code"] == "IM053" for f in findings) == 2  # one per released target person
+    assert not (tmp_path / "s" / "templates" / "Race_x_SES" / "Race_x_SES-3-r1.yaml").exists()

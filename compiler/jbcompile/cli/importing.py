@@ -134,8 +134,9 @@ def bbq_templates(
     names_from: list[Path] = typer.Option(
         None,
         "--names-from",
-        help="Released BBQ JSONL files: Race_ethnicity's proper-name templates take the full names their "
-        "released rows use, instead of seeded draws (repeat for several files).",
+        help="Released BBQ JSONL files: the proper-name templates of Race_ethnicity, Race_x_SES and "
+        "Race_x_gender take the full names their released rows use, instead of seeded draws (repeat for "
+        "several files).",
     ),
     force: ForceOption = False,
     report_path: ReportOption = None,

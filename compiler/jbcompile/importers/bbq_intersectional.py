@@ -8,20 +8,25 @@ attribute, another race word with the same attribute word, and both different. T
 ``attribute`` and ``intersections`` (BBQ's subcategories ``intersectional_a``/``_b``/``_c`` are the rows'
 subcategories). Proper-name templates pair full names (first name + a last name of its ethnicity); BBQ
 draws them at random from hundreds of thousands of combinations, so the import takes a seeded sample of
-the same shape and says so: those rows are for the English side only and are marked to be rewritten
-without names.
+the same shape and says so — or, given BBQ's released rows (``--names-from``), one template per
+stereotyped person those rows name, paired with exactly the persons they pair it with (bbq_names.py).
+Those rows are for the English side only and are marked to be rewritten without names.
 """
 
 from __future__ import annotations
 
 import ast
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..diagnostics import Severity
+from ..diagnostics import Diagnostic, Severity
 from ..kinds.base import SLOT_PATTERN, stable_hash
+from .bbq_jsonl import SourceRow
+from .bbq_names import Recover, ReleasedNames, released_names
 from .bbq_templates import (
+    BBQ_REWRITES,
     PROPER_NAMES_FILE,
     PROPER_NAMES_REVIEW,
     SWAPPED_FIELDS,
@@ -87,10 +92,10 @@ def import_intersectional_file(
     proper_names: Sequence[ProperName],
     draft: SourcesDraft,
     report: ImportReport,
+    released_rows: Sequence[SourceRow] = (),
 ) -> None:
-    """Every template row of one intersectional file into the draft; what cannot come in is reported."""
-    from ..diagnostics import Diagnostic
-
+    """Every template row of one intersectional file into the draft; what cannot come in is reported.
+    ``released_rows`` (``--names-from``) give the proper-name templates the persons they name."""
     missing = [c for c in REQUIRED if c not in columns]
     if missing:
         report.add(
@@ -115,12 +120,21 @@ def import_intersectional_file(
                 Severity.WARNING,
             ),
         )
+    var2 = {row.get("Q_id"): row.get("Known_stereotyped_var2") for row in rows}
+    if released_rows:
+        by_question = {row.get("Q_id"): row for row in rows if row.get("Ambiguous_Context")}
+        recover = _recoverer(by_question, vocabulary, proper_names)
+        released = released_names(released_rows, category, var2, recover)
+    else:
+        released = {}
     for row in rows:
         if not row.get("Ambiguous_Context"):
             continue  # BBQ skips rows without a context as well
         upstream = f"{category}/{row.get('Q_id')}"
         try:
-            made = _templates_from_row(row, category, vocabulary, proper_names, draft, report)
+            made = _templates_from_row(
+                row, category, vocabulary, proper_names, draft, report, released.get(row.get("Q_id"))
+            )
         except _Skip as skip:
             report.add(upstream, row.diagnostic(skip.code, skip.message))
             report.template(upstream).rows += 1
@@ -139,6 +153,7 @@ def _templates_from_row(
     proper_names: Sequence[ProperName],
     draft: SourcesDraft,
     report: ImportReport,
+    names: ReleasedNames | None = None,
 ) -> list[dict[str, Any]]:
     races = _string_list(row, "Known_stereotyped_race")
     var2 = row.get("Known_stereotyped_var2")
@@ -160,6 +175,21 @@ def _templates_from_row(
     if None in answers or answers[0] == answers[1]:
         raise _Skip(
             "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
+        )
+    if proper and names is not None and names.targets:
+        return _released_templates(
+            row,
+            category,
+            texts,
+            words,
+            braces,
+            races,
+            var2,
+            attribute_slots,
+            vocabulary,
+            names,
+            draft,
+            report,
         )
     if proper:
         if not any(n.first_last == "first" for n in proper_names):
@@ -222,6 +252,174 @@ def _templates_from_row(
             ),
         )
     return made
+
+
+def _released_templates(
+    row: CsvRow,
+    category: str,
+    texts: dict[str, str],
+    words: dict[str, list[str]],
+    braces: list[dict[str, str]],
+    races: list[str],
+    var2: str,
+    attribute_slots: tuple[str, str] | None,
+    vocabulary: Sequence[VocabEntry],
+    names: ReleasedNames,
+    draft: SourcesDraft,
+    report: ImportReport,
+) -> list[dict[str, Any]]:
+    """One template per stereotyped person of the released rows (``-r1``, ``-r2`` …), with the persons
+    those rows pair it with: every target × other would be millions of rows in Race_x_SES."""
+    findings: list[Diagnostic] = list(names.unusable)
+    sides: list[tuple[_Side, _Side]] = []
+    if attribute_slots is None:  # Race_x_gender: the name's tag carries both attributes
+        for target, partners in names.by_target():
+            tag = names.tags[target]
+            sides.append(
+                (
+                    _Side((DraftFiller(target, None, tag),), tag, (), var2),
+                    _Side(
+                        tuple(DraftFiller(o, None, names.tags[o]) for o in partners),
+                        f"non{tag}",
+                        (),
+                        OPPOSITE.get(var2, f"non{var2}"),
+                    ),
+                )
+            )
+    else:  # Race_x_SES: answer_info gives "<full name> <occupation>", tagged "<SES>-<gender>-<ethnicity>"
+        mine, theirs = _var2_lists(row, var2, vocabulary)
+        split = _splitter([*mine, *theirs])
+        for target, partners in names.by_target():
+            persons = {text: split(text, names.tags[text]) for text in (target, *partners)}
+            if None in persons.values():
+                unsplit = [t for t, p in persons.items() if p is None]
+                findings.append(
+                    row.diagnostic(
+                        "IM053",
+                        f"the released persons {unsplit} do not end in an occupation of this template "
+                        f"({len(mine) + len(theirs)} known) with a '<SES>-<gender>-<ethnicity>' tag; "
+                        f"the rows of {target!r} are not rebuilt",
+                        Severity.WARNING,
+                    )
+                )
+                continue
+            name, occupation, tag = persons[target]  # type: ignore[misc]
+            split_partners = [p for p in map(persons.get, partners) if p is not None]
+            kin = {p[0]: tag for p in split_partners if p[2] == tag and p[0] != name}
+            strangers = {p[0]: p[2] for p in split_partners if p[2] != tag}
+            contrasts = [p[1] for p in split_partners if p[1] != occupation]
+            sides.append(
+                (
+                    _Side(_named({name: tag} | kin), tag, _fillers([occupation]), var2),
+                    _Side(
+                        _named(strangers),
+                        f"non{tag}",
+                        _fillers(contrasts),
+                        OPPOSITE.get(var2, f"non{var2}"),
+                    ),
+                )
+            )
+    made = []
+    for index, (target_side, other_side) in enumerate(sides, 1):
+        if not target_side.group or not other_side.group or (attribute_slots and not other_side.attributes):
+            continue  # a person whose partners' rows were all unusable (reported above)
+        name = draft.unique_template_id(slug(f"{category}-{row.get('Q_id')}-r{index}"))
+        made.append(
+            _template(
+                name,
+                row,
+                category,
+                texts,
+                words,
+                braces,
+                races,
+                target_side,
+                other_side,
+                attribute_slots,
+                draft,
+            )
+        )
+    if not made:
+        for finding in findings:  # why none is usable
+            report.add(f"{category}/{row.get('Q_id')}", finding)
+        raise _Skip("IM054", "--names-from gives no usable rows of this proper-name template")
+    report.add(
+        made[0]["id"],
+        row.diagnostic(
+            "IM055",
+            f"persons from the released rows (--names-from): {len(made)} templates "
+            f"({made[0]['id']} … {made[-1]['id']}), one per stereotyped person, each paired with the "
+            f"persons its {len(names.pairs)} released pairs name",
+            Severity.INFO,
+        ),
+    )
+    for finding in findings:
+        report.add(made[0]["id"], finding)
+    return made
+
+
+def _recoverer(
+    rows: Mapping[str, CsvRow], vocabulary: Sequence[VocabEntry], proper_names: Sequence[ProperName]
+) -> Recover:
+    """Reads a person of a Race_x_SES proper-name row that BBQ left without answer_info off its option:
+    the option is the template's answer wording filled with a full name and an occupation (after BBQ's
+    rewrites); the tag is the occupation's SES with the first name's gender and ethnicity."""
+    first = {n.name: n for n in proper_names if n.first_last == "first"}
+
+    def recover(released: SourceRow, index: int) -> tuple[str, str] | None:
+        row = rows.get(released.question_index)
+        if row is None or row.get("Proper_nouns_only").upper() != "TRUE":
+            return None
+        var2 = row.get("Known_stereotyped_var2")
+        try:
+            mine, theirs = _var2_lists(row, var2, vocabulary)
+        except _Skip:
+            return None
+        for column in ("Answer_negative", "Answer_non_negative"):
+            for word in (*mine, *theirs):
+                name = _name_in(released.options[index], row.get(column), word)
+                person = first.get(name.split(" ", 1)[0]) if name else None
+                if name and person:
+                    ses = var2 if word in mine else OPPOSITE.get(var2, f"non{var2}")
+                    return f"{name} {word}", f"{ses}-{person.gender}-{person.ethnicity}"
+        return None
+
+    return recover
+
+
+def _name_in(option: str, wording: str, word: str) -> str | None:
+    """The name in ``option`` if it is ``wording`` (one name slot, one attribute slot) with ``word`` in
+    the attribute slot, as BBQ's rewrites leave it; else None."""
+    slots = [m.group(1) for m in SLOT_PATTERN.finditer(wording)]
+    name_slot = next((slot for slot in slots if slot.startswith("NAME")), None)
+    if name_slot is None or len(set(slots)) != 2:
+        return None
+    filled = SLOT_PATTERN.sub(lambda _: word, wording.replace("{{" + name_slot + "}}", "\0"))
+    for pattern, replacement, _, _ in BBQ_REWRITES:
+        filled = re.sub(pattern, replacement, filled)
+    before, _, after = filled.partition("\0")
+    if option.startswith(before) and option.endswith(after) and len(option) > len(before) + len(after):
+        return option[len(before) : len(option) - len(after)]
+    return None
+
+
+def _named(tags: dict[str, str]) -> tuple[DraftFiller, ...]:
+    """Full names as fillers, each tagged with its gender and ethnicity (``M-Black``)."""
+    return tuple(DraftFiller(name, None, tag) for name, tag in tags.items())
+
+
+def _splitter(attributes: Sequence[str]):
+    """``"Jo Doe janitor"`` tagged ``lowSES-M-Black`` → (``Jo Doe``, ``janitor``, ``M-Black``); None when
+    the text does not end in one of ``attributes`` or the tag has no attribute part."""
+    longest = sorted(set(attributes), key=len, reverse=True)
+
+    def split(text: str, tag: str) -> tuple[str, str, str] | None:
+        word = next((w for w in longest if text.endswith(f" {w}") and len(text) > len(w) + 1), None)
+        if word is None or tag.count("-") < 2:
+            return None
+        return text[: -len(word) - 1], word, tag.split("-", 1)[1]
+
+    return split
 
 
 def _string_list(row: CsvRow, column: str) -> list[str]:

@@ -648,9 +648,10 @@ def import_bbq_templates(
     folder: Path, categories: Sequence[str] | None = None, names_from: Sequence[Path] = ()
 ) -> tuple[SourcesDraft, ImportReport]:
     """Read every template CSV of ``folder`` (optionally only some categories) into a draft; the
-    released rows ``names_from`` give the Race_ethnicity proper-name templates their names."""
+    released rows ``names_from`` give the proper-name templates (Race_ethnicity, Race_x_SES,
+    Race_x_gender) their names."""
     from ..project import display_path
-    from .bbq_names import read_released_names
+    from .bbq_names import read_released_rows, released_names
 
     folder = Path(folder)
     report = ImportReport()
@@ -673,7 +674,7 @@ def import_bbq_templates(
     proper_names: list[ProperName] = []
     if (folder / PROPER_NAMES_FILE).is_file():
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
-    released = read_released_names(names_from) if names_from else {}
+    released_rows = read_released_rows(names_from) if names_from else []
     wanted = set(categories or [])
     from .bbq_intersectional import import_intersectional_file, is_intersectional
 
@@ -684,7 +685,9 @@ def import_bbq_templates(
         display = display_path(path)
         columns, rows = read_csv(path, display)
         if is_intersectional(columns):  # Race_x_SES, Race_x_gender: persons with two attributes
-            import_intersectional_file(rows, columns, category, vocabulary, proper_names, draft, report)
+            import_intersectional_file(
+                rows, columns, category, vocabulary, proper_names, draft, report, released_rows
+            )
             continue
         missing = [c for c in REQUIRED if c not in columns]
         if missing:
@@ -725,9 +728,8 @@ def import_bbq_templates(
                     severity=Severity.WARNING,
                 ),
             )
-        _import_category(
-            rows, category, vocabulary, draft, report, proper_names, released if category == RACE else {}
-        )
+        released = released_names(released_rows) if category == RACE and released_rows else {}
+        _import_category(rows, category, vocabulary, draft, report, proper_names, released)
     return draft, report
 
 
