@@ -125,7 +125,7 @@ def _duplicating_build(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def duplicating(self: BbqKind, template, project):  # noqa: ANN001, ANN202
         built = build(self, template, project)
-        full = built.rows["full"]
+        full = built.rows["full"] = list(built.rows["full"])
         full[1] = dict(full[1], example_id=full[0]["example_id"])
         return built
 
