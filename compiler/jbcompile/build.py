@@ -162,8 +162,8 @@ def compile_project(
     """Expand every template into its configs and verify every invariant; raise on any error.
 
     Each template's rows go to ``sink`` in batches (e.g. the data files of a build, see
-    ``build_folder``), or, with no sink, into ``Compiled.configs[name].rows``. Check findings and expansion problems are reported
-    together, so one run shows every problem.
+    ``build_folder``), or, with no sink, into ``Compiled.configs[name].rows``. Check findings and
+    expansion problems are reported together, so one run shows every problem.
     """
     diagnostics: list[Diagnostic] = list(project.notes)
     findings = _start_checks(project, release) if checks else list

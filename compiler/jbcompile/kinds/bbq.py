@@ -216,7 +216,7 @@ class _Plan:
         return source
 
     def row_of(self, key: RowKey) -> RowKey:
-        """The key of the row ``key`` shows (its own, unless an ambiguous row shared with an earlier combo)."""
+        """The key of the row ``key`` shows: its own, unless an ambiguous row an earlier combo made."""
         condition, polarity, assignment, combo, order = key
         if condition == "ambig":
             combo = self.ambiguous_source[(combo, assignment)]
