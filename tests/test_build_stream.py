@@ -3,9 +3,12 @@ it may change what a build finds or what it writes."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 import pyarrow as pa
@@ -14,12 +17,12 @@ import pytest
 from jbcompile.build import RepeatedIds, build_folder, compile_project, write_build
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.emit import data
-from jbcompile.kinds import Row, get_kind
+from jbcompile.kinds import ConfigSpec, Row, get_kind
 from jbcompile.kinds.bbq import BbqKind
 from jbcompile.project import Project, load_project
 
 from tests.conftest import FIXTURES, REPO
-from tests.helpers import edit
+from tests.helpers import edit, problems_of
 from tests.kinds.conftest import KINDS_SOURCES
 
 
@@ -125,7 +128,7 @@ def _duplicating_build(monkeypatch: pytest.MonkeyPatch) -> None:
 
     def duplicating(self: BbqKind, template, project):  # noqa: ANN001, ANN202
         built = build(self, template, project)
-        full = built.rows["full"]
+        full = built.rows["full"] = list(built.rows["full"])
         full[1] = dict(full[1], example_id=full[0]["example_id"])
         return built
 
@@ -237,3 +240,104 @@ def test_the_build_command_draws_no_progress_on_a_pipe(mini_sources: Path, tmp_p
     assert "expanding templates" not in result.stderr and "hashing" not in result.stderr
     assert "\x1b" not in result.stderr and "\r" not in result.stderr
     assert result.stderr.count("built") == 1
+
+
+def _counting_build(monkeypatch: pytest.MonkeyPatch, made: dict[str, int]) -> None:
+    """bbq's rows, counted per config as the kind makes them."""
+    build = BbqKind.build
+
+    def counted(rows: Iterable[Row], config: str) -> Iterator[Row]:
+        for row in rows:
+            made[config] += 1
+            yield row
+
+    def counting(self: BbqKind, template, project):  # noqa: ANN001, ANN202
+        built = build(self, template, project)
+        built.rows = {config: counted(rows, config) for config, rows in built.rows.items()}
+        return built
+
+    monkeypatch.setattr(BbqKind, "build", counting)
+
+
+def test_the_build_takes_a_templates_rows_a_batch_at_a_time(
+    mini_sources: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile import build
+
+    monkeypatch.setattr(build, "BATCH_ROWS", 5)
+    made: Counter[str] = Counter()
+    _counting_build(monkeypatch, made)
+    taken: Counter[str] = Counter()
+    sizes: list[int] = []
+
+    def sink(spec: ConfigSpec, rows: Sequence[Row]) -> None:
+        taken[spec.name] += len(rows)
+        sizes.append(len(rows))
+        assert made[spec.name] == taken[spec.name]  # no row was made before the sink needed it
+
+    compiled = compile_project(load_project(mini_sources), checks=False, sink=sink)
+    assert max(sizes) == 5 and len(sizes) > len(compiled.configs["full"].template_ids) * 2
+    assert taken == made and taken["full"] == compiled.configs["full"].count
+
+
+def _alias_sources(mini_sources: Path) -> Path:
+    """age-work with a word only its disambiguating context shows: its combos share ambiguous rows."""
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, "その{{NAME2}}は初日で", "その{{NAME2}}は{{WORD1}}")
+    edit(path, "ambiguous_context:", "words:\n  WORD1: [初日で, 一日で, 最初の日に]\nambiguous_context:")
+    return mini_sources
+
+
+def test_lite_picks_the_rows_of_its_keys_however_the_rows_are_consumed(
+    mini_sources: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.kinds import bbq
+
+    project = load_project(_alias_sources(mini_sources))
+    template = next(t for t in project.templates if t.id == "age-work")
+    plan = bbq._plan(template, project)
+    every = [
+        (condition, polarity, assignment, combo, order)
+        for condition, polarity, assignment in itertools.product(bbq.CONDITIONS, bbq.POLARITIES, "ab")
+        for combo in range(len(plan.combos))
+        for order in bbq.ORDERS
+    ]
+    assert any(plan.row_of(key) != key for key in every)  # some keys show an earlier combo's row
+    monkeypatch.setattr(bbq, "_lite_keys", lambda plan, seed: every)  # lite: a row for every key
+
+    in_order = get_kind("bbq").build(template, project)
+    full = list(in_order.rows["full"])
+    lite = list(in_order.rows["lite"])
+    lite_first = list(get_kind("bbq").build(template, project).rows["lite"])
+    assert lite == lite_first and len(lite) == len(every) > len(full)
+    for (condition, polarity, assignment, combo, order), row in zip(every, lite, strict=True):
+        t, o, words = plan.combos[combo]
+        values = bbq._slot_values(plan, plan.targets[t], plan.others[o], words, assignment)
+        shown = plan.ambiguous.fill(values)
+        assert any(row is kept for kept in full)
+        assert (row["context_condition"], row["question_polarity"]) == (condition, polarity)
+        assert row["additional_metadata"]["version"] == assignment
+        assert row["context"].startswith(shown) and (condition == "ambig") == (row["context"] == shown)
+        assert (row["target_label"], row["unknown_label"]) == (order.index("T"), order.index("U"))
+        if condition == "disambig":
+            assert [f["text"] for f in row["fillers"]] == [values[f["slot"]] for f in row["fillers"]]
+
+
+def test_expansion_problems_are_all_reported_from_streamed_rows(
+    mini_sources: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile import build
+
+    path = mini_sources / "templates/Disability_status/dis-meeting.yaml"
+    edit(path, "questions:", "rationale:\n  non_negative:\n    ambig: 答えは「{{NAME1}}」です。\nquestions:")
+    project = load_project(mini_sources)
+    template = next(t for t in project.templates if t.id == "dis-meeting")
+    built = get_kind("bbq").build(template, project)
+    for rows in built.rows.values():
+        list(rows)
+    lite_first = get_kind("bbq").build(template, project)
+    list(lite_first.rows["lite"])
+    assert built.diagnostics and lite_first.diagnostics == built.diagnostics
+    monkeypatch.setattr(build, "BATCH_ROWS", 3)
+    streamed = [d for d in problems_of(mini_sources) if d.path.endswith("dis-meeting.yaml")]
+    assert sorted(streamed, key=str) == sorted(built.diagnostics, key=str)  # the report sorts them

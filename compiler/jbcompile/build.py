@@ -1,6 +1,7 @@
 """The compile pipeline: sources → checked project → rows per config → verified → build folder.
 
-Rows stream: each template's rows go to a *sink* as soon as they are made, and each config's verifier
+Rows stream: a kind makes each template's rows lazily (``kinds.TemplateRows``) and they go to a *sink*
+``BATCH_ROWS`` at a time, so not even one template's rows are held at once; each config's verifier
 keeps only the summaries its invariants need, so memory does not grow with the rows. ``build_folder``
 sends them straight into the data files of a staging folder that replaces the build folder only when
 every check passed (a failed build leaves the previous one untouched). ``compile_project`` alone keeps
@@ -12,6 +13,7 @@ from __future__ import annotations
 import errno
 import gc
 import hashlib
+import itertools
 import os
 import sys
 from collections import Counter, defaultdict
@@ -73,9 +75,11 @@ class Compiled:
         )
 
 
+# Rows of one template taken at a time: a template's rows never need to be in memory at once.
+BATCH_ROWS = 10_000
 # (stage, done, total): stage "expand" counts templates; "write" counts rows (total None: not known yet)
 ProgressCallback = Callable[[str, int, int | None], None]
-# Where a compile sends each template's rows of one config, in build order.
+# Where a compile sends the rows of one config, in build order, at most BATCH_ROWS at a time.
 RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
@@ -157,9 +161,9 @@ def compile_project(
 ) -> Compiled:
     """Expand every template into its configs and verify every invariant; raise on any error.
 
-    Each template's rows go to ``sink`` (e.g. the data files of a build, see ``build_folder``), or, with
-    no sink, into ``Compiled.configs[name].rows``. Check findings and expansion problems are reported
-    together, so one run shows every problem.
+    Each template's rows go to ``sink`` in batches (e.g. the data files of a build, see
+    ``build_folder``), or, with no sink, into ``Compiled.configs[name].rows``. Check findings and
+    expansion problems are reported together, so one run shows every problem.
     """
     diagnostics: list[Diagnostic] = list(project.notes)
     findings = _start_checks(project, release) if checks else list
@@ -174,16 +178,18 @@ def compile_project(
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
-            diagnostics.extend(built.diagnostics)
-            for name, rows in built.rows.items():
+            for name, template_rows in built.rows.items():
                 config = configs[name]
-                config.tally(rows)
-                verifiers[name].add(rows)
-                ids[name].add(row["example_id"] for row in rows)
-                if sink is None:
-                    config.rows.extend(rows)
-                else:
-                    sink(config.spec, rows)
+                for rows in batches(template_rows, BATCH_ROWS):
+                    config.tally(rows)
+                    verifiers[name].add(rows)
+                    ids[name].add(row["example_id"] for row in rows)
+                    if sink is None:
+                        config.rows.extend(rows)
+                    else:
+                        sink(config.spec, rows)
+                    del rows
+            diagnostics.extend(built.diagnostics)  # complete once the rows are consumed (TemplateRows)
             del built
             if progress:
                 progress("expand", done, len(templates))
@@ -196,6 +202,13 @@ def compile_project(
     if has_errors(diagnostics):
         raise DiagnosticError(diagnostics)
     return Compiled(project, configs, diagnostics)
+
+
+def batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
+    """``rows`` in lists of ``size`` (the last one shorter), taken from the iterable as they are needed."""
+    iterator = iter(rows)
+    while batch := list(itertools.islice(iterator, size)):
+        yield batch
 
 
 def _example_ids(templates: Sequence[SourceTemplate], project: Project, config: str) -> Iterator[str]:

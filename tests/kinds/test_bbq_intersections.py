@@ -56,7 +56,7 @@ def sources(mini_sources: Path) -> Path:
 def _rows(sources: Path, config: str = "full") -> list[dict]:
     project = load_project(sources)
     template = next(t for t in project.templates if t.id == "age-x-gender")
-    return get_kind("bbq").build(template, project).rows[config]
+    return list(get_kind("bbq").build(template, project).rows[config])
 
 
 def _persons(row: dict) -> tuple[str, str]:

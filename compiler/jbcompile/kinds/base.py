@@ -55,9 +55,15 @@ class FilledText:
 
 @dataclass
 class TemplateRows:
-    """What one template contributes: rows per config, and problems found while building them."""
+    """What one template contributes: rows per config, and problems found while building them.
 
-    rows: dict[str, list[Row]] = field(default_factory=dict)
+    A config's rows may be made lazily (a template can make hundreds of thousands), so the pipeline
+    holds only a batch of them at a time. It consumes them in one fixed order, which a kind may rely
+    on: config by config in the order of ``rows``, each iterated once, to its end. ``diagnostics`` is
+    complete once every config's rows have been consumed (a kind may find problems while expanding).
+    """
+
+    rows: dict[str, Iterable[Row]] = field(default_factory=dict)
     diagnostics: list[Diagnostic] = field(default_factory=list)
 
 
@@ -86,7 +92,8 @@ class Kind(Protocol):
         """Cross-reference problems of one template (unknown slots, unknown vocab groups …)."""
 
     def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
-        """All rows of every config this template contributes; depends on this template alone."""
+        """All rows of every config this template contributes (see ``TemplateRows`` for the order they
+        are consumed in); depends on this template alone."""
 
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         """Every row of the template (the largest config)."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -138,6 +138,9 @@ def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
     return texts
 
 
+RowKey = tuple[str, str, str, int, tuple[str, str, str]]  # condition, polarity, assignment, combo, order
+
+
 @dataclass(frozen=True)
 class _Plan:
     """A template resolved against the vocabulary and compiled once, ready to expand."""
@@ -199,6 +202,25 @@ class _Plan:
                 if self.targets[t].text != self.others[o].text
             ]
         return [(t, o, words) for t, o in pairs for words in itertools.product(*self.word_choices)]
+
+    @cached_property
+    def ambiguous_source(self) -> dict[tuple[int, str], int]:
+        """(combo, assignment) → the first combo whose ambiguous rows show the same: a word only the
+        disambiguating context uses makes no new ambiguous rows, its combos share the first one's."""
+        first: dict[tuple, int] = {}
+        source = {}
+        for combo_index, (t, o, words) in enumerate(self.combos):
+            for assignment in ASSIGNMENTS:
+                shown = (t, o, assignment, tuple(words[i] for i in self.ambiguous_words))
+                source[(combo_index, assignment)] = first.setdefault(shown, combo_index)
+        return source
+
+    def row_of(self, key: RowKey) -> RowKey:
+        """The key of the row ``key`` shows: its own, unless an ambiguous row an earlier combo made."""
+        condition, polarity, assignment, combo, order = key
+        if condition == "ambig":
+            combo = self.ambiguous_source[(combo, assignment)]
+        return (condition, polarity, assignment, combo, order)
 
     @cached_property
     def subcategories(self) -> dict[tuple[int, int], str | None]:
@@ -462,13 +484,31 @@ class BbqKind:
 
     # ------------------------------------------------------------------------------------------ expansion
     def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
+        """``full`` row by row as it is made, then ``lite``: the rows of ``full`` that lite picks, kept
+        while ``full`` streams past (lite finishes ``full`` itself when asked for first)."""
         plan = _plan(template, project)
-        full, index, problems = _expand(plan, template, project)
-        lite = [full[index[key]] for key in _lite_keys(plan, project.dataset.seed)]
-        return TemplateRows(rows={"full": full, "lite": lite}, diagnostics=problems)
+        problems: list[Diagnostic] = []
+        lite_keys = [plan.row_of(key) for key in _lite_keys(plan, project.dataset.seed)]
+        wanted = set(lite_keys)
+        picked: dict[RowKey, Row] = {}
+
+        def full() -> Iterator[Row]:
+            for key, row in _expand(plan, template, project, problems):
+                if key in wanted:
+                    picked[key] = row
+                yield row
+
+        full_rows = full()
+
+        def lite() -> Iterator[Row]:
+            for _ in full_rows:  # nothing left when the pipeline consumed full first
+                pass
+            yield from (picked[key] for key in lite_keys)
+
+        return TemplateRows(rows={"full": full_rows, "lite": lite()}, diagnostics=problems)
 
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
-        return self.build(template, project).rows["full"]
+        return list(self.build(template, project).rows["full"])
 
     def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
         plan = _plan(template, project)
@@ -637,22 +677,17 @@ def _gold_role(plan: _Plan, polarity: str, assignment: str) -> str:
     return "T" if in_target_slot == (assignment == "a") else "O"
 
 
-RowKey = tuple[str, str, str, int, tuple[str, str, str]]  # condition, polarity, assignment, combo, order
-
-
 def _expand(
-    plan: _Plan, template: SourceTemplate, project: Project
-) -> tuple[list[Row], dict[RowKey, int], list]:
+    plan: _Plan, template: SourceTemplate, project: Project, problems: list[Diagnostic]
+) -> Iterator[tuple[RowKey, Row]]:
+    """Every full row of the template with its key, in order, as it is made; the problems of its
+    rationales go into ``problems`` on the way (each (condition, polarity, reason) once)."""
     model = plan.model
     seed = project.dataset.seed
     unknowns = project.unknown_texts
-    rows: list[Row] = []
-    index: dict[RowKey, int] = {}
-    problems: list[Diagnostic] = []
     reported: set[tuple[str, str, str]] = set()
     metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
     slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
-    shown_first: dict[tuple, int] = {}  # what an ambiguous row shows → the combo that made it first
     for combo_index, (t, o, words) in enumerate(plan.combos):
         target, other = plan.targets[t], plan.others[o]
         subcategory = plan.subcategories[(t, o)] if plan.pairs else model.subcategory
@@ -671,15 +706,10 @@ def _expand(
             people = {"T": _answering(plan, target, "T", assignment, values, rewrite)}
             people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
             mentioned = _as_mentioned(people, by_attribute)
-            shown = (t, o, assignment, tuple(words[i] for i in plan.ambiguous_words))
-            first_combo = shown_first.setdefault(shown, combo_index)
+            shared_ambiguous = plan.ambiguous_source[(combo_index, assignment)] != combo_index
             for condition in CONDITIONS:
-                if condition == "ambig" and first_combo != combo_index:
-                    # a word only the disambiguating context uses: these ambiguous rows exist already
-                    for polarity, order in itertools.product(POLARITIES, ORDERS):
-                        key = (condition, polarity, assignment, combo_index, order)
-                        index[key] = index[(condition, polarity, assignment, first_combo, order)]
-                    continue
+                if condition == "ambig" and shared_ambiguous:
+                    continue  # an earlier combo made these ambiguous rows (see _Plan.ambiguous_source)
                 context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
                 for polarity in POLARITIES:
                     question = rewrite(plan.questions[polarity].fill(values))
@@ -742,7 +772,6 @@ def _expand(
                     }
                     biased_role = "T" if polarity == "neg" else "O"
                     for order_index, (order, position) in enumerate(_ORDER_POSITIONS):
-                        index[(condition, polarity, assignment, combo_index, order)] = len(rows)
                         first, second, third = order
                         row = {
                             "example_id": f"{question_id}-{order_index}",
@@ -756,8 +785,7 @@ def _expand(
                             "biased_label": position[biased_role],
                         }
                         row.update(shared)
-                        rows.append(row)
-    return rows, index, problems
+                        yield (condition, polarity, assignment, combo_index, order), row
 
 
 def _as_mentioned(people: dict[str, Person], by_attribute: bool) -> dict[str, Person]:
