@@ -557,7 +557,7 @@ def run_eval(
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         results["dataset"].update(format=loaded.format, config=loaded.config, sha256=loaded.sha256)
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
-            results["prompt"].update(template="release/verbatim.j2", prompt_file=None)
+            results["prompt"].update(template=_prompt_name(VERBATIM_PROMPT), prompt_file=None)
         results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed, options.protocol))
     with writing(out):
