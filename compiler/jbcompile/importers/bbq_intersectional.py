@@ -69,7 +69,9 @@ def is_intersectional(columns: Sequence[str]) -> bool:
     return "Known_stereotyped_groups" not in columns and any(column in columns for column in MARKER_COLUMNS)
 
 
-class _Skip(Exception):
+class Skip(Exception):
+    """A template row that cannot come in: its diagnostic code and what is wrong."""
+
     def __init__(self, code: str, message: str):
         self.code, self.message = code, message
 
@@ -82,6 +84,7 @@ class _Side:
     group_tag: str
     attributes: tuple[DraftFiller, ...]
     attribute_tag: str
+    contrasts: frozenset[str] | None = None  # a target's: the intersections its rows show (None: all)
 
 
 def import_intersectional_file(
@@ -135,7 +138,7 @@ def import_intersectional_file(
             made = _templates_from_row(
                 row, category, vocabulary, proper_names, draft, report, released.get(row.get("Q_id"))
             )
-        except _Skip as skip:
+        except Skip as skip:
             report.add(upstream, row.diagnostic(skip.code, skip.message))
             report.template(upstream).rows += 1
             continue
@@ -155,12 +158,27 @@ def _templates_from_row(
     report: ImportReport,
     names: ReleasedNames | None = None,
 ) -> list[dict[str, Any]]:
+    texts, words = _words(row, {column: row.get(column) for column in TEXT_COLUMNS})
+    return templates_from_texts(row, texts, words, category, vocabulary, proper_names, draft, report, names)
+
+
+def templates_from_texts(
+    row: CsvRow,
+    texts: dict[str, str],
+    words: dict[str, list[str]],
+    category: str,
+    vocabulary: Sequence[VocabEntry],
+    proper_names: Sequence[ProperName],
+    draft: SourcesDraft,
+    report: ImportReport,
+    names: ReleasedNames | None = None,
+) -> list[dict[str, Any]]:
+    """The templates of one intersectional template row whose texts and lexical slots are read already
+    (from the CSV, or recovered from released rows by ``import bbq-jsonl``); raises Skip."""
     races = _string_list(row, "Known_stereotyped_race")
     var2 = row.get("Known_stereotyped_var2")
     if not races or not var2:
-        raise _Skip("IM041", "Known_stereotyped_race or Known_stereotyped_var2 is empty: no target person")
-    texts = {column: row.get(column) for column in TEXT_COLUMNS}
-    texts, words = _words(row, texts)
+        raise Skip("IM041", "Known_stereotyped_race or Known_stereotyped_var2 is empty: no target person")
     braces: list[dict[str, str]] = []
     for column, text in texts.items():
         texts[column], found = literal_braces(text)
@@ -170,10 +188,10 @@ def _templates_from_row(
     proper = row.get("Proper_nouns_only").upper() == "TRUE"
     unknown = used - {"NAME1", "NAME2", *words, *(attribute_slots or ())}
     if unknown:
-        raise _Skip("IM042", f"the texts use slots with no values: {sorted(unknown)}")
+        raise Skip("IM042", f"the texts use slots with no values: {sorted(unknown)}")
     answers = [_answer_slot(texts[c]) for c in ("Answer_negative", "Answer_non_negative")]
     if None in answers or answers[0] == answers[1]:
-        raise _Skip(
+        raise Skip(
             "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
         )
     if proper and names is not None and names.targets:
@@ -193,7 +211,7 @@ def _templates_from_row(
         )
     if proper:
         if not any(n.first_last == "first" for n in proper_names):
-            raise _Skip(
+            raise Skip(
                 "IM043", f"a proper-name template needs {PROPER_NAMES_FILE} next to the template files"
             )
         genders = [row.get("Stated_gender_info")] if row.get("Stated_gender_info") else ["F", "M"]
@@ -209,7 +227,7 @@ def _templates_from_row(
                 _proper_sides(key, row, races, var2, gender, attribute_slots, vocabulary, proper_names)
             )
         elif attribute_slots is None:
-            raise _Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
+            raise Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
         else:
             sides.append(_word_sides(row, races, var2, vocabulary))
     made = []
@@ -308,9 +326,15 @@ def _released_templates(
             kin = {p[0]: tag for p in split_partners if p[2] == tag and p[0] != name}
             strangers = {p[0]: p[2] for p in split_partners if p[2] != tag}
             contrasts = [p[1] for p in split_partners if p[1] != occupation]
+            shown = {"same_group"} if kin else set()  # without kin it would be paired with itself
+            shown |= {
+                "same_attribute" if p[1] == occupation else "both_differ"
+                for p in split_partners
+                if p[2] != tag
+            }
             sides.append(
                 (
-                    _Side(_named({name: tag} | kin), tag, _fillers([occupation]), var2),
+                    _Side(_named({name: tag} | kin), tag, _fillers([occupation]), var2, frozenset(shown)),
                     _Side(
                         _named(strangers),
                         f"non{tag}",
@@ -342,13 +366,14 @@ def _released_templates(
     if not made:
         for finding in findings:  # why none is usable
             report.add(f"{category}/{row.get('Q_id')}", finding)
-        raise _Skip("IM054", "--names-from gives no usable rows of this proper-name template")
+        raise Skip("IM054", "--names-from gives no usable rows of this proper-name template")
+    span = made[0]["id"] if len(made) == 1 else f"{made[0]['id']} … {made[-1]['id']}"
     report.add(
         made[0]["id"],
         row.diagnostic(
             "IM055",
-            f"persons from the released rows (--names-from): {len(made)} templates "
-            f"({made[0]['id']} … {made[-1]['id']}), one per stereotyped person, each paired with the "
+            f"persons from the released rows (--names-from): {len(made)} template(s) ({span}), one "
+            "per stereotyped person, each paired with the "
             f"persons its {len(names.pairs)} released pairs name",
             Severity.INFO,
         ),
@@ -373,7 +398,7 @@ def _recoverer(
         var2 = row.get("Known_stereotyped_var2")
         try:
             mine, theirs = _var2_lists(row, var2, vocabulary)
-        except _Skip:
+        except Skip:
             return None
         for column in ("Answer_negative", "Answer_non_negative"):
             for word in (*mine, *theirs):
@@ -429,7 +454,7 @@ def _string_list(row: CsvRow, column: str) -> list[str]:
     try:
         value = ast.literal_eval(cell)
     except (ValueError, SyntaxError):
-        raise _Skip("IM041", f"{column} is not a list: {cell!r}") from None
+        raise Skip("IM041", f"{column} is not a list: {cell!r}") from None
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
@@ -459,7 +484,7 @@ def _var2_lists(row: CsvRow, var2: str, vocabulary: Sequence[VocabEntry]) -> tup
             info = ast.literal_eval(row.get("Var2_info"))
             where = info.index(var2)
         except (ValueError, SyntaxError, AttributeError):
-            raise _Skip(
+            raise Skip(
                 "IM041", "Names and Var2_info must be two lists naming Known_stereotyped_var2"
             ) from None
         lists = [[n] if isinstance(n, str) else list(n) for n in names]
@@ -468,7 +493,7 @@ def _var2_lists(row: CsvRow, var2: str, vocabulary: Sequence[VocabEntry]) -> tup
     target = list(dict.fromkeys(v.name for v in occupations if v.info == var2))
     other = list(dict.fromkeys(v.name for v in occupations if v.info != var2))
     if not target or not other:
-        raise _Skip("IM041", f"vocabulary.csv has no {var2} and other occupations for an empty Names cell")
+        raise Skip("IM041", f"vocabulary.csv has no {var2} and other occupations for an empty Names cell")
     return target, other
 
 
@@ -478,10 +503,10 @@ def _word_sides(
     words = list(dict.fromkeys(v.name for v in vocabulary if v.category == RACE_CATEGORY))
     targets = [w for w in words if w in races]
     if not targets:
-        raise _Skip("IM041", f"no race word of vocabulary.csv is in Known_stereotyped_race {races}")
+        raise Skip("IM041", f"no race word of vocabulary.csv is in Known_stereotyped_race {races}")
     others = [w for w in words if w not in races]
     if not others:
-        raise _Skip("IM041", "every race word of vocabulary.csv is stereotyped: no other person")
+        raise Skip("IM041", "every race word of vocabulary.csv is stereotyped: no other person")
     mine, theirs = _var2_lists(row, var2, vocabulary)
     tag = next(r for r in races if r in targets)  # names the groups: Race_x_SES-Black, -nonBlack
     return (
@@ -533,7 +558,7 @@ def _proper_sides(
     # at least two names per ethnicity, so that a same-race pair exists for each
     targets = sample(pool, max(SAMPLED_TARGETS, 2 * len({n.ethnicity for n in pool})), "target")
     if not targets:
-        raise _Skip("IM043", f"{PROPER_NAMES_FILE} has no {gender} first names of {races}")
+        raise Skip("IM043", f"{PROPER_NAMES_FILE} has no {gender} first names of {races}")
     different = [n for n in first if n.ethnicity not in races]
     if attribute_slots is None:  # names carry both attributes: sample the three contrasts
         others = sample(
@@ -555,7 +580,7 @@ def _proper_sides(
     target_names = tuple(f for f in map(full, targets) if f)
     other_names = tuple(f for f in map(full, others) if f)
     if not target_names or not other_names:
-        raise _Skip("IM043", f"{PROPER_NAMES_FILE} has no last names for these first names")
+        raise Skip("IM043", f"{PROPER_NAMES_FILE} has no last names for these first names")
     tag = target_names[0].tag or gender
     return (
         _Side(target_names, tag, mine_attr, var2),
@@ -626,7 +651,11 @@ def _template(
     for key, value in data.items():
         ordered[key] = value
         if key == "persons":
-            ordered["intersections"] = dict(INTERSECTIONS)
+            ordered["intersections"] = {
+                contrast: label
+                for contrast, label in INTERSECTIONS.items()
+                if target.contrasts is None or contrast in target.contrasts
+            }
     return ordered
 
 

@@ -20,15 +20,15 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Collection, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..kinds.base import SLOT_PATTERN
 from .align import Alignment, align
-from .bbq_templates import GENDER_WORDS, literal_braces, matches_group
+from .bbq_templates import BBQ_REWRITES, GENDER_WORDS, literal_braces, matches_group
 from .report import GENERAL, ImportReport
 from .writer import DraftFiller, DraftTemplate, SourcesDraft
 
@@ -42,7 +42,7 @@ ANSWER_FIELDS = ("answer_NAME1", "answer_NAME2")  # each person's option wording
 
 @dataclass
 class SourceRow:
-    """One input row, parsed, with the template it ended up in (None: not recovered)."""
+    """One input row, parsed, with the templates it ended up in."""
 
     path: str
     line: int
@@ -60,7 +60,7 @@ class SourceRow:
     subcategory: str | None
     stereotyped: tuple[str, ...]
     source: str | None
-    template: str | None = None
+    templates: tuple[str, ...] = ()  # the templates that should reproduce it (none: not recovered)
 
     @property
     def unknown_index(self) -> int:
@@ -215,6 +215,48 @@ class Person:
     text: str  # as in the context (answer_info)
     tag: str
     option: str  # as an answer option
+    attribute: str | None = None  # intersectional rows: the second attribute's words, in their own slot
+
+    @property
+    def key(self) -> tuple[str, str | None, str]:
+        return (self.text, self.attribute, self.tag)
+
+
+# BBQ's rewrites of whole words (old, new), applied to every filled text. Where one hides a person's
+# words ("Latino woman" → "Latina woman"), the import undoes it and the template's rewrites redo it.
+WORD_REWRITES = tuple(
+    (old, new) for old, new, when, _ in BBQ_REWRITES if when is None and re.fullmatch(r"[\w ]+", old)
+)
+
+
+def undo_word_rewrites(row: SourceRow, words: Collection[str]) -> tuple[SourceRow, list[dict[str, str]]]:
+    """The row with each word rewrite undone whose old words start with a person's words (``words``)
+    or hide one (BBQ left that option's answer_info empty), and those rewrites (as a template's
+    ``rewrites`` entries) to put back."""
+    undone = []
+    for old, new in WORD_REWRITES:
+        hidden = any(not row.persons[i] and new in row.options[i] for i in range(3))
+        shown = any(new in text for text in (row.context, row.question, *row.options))
+        if shown and (hidden or old.split(" ")[0] in words):
+            row = rewrite_texts(row, lambda text, old=old, new=new: text.replace(new, old))
+            undone.append({"pattern": old, "replacement": new})
+    return row, undone
+
+
+def rewrite_texts(row: SourceRow, change: Callable[[str], str]) -> SourceRow:
+    """The row with ``change`` applied to its context, question and options."""
+    return replace(
+        row,
+        context=change(row.context),
+        question=change(row.question),
+        options=tuple(change(o) for o in row.options),  # type: ignore[arg-type]
+    )
+
+
+def person_words(rows: Iterable[SourceRow]) -> set[str]:
+    """Every person's words in the rows' answer_info, and the group part of a compound tag."""
+    words = {text for row in rows for text in row.persons if text}
+    return words | {tag.rsplit("-", 1)[-1] for row in rows for tag in row.tags if "-" in tag}
 
 
 def _persons(row: SourceRow, lang: str) -> tuple[Person, Person]:
@@ -235,10 +277,10 @@ def _repaired(first: Person, second: Person, context: str, lang: str) -> tuple[P
     if first.text and second.text and (first.text, first.tag) != (second.text, second.tag):
         return first, second
     for sound, broken in ((first, second), (second, first)):
-        if not _occurrences(sound.option, sound.text, lang):
+        if not occurrences(sound.option, sound.text, lang):
             continue  # its entry is not its own either
         text = _own_words(sound, broken, lang)
-        if text and text != sound.text and _occurrences(context, text, lang):
+        if text and text != sound.text and occurrences(context, text, lang):
             fixed = Person(text, GENDER_WORDS.get(text.lower(), text), broken.option)
             return (sound, fixed) if sound is first else (fixed, sound)
     return first, second
@@ -248,7 +290,7 @@ def _own_words(sound: Person, broken: Person, lang: str) -> str | None:
     """The words of ``broken``'s option around which it matches ``sound``'s option with ``sound``'s text
     taken out ("The African man" → "The African American man" gives "African American"); else the words
     the two options do not share."""
-    for start, end in _occurrences(sound.option, sound.text, lang):
+    for start, end in occurrences(sound.option, sound.text, lang):
         before, after = sound.option[:start], sound.option[end:]
         middle = broken.option[len(before) : len(broken.option) - len(after)]
         if broken.option.startswith(before) and broken.option.endswith(after) and middle.strip():
@@ -280,21 +322,24 @@ def _tagged_by_text(person: Person, groups: Sequence[str]) -> Person:
     return Person(person.text, person.text, person.option)
 
 
-def _occurrences(text: str, needle: str, lang: str) -> list[tuple[int, int]]:
+def occurrences(text: str, needle: str, lang: str, plural: bool = False) -> list[tuple[int, int]]:
+    """Where ``needle`` stands as whole words (``plural``: also before a plural "s", "optometrists")."""
     if not needle:
         return []
     if lang == "en":
-        pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(needle)}(?![A-Za-z0-9])")
+        after = "(?=s?(?![A-Za-z0-9]))" if plural else "(?![A-Za-z0-9])"
+        pattern = re.compile(rf"(?<![A-Za-z0-9]){re.escape(needle)}{after}")
     else:
         pattern = re.compile(re.escape(needle))
     return [(m.start(), m.end()) for m in pattern.finditer(text)]
 
 
-def substitute(text: str, persons: dict[str, str], lang: str) -> str:
-    """Replace each person's text by its slot; longer texts win where two overlap (man / woman)."""
+def substitute(text: str, persons: dict[str, str], lang: str, plural: Collection[str] = ()) -> str:
+    """Replace each person's text by its slot; longer texts win where two overlap (man / woman). The
+    slots in ``plural`` (attribute words) also match before a plural "s"."""
     spans = []
     for slot, needle in persons.items():
-        spans.extend((start, end, slot) for start, end in _occurrences(text, needle, lang))
+        spans.extend((start, end, slot) for start, end in occurrences(text, needle, lang, slot in plural))
     spans.sort(key=lambda s: (s[0], -(s[1] - s[0])))
     out, cursor = [], 0
     for start, end, slot in spans:
@@ -338,17 +383,29 @@ def _separator(ambiguous: str) -> str:
 
 
 def build_instances(
-    rows: Sequence[SourceRow], groups: Sequence[str], lang: str, report: ImportReport, name: str
+    rows: Sequence[SourceRow],
+    groups: Sequence[str],
+    lang: str,
+    report: ImportReport,
+    name: str,
+    people: Callable[[SourceRow], tuple[Person, Person]] | None = None,
+    is_target: Callable[[Person], bool] | None = None,
+    attribute_slots: tuple[str, str] | None = None,
 ) -> list[Instance]:
+    """The instances of one template's rows. ``people`` reads a row's two persons and ``is_target``
+    tells the stereotyped one (defaults: answer_info as it is, a tag among ``groups``);
+    ``attribute_slots`` name the slots of the persons' second attribute (intersectional rows)."""
+    persons_of = people or (lambda row: _persons(row, lang))
+    stereotyped = is_target or (lambda person: _names_group(person, groups))
     # BBQ may draw the same pair twice (a word only the disambiguating context uses differs): each
     # drawing is its own instance, so a key holds a list, one ambiguous row per polarity each.
     instances: dict[tuple, list[Instance]] = {}
     for row in rows:
         if row.condition != "ambig":
             continue
-        first, second = _persons(row, lang)
-        target_flags = (_names_group(first, groups), _names_group(second, groups))
-        key = (row.version, frozenset([(first.text, first.tag), (second.text, second.tag)]), row.context)
+        first, second = persons_of(row)
+        target_flags = (stereotyped(first), stereotyped(second))
+        key = (row.version, frozenset([first.key, second.key]), row.context)
         drawn = instances.setdefault(key, [])
         instance = next((i for i in drawn if not _holds(i, row)), None)
         if instance is None:
@@ -373,8 +430,8 @@ def build_instances(
     for row in rows:
         if row.condition != "disambig":
             continue
-        first, second = _persons(row, lang)
-        persons = frozenset([(first.text, first.tag), (second.text, second.tag)])
+        first, second = persons_of(row)
+        persons = frozenset([first.key, second.key])
         candidates = [
             drawn
             for (version, p, ctx), drawn in instances.items()
@@ -414,12 +471,12 @@ def build_instances(
                 instance.fail(
                     row, "IM007", f"the {row.polarity} rows of one instance ask different questions"
                 )
-        shown = [p for row in instance.rows for p in _persons(row, lang)]
+        shown = [p for row in instance.rows for p in persons_of(row)]
         for person in (instance.target, instance.other):
-            options = {p.option for p in shown if (p.text, p.tag) == (person.text, person.tag)}
+            options = {p.option for p in shown if p.key == person.key}
             if len(options) > 1:
                 instance.fail(instance.rows[0], "IM007", f"{person.text!r} is worded as {sorted(options)}")
-        _slot(instance, lang)
+        _slot(instance, lang, attribute_slots)
     return every
 
 
@@ -438,8 +495,9 @@ def _drawing_of(drawn: Sequence[Instance], row: SourceRow) -> Instance:
     return (same or fresh or list(drawn))[0]
 
 
-def _slot(instance: Instance, lang: str) -> None:
-    """Name the persons by where the ambiguous context mentions them, and put slots into the texts."""
+def _slot(instance: Instance, lang: str, attribute_slots: tuple[str, str] | None = None) -> None:
+    """Name the persons by where the ambiguous context mentions them, and put slots into the texts
+    (a person's attribute words into its attribute slot)."""
     if instance.problem is not None:
         return
     row = instance.rows[0]
@@ -454,12 +512,12 @@ def _slot(instance: Instance, lang: str) -> None:
             "the template lacks one of its four rows (ambiguous/disambiguated × negative/non-negative)",
         )
         return
-    if instance.target.text == instance.other.text:
+    if (instance.target.text, instance.target.attribute) == (instance.other.text, instance.other.attribute):
         instance.fail(row, "IM004", f"both persons are written {instance.target.text!r}")
         return
     positions = {}
     for person in (instance.target, instance.other):
-        found = _occurrences(instance.ambiguous, person.text, lang)
+        found = occurrences(instance.ambiguous, person.text, lang)
         if not found:
             instance.fail(
                 row, "IM006", f"person {person.text!r} (answer_info) does not occur in the ambiguous context"
@@ -468,15 +526,23 @@ def _slot(instance: Instance, lang: str) -> None:
         positions[person] = found[0][0]
     first, second = sorted((instance.target, instance.other), key=lambda p: positions[p])
     instance.slots = {"NAME1": first, "NAME2": second}
-    persons = {slot: person.text for slot, person in instance.slots.items()}
+    parts: dict[str, dict[str, str]] = {}  # person slot → its slots and their words
+    for (slot, person), attribute_slot in zip(
+        instance.slots.items(), attribute_slots or ("", ""), strict=True
+    ):
+        parts[slot] = {slot: person.text}
+        if attribute_slot and person.attribute:
+            parts[slot][attribute_slot] = person.attribute
+    persons = parts["NAME1"] | parts["NAME2"]
+    plural = set(attribute_slots or ())
     instance.texts = {
-        "ambiguous": substitute(instance.ambiguous, persons, lang),
-        "disambiguating": substitute(instance.disambiguating, persons, lang),
-        "negative": substitute(instance.questions["neg"], persons, lang),
-        "non_negative": substitute(instance.questions["nonneg"], persons, lang),
+        "ambiguous": substitute(instance.ambiguous, persons, lang, plural),
+        "disambiguating": substitute(instance.disambiguating, persons, lang, plural),
+        "negative": substitute(instance.questions["neg"], persons, lang, plural),
+        "non_negative": substitute(instance.questions["nonneg"], persons, lang, plural),
     }
     for slot, person in instance.slots.items():
-        answer = substitute(person.option, {slot: person.text}, lang)
+        answer = substitute(person.option, parts[slot], lang, plural)
         if "{{" + slot + "}}" in answer:
             instance.texts[f"answer_{slot}"] = answer
 
@@ -622,6 +688,7 @@ def _template(
     usable: Sequence[Instance],
     draft: SourcesDraft,
     report: ImportReport,
+    undone: Sequence[dict[str, str]] = (),
 ) -> DraftTemplate:
     first = rows[0]
     groups = list(dict.fromkeys(g for row in rows for g in row.stereotyped))
@@ -714,7 +781,7 @@ def _template(
         non_negative=(texts["non_negative"], recovered.answers["non_negative"]),
         answers={slot: texts[f"answer_{slot}"] for slot in PERSON_SLOTS} if worded else {},
         max_alternatives=max([3, *(len(alternatives) for alternatives in recovered.words.values())]),
-        rewrites=brace_rewrites,
+        rewrites=brace_rewrites + list(undone),
     )
 
 
@@ -750,10 +817,20 @@ def import_bbq_jsonl(
     by_question: dict[tuple[str, str], list[SourceRow]] = {}
     for row in rows:
         by_question.setdefault((row.category, row.question_index), []).append(row)
-    for (category, question_index), group in by_question.items():
-        versions = sorted({row.version for row in group})
+    from .bbq_jsonl_intersectional import import_intersectional_rows, is_intersectional, known_persons
+
+    known = known_persons(rows) if lang == "en" else None
+    words = person_words(rows)
+    for (category, question_index), released in by_question.items():
+        versions = sorted({row.version for row in released})
         base = f"{category}-{question_index}"
         pooled_name = draft.unique_template_id(base)
+        if known is not None and is_intersectional(released):
+            import_intersectional_rows(category, question_index, released, known, draft, report, pooled_name)
+            continue
+        undoing = [undo_word_rewrites(row, words) for row in released]
+        group = [row for row, _ in undoing]
+        undone = {id(row): rewrites for row, rewrites in undoing}
         pooled_report = ImportReport()
         instances, recovered = _try(group, lang, pooled_report, pooled_name)
         if recovered is not None and not recovered.failed and not recovered.notes or len(versions) == 1:
@@ -784,8 +861,13 @@ def import_bbq_jsonl(
             for instance, note in part_recovered.notes:
                 entry.findings.append(instance.rows[0].diagnostic("IM005", note, Severity.WARNING))
             usable = [i for i in part_instances if i.problem is None]
-            template = _template(name, upstream, subset, part_recovered, usable, draft, report)
+            redo = [
+                dict(t) for t in dict.fromkeys(tuple(r.items()) for row in subset for r in undone[id(row)])
+            ]
+            template = _template(name, upstream, subset, part_recovered, usable, draft, report, redo)
             draft.add_template(draft.bbq_template(template))
             for row in subset:
-                row.template = name
+                row.templates = (name,)
+        for original, row in zip(released, group, strict=True):  # the round trip compares the released texts
+            original.templates = row.templates
     return draft, report, rows

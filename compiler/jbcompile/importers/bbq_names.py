@@ -115,7 +115,7 @@ def released_names(
         names = found.setdefault(row.question_index, ReleasedNames())
         persons = [_person(row, i, recover) for i in range(3) if i != row.unknown_index]
         wanted = (var2 or {}).get(row.question_index)
-        stereotyped = [_is_target(tag, row.stereotyped, wanted) for _, tag in persons]
+        stereotyped = [is_target(tag, row.stereotyped, wanted) for _, tag in persons]
         if stereotyped.count(True) != 1 or not all(text for text, _ in persons):
             names.unusable.append(
                 row.diagnostic(
@@ -144,7 +144,7 @@ def _person(row: SourceRow, index: int, recover: Recover | None) -> tuple[str, s
     return text, tag
 
 
-def _is_target(tag: str, groups: Sequence[str], var2: str | None) -> bool:
+def is_target(tag: str, groups: Sequence[str], var2: str | None) -> bool:
     """``F-Black`` is stereotyped when Black is; with a second attribute, ``lowSES-F-Black`` (or
     ``F-Black`` in Race_x_gender) only when its leading part is that attribute as well."""
     if var2 is None:

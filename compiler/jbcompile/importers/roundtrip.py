@@ -42,13 +42,13 @@ def verify_round_trip(sources: Path, lang: str, rows: Sequence[SourceRow], repor
     for row in rows:
         entry = categories.setdefault(row.category, CategoryCoverage(row.category))
         entry.rows += 1
-        if row.template is None:
+        if not row.templates:
             continue
-        if row.signature() in compiled.get(row.template, set()):
-            report.template(row.template).reproduced += 1
+        if any(row.signature() in compiled.get(name, set()) for name in row.templates):
+            report.template(row.templates[0]).reproduced += 1
             entry.reproduced += 1
         else:
-            missed[row.template].append(row)
+            missed[row.templates[0]].append(row)
     report.release = {
         name: {"rows": c.rows, "reproduced": c.reproduced, "rate": c.rate}
         for name, c in sorted(categories.items())
