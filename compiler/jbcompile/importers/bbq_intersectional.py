@@ -135,8 +135,10 @@ def import_intersectional_file(
             continue  # BBQ skips rows without a context as well
         upstream = f"{category}/{row.get('Q_id')}"
         try:
-            made = _templates_from_row(
-                row, category, vocabulary, proper_names, draft, report, released.get(row.get("Q_id"))
+            texts, words = _words(row, {column: row.get(column) for column in TEXT_COLUMNS})
+            names = released.get(row.get("Q_id"))
+            made = templates_from_texts(
+                row, texts, words, category, vocabulary, proper_names, draft, report, names
             )
         except Skip as skip:
             report.add(upstream, row.diagnostic(skip.code, skip.message))
@@ -147,19 +149,6 @@ def import_intersectional_file(
             entry.rows += index == 0  # one template row, however many templates it became
             entry.reproduced += index == 0
             draft.add_template(template)
-
-
-def _templates_from_row(
-    row: CsvRow,
-    category: str,
-    vocabulary: Sequence[VocabEntry],
-    proper_names: Sequence[ProperName],
-    draft: SourcesDraft,
-    report: ImportReport,
-    names: ReleasedNames | None = None,
-) -> list[dict[str, Any]]:
-    texts, words = _words(row, {column: row.get(column) for column in TEXT_COLUMNS})
-    return templates_from_texts(row, texts, words, category, vocabulary, proper_names, draft, report, names)
 
 
 def templates_from_texts(
