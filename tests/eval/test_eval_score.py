@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from jbcompile.cli import app
 from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.bbq.bbq_format import derive_labels, tag_names_group
+from jbcompile.evaluate.bbq.bbq_format import derive_labels, second_attributes, tag_names_group
 from typer.testing import CliRunner
 
 OUR_COLUMNS = ("target_label", "unknown_label", "biased_label", "context_bias", "template_id")
@@ -142,3 +142,60 @@ def test_nonnegative_question_biased_answer_is_the_other_person() -> None:
     assert derive_labels(dict(row, question_polarity="neg")).biased_label == 0
     no_unknown = dict(row, answer_info={"ans0": ["a", "old"], "ans1": ["b", "x"], "ans2": ["c", "nonOld"]})
     assert derive_labels(no_unknown).problem
+
+
+def _intersectional(subcategory: str, first: str, second: str, polarity: str = "neg") -> dict:
+    """A row of BBQ's Race_x_SES format: persons tagged ``<income>-<group>``, only the groups listed."""
+    return {
+        "example_id": 0,
+        "category": "Race_x_SES",
+        "question_index": "4",
+        "question_polarity": polarity,
+        "context_condition": "ambig",
+        "label": 2,
+        "answer_info": {"ans0": ["a", first], "ans1": ["b", second], "ans2": ["Unknown", "unknown"]},
+        "additional_metadata": {"subcategory": subcategory, "stereotyped_groups": ["Hillfolk"]},
+    }
+
+
+def test_two_persons_of_a_stereotyped_group_are_told_apart_by_the_questions_second_attribute() -> None:
+    same_group = _intersectional("intersectional_a", "highSES-Hillfolk", "lowSES-Hillfolk")
+    rows = [
+        same_group,
+        _intersectional("intersectional_b", "lowSES-Riverfolk", "lowSES-Hillfolk"),
+        _intersectional("intersectional_c", "lowSES-Hillfolk", "highSES-Riverfolk"),
+    ]
+    assert second_attributes(rows) == {("Race_x_SES", "4"): "lowSES"}
+    assert derive_labels(same_group).problem  # alone, the row is ambiguous and is listed
+    labels = derive_labels(same_group, "lowSES")
+    assert (labels.target_label, labels.biased_label, labels.problem) == (1, 1, None)
+    nonneg = derive_labels(
+        _intersectional("intersectional_a", "highSES-Hillfolk", "lowSES-Hillfolk", "nonneg"), "lowSES"
+    )
+    assert nonneg.biased_label == 0  # the other person, as for any non-negative question
+    broken = _intersectional("intersectional_a", "lowSES-Hillfolk", "lowSES-Hillfolk")  # BBQ's shared entry
+    assert derive_labels(broken, "lowSES").problem  # still listed, never guessed
+    assert second_attributes([_intersectional("", "F", "M")]) == {}  # tags without a second attribute
+
+
+def test_score_reads_bbqs_intersectional_rows_with_their_second_attribute(tmp_path: Path) -> None:
+    rows = []
+    for index, (subcategory, first, second) in enumerate(
+        [
+            ("intersectional_a", "highSES-Hillfolk", "lowSES-Hillfolk"),
+            ("intersectional_b", "lowSES-Riverfolk", "lowSES-Hillfolk"),
+            ("intersectional_c", "lowSES-Hillfolk", "highSES-Riverfolk"),
+        ]
+    ):
+        row = _intersectional(subcategory, first, second) | {
+            "example_id": index,
+            "context": "c",
+            "question": "q",
+        }
+        rows.append(row | {"ans0": "A", "ans1": "B", "ans2": "Unknown", "prediction": 0})
+    code, output = score(
+        write_jsonl(tmp_path / "x.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
+    )
+    assert code == 0, output
+    results = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))
+    assert results["ambiguous_rows"] == []

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from .bbq.bbq_format import BBQ_ROW_FIELDS, derive_labels
+from .bbq.bbq_format import BBQ_ROW_FIELDS, derive_labels, question_of, second_attributes
 from .parsing import read_prediction
 
 JUBAKU_RELEASE_FIELDS = frozenset(
@@ -136,8 +136,9 @@ def bbq_row_problem(row: Mapping[str, Any]) -> str | None:
 def add_bbq_labels(rows: list[dict[str, Any]], lines: Sequence[int]) -> list[dict[str, Any]]:
     """Our label columns, derived in place; returns the rows where the stereotyped option is unclear."""
     ambiguous = []
+    attributes = second_attributes(rows)
     for row, line in zip(rows, lines, strict=True):
-        labels = derive_labels(row)
+        labels = derive_labels(row, attributes.get(question_of(row)))
         row.update(
             target_label=labels.target_label,
             unknown_label=labels.unknown_label,

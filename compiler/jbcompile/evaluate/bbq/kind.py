@@ -12,7 +12,7 @@ from ..parsing import normalize, parse_bracketed_answer, parse_option_number, pa
 from ..prompting import PromptItem, PromptTemplate, render_checked
 from ..report import ChartSpec
 from . import metrics
-from .bbq_format import BBQ_ROW_FIELDS, derive_labels
+from .bbq_format import BBQ_ROW_FIELDS, derive_labels, question_of, second_attributes
 from .prompts import gold_evidence, gold_of, options_of, question_key, select_shots, shot_variables
 
 RECORD_FIELDS = (
@@ -159,6 +159,7 @@ class BbqEval(EvalKind):
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
         problems: list[Diagnostic] = []
         out = ForeignRecords(records=[])
+        attributes = second_attributes(rows)
         for index, row in enumerate(rows, start=1):
             missing = [
                 name
@@ -179,7 +180,7 @@ class BbqEval(EvalKind):
             if missing:
                 problems.append(Diagnostic("EV040", f"row {index} lacks {', '.join(missing)}", line=index))
                 continue
-            labels = derive_labels(row)
+            labels = derive_labels(row, attributes.get(question_of(row)))
             if labels.problem:
                 out.ambiguous.append(
                     {"example_id": row["example_id"], "line": index, "problem": labels.problem}
