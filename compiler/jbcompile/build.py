@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
-from .fsio import replaced_folder
+from .fsio import replaced_folder, taken_with
 from .kinds import ConfigSpec, Row, get_kind
 from .project import Project
 
@@ -432,16 +432,9 @@ def check_out_dir(out_dir: Path, sources: Path) -> None:
 
 def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
     """Replacing --out must never take the working folder or the sources with it."""
-    out = Path(os.path.abspath(out_dir))
-    resolved = out.resolve()
-    here = Path.cwd().resolve()
-    root = Path(sources).resolve()
-    problem = None
-    if resolved == here or here.is_relative_to(resolved):
-        problem = "is the working folder or holds it"
-    elif root.is_relative_to(resolved):
-        problem = f"holds the sources ({sources})"
-    elif resolved.is_relative_to(root):
+    resolved = Path(os.path.abspath(out_dir)).resolve()
+    problem = taken_with(out_dir, [("the sources", Path(sources))])
+    if problem is None and resolved.is_relative_to(Path(sources).resolve()):
         problem = f"is inside the sources ({sources}): their hash would change with every build"
     if problem:
         raise DiagnosticError(

@@ -13,11 +13,24 @@ import fcntl
 import os
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
 OLD = "old"
+
+
+def taken_with(out: Path, kept: Sequence[tuple[str, Path]]) -> str | None:
+    """What replacing the folder ``out`` would take with it: the working folder, or one of ``kept``
+    ((name, path): the sources, the input files …) lying in it; None when nothing."""
+    resolved = Path(os.path.abspath(out)).resolve()
+    here = Path.cwd().resolve()
+    if resolved == here or here.is_relative_to(resolved):
+        return "is the working folder or holds it"
+    for name, path in kept:
+        if Path(os.path.abspath(path)).resolve().is_relative_to(resolved):
+            return f"holds {name} ({path})"
+    return None
 
 
 def write_atomic(path: Path, data: bytes | str) -> None:

@@ -106,8 +106,9 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> str:
 
 
 def default_sources() -> Path:
-    """./sources when the current folder holds a benchmark, else the benchmark bundled with the package."""
+    """./sources when the current folder has one (a broken one is reported, never replaced by another),
+    else the benchmark bundled with the package."""
     from ..paths import bundled_sources
 
     local = Path("sources")
-    return local if (local / "dataset.yaml").is_file() else bundled_sources()
+    return local if local.is_dir() else bundled_sources()

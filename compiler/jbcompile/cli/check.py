@@ -46,9 +46,10 @@ def _explain(code: str) -> None:
 
     rule = get_rule(code)
     if rule is None:
-        raise option_error(
-            "CL001", f"no rule has the code {code!r}", hint="`jbcompile check --list-rules` lists them"
-        )
+        hint = "`jbcompile check --list-rules` lists them"
+        if not code.upper().startswith("JA"):  # a loader, build or import code, not a lint rule
+            hint = "--explain covers the lint rules (JA…); the other codes are in README.md's table of codes"
+        raise option_error("CL001", f"no lint rule has the code {code!r}", hint=hint)
     print(explain(rule))
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ..diagnostics import DiagnosticError, Severity
+from ..fsio import write_atomic
 from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
 
 import_app = typer.Typer(
@@ -43,15 +44,21 @@ def _import(
     diagnostics_format: str,
     read: Callable[[], tuple[Any, Any, Any]],
     verify: Callable[[Any, Any, Any], None] | None = None,
+    inputs: Sequence[Sequence[Path]] = (),
+    report_path: Path | None = None,
 ):
-    """The steps every import shares: refuse an --out it may not replace (before reading any input),
-    read the input into a draft, write it atomically, then check the written sources against the input
-    (``verify(draft, imported, report)``). Returns the report; a diagnostic ends the command."""
+    """The steps every import shares: refuse an --out it may not replace, an input given twice or a
+    --report it cannot write (before reading any input), read the input into a draft, write it
+    atomically, then check the written sources against the input (``verify(draft, imported, report)``).
+    Returns the report; a diagnostic ends the command (before the write: nothing is written)."""
     from ..importers import write_sources
-    from ..importers.writer import check_target
+    from ..importers.writer import check_inputs, check_report_path, check_target
 
     try:
-        check_target(out, force)
+        for group in inputs:  # a file may be both --names-from and --compare, but not one twice
+            check_inputs(group)
+        check_target(out, force, [path for group in inputs for path in group])
+        check_report_path(report_path)
         draft, report, imported = read()
         write_sources(draft, out, report, force=force)
         if verify is not None:
@@ -91,9 +98,7 @@ def _finish(
         table.add_row(entry.template, entry.upstream or "", str(entry.rows or "-"), coverage, str(problems))
     out_console.print(table)
     if report_path is not None:
-        report_path.write_text(
-            json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n", encoding="utf-8"
-        )
+        write_atomic(report_path, json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
     errors = report.count(Severity.ERROR)
     warnings = report.count(Severity.WARNING)
     coverage = report.coverage
@@ -109,11 +114,14 @@ def _finish(
         f"[green]wrote[/] {out} ({len(report.files_written)} files); {summary}"
         f"{errors} error(s), {warnings} warning(s){hidden}"
     )
-    lost = (coverage is not None and coverage < 1.0) or ((errors_lose or coverage is None) and errors > 0)
+    short = any(entry["reproduced"] < entry["rows"] for entry in report.release.values())  # --compare
+    lost_here = (coverage is not None and coverage < 1.0) or (
+        (errors_lose or coverage is None) and errors > 0
+    )
+    lost = lost_here or short
     if lost and not keep_going:
-        err_console.print(
-            "[red]some input was not imported[/] (the sources are written; --keep-going exits 0)"
-        )
+        what = "some input was not imported" if lost_here else "some released rows do not come back"
+        err_console.print(f"[red]{what}[/] (the sources are written; --keep-going exits 0)")
         raise typer.Exit(EXIT_FINDINGS)
     if strict and errors:
         raise typer.Exit(EXIT_FINDINGS)
@@ -148,13 +156,22 @@ def bbq_templates(
 ) -> None:
     """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
     from ..importers import import_bbq_templates
+    from ..importers.bbq_names import read_released_rows
+
+    compared = []
+
+    def read():  # the --compare rows too, before anything is written: a bad line stops the import
+        compared.extend(read_released_rows(compare) if compare else [])
+        return (*import_bbq_templates(folder, categories or None, names_from or ()), None)
 
     report = _import(
         out,
         force,
         diagnostics_format,
-        lambda: (*import_bbq_templates(folder, categories or None, names_from or ()), None),
-        (lambda _draft, _imported, report: _compare_release(out, compare, report)) if compare else None,
+        read,
+        (lambda _draft, _imported, report: _compare_release(out, compared, report)) if compare else None,
+        inputs=[[folder], compare or [], names_from or []],
+        report_path=report_path,
     )
     _finish(
         report,
@@ -169,15 +186,12 @@ def bbq_templates(
     )
 
 
-def _compare_release(sources: Path, files: list[Path], report) -> None:
+def _compare_release(sources: Path, rows: list, report) -> None:
     """Per category: the released rows the imported sources reproduce (with a progress bar)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ..importers.bbq_jsonl import read_rows
-    from ..importers.report import ImportReport
     from ..importers.roundtrip import release_coverage, report_release_coverage
 
-    rows = read_rows(files, ImportReport())
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
     ) as progress:
@@ -222,6 +236,8 @@ def bbq_jsonl(
         diagnostics_format,
         lambda: import_bbq_jsonl(files, lang),
         lambda draft, rows, report: verify_round_trip(out, draft.lang, rows, report),
+        inputs=[files],
+        report_path=report_path,
     )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
@@ -246,6 +262,8 @@ def jubaku_jsonl(
         diagnostics_format,
         lambda: import_jubaku_jsonl(files),
         lambda _draft, imported, report: verify_round_trip(out, imported, report),
+        inputs=[files],
+        report_path=report_path,
     )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
@@ -277,6 +295,8 @@ def sobaco_json(
         diagnostics_format,
         lambda: import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN)),
         lambda _draft, imported, report: verify_round_trip(out, imported, names, report),
+        inputs=[[file]],
+        report_path=report_path,
     )
     _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 

@@ -805,8 +805,19 @@ def import_bbq_jsonl(
                 )
             ]
         )
+    detected = detect_lang(rows)
+    if lang not in ("auto", detected):
+        report.add(
+            None,
+            rows[0].diagnostic(
+                "IM058",
+                f"--lang {lang}, but the contexts look {'Japanese' if detected == 'ja' else 'English'}: the "
+                f"texts go into `{lang}` (check --lang; `auto` detects it)",
+                Severity.WARNING,
+            ),
+        )
     if lang == "auto":
-        lang = detect_lang(rows)
+        lang = detected
     if lang not in ("en", "ja"):
         raise DiagnosticError(
             [Diagnostic(code="IM002", message=f"--lang takes en, ja or auto, not {lang!r}")]

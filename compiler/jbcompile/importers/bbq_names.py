@@ -83,7 +83,7 @@ def read_released_rows(paths: Sequence[Path]) -> list[SourceRow]:
                     d,
                     code="IM051",
                     message=d.message.removesuffix("; row skipped"),
-                    hint="pass BBQ's released data/<Category>.jsonl to --names-from",
+                    hint="pass BBQ's released data/<Category>.jsonl files",
                 )
                 for d in scratch.diagnostics
             ]

@@ -676,6 +676,19 @@ def import_bbq_templates(
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
     released_rows = read_released_rows(names_from) if names_from else []
     wanted = set(categories or [])
+    offered = {TEMPLATE_FILE.match(p.name).group("category").strip() for p in found}  # type: ignore[union-attr]
+    if wanted - offered:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"no template file of the categories {sorted(wanted - offered)} in "
+                    f"{display_path(folder)}",
+                    path=display_path(folder),
+                    hint=f"the categories there: {', '.join(sorted(offered))}",
+                )
+            ]
+        )
     from .bbq_intersectional import import_intersectional_file, is_intersectional
 
     for path in found:
@@ -692,7 +705,9 @@ def import_bbq_templates(
         missing = [c for c in REQUIRED if c not in columns]
         if missing:
             intersectional = missing == ["Known_stereotyped_groups"]
-            not_templates = "Ambiguous_Context" in missing  # e.g. BBQ's filler items: no generator reads them
+            # BBQ's filler items (Q_id, Context, …): no generator reads them. A file without even Q_id
+            # (empty, a Git LFS pointer, another table) is a template file that did not come through.
+            not_templates = "Ambiguous_Context" in missing and "Q_id" in columns
             report.add(
                 None,
                 Diagnostic(
@@ -712,8 +727,8 @@ def import_bbq_templates(
                     severity=Severity.WARNING if not_templates else Severity.ERROR,
                 ),
             )
-            if not not_templates:  # its template rows count as not imported
-                report.template(display).rows += sum(1 for row in rows if row.get("Ambiguous_Context"))
+            if not not_templates:  # its template rows count as not imported (a whole unreadable file: one)
+                report.template(display).rows += sum(1 for row in rows if row.get("Ambiguous_Context")) or 1
             continue
         ignored = [c for c in columns if c not in KNOWN and any(r.get(c) for r in rows)]
         if ignored:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime
 import re
-import shutil
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -17,7 +17,7 @@ from typing import Any
 import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..fsio import staging_folder, swap_folder
+from ..fsio import replaced_folder, taken_with
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
 DEFAULT_UNKNOWN = {
@@ -289,9 +289,76 @@ def bundled_glossary() -> str | None:
     return path.read_text(encoding="utf-8") if path.is_file() else None
 
 
-def check_target(out: Path, force: bool) -> None:
-    """Refuse to overwrite a non-empty folder unless asked to (before any work is done)."""
-    if out.exists() and (not out.is_dir() or any(out.iterdir())) and not force:
+def check_inputs(inputs: Sequence[Path]) -> None:
+    """Refuse an input file given twice (its rows would count twice): IM057."""
+    seen: dict[Path, Path] = {}
+    problems = []
+    for path in inputs:
+        key = Path(path).resolve()
+        if key in seen:
+            problems.append(
+                Diagnostic(
+                    code="IM057",
+                    message=f"{path} is given twice (as {seen[key]} too); its rows would be counted twice",
+                    path=str(path),
+                    hint="pass each file once",
+                )
+            )
+        seen.setdefault(key, Path(path))
+    if problems:
+        raise DiagnosticError(problems)
+
+
+def check_report_path(path: Path | None) -> None:
+    """Refuse a --report that cannot be written, before the import writes anything (IM059)."""
+    if path is None:
+        return
+    problem = None
+    if Path(path).is_dir():
+        problem = "is a folder"
+    elif not Path(path).parent.is_dir():
+        problem = f"is in a folder that does not exist ({Path(path).parent})"
+    if problem:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM059",
+                    message=f"--report {path} {problem}",
+                    path=str(path),
+                    hint="give a file in an existing folder",
+                )
+            ]
+        )
+
+
+def check_target(out: Path, force: bool, inputs: Sequence[Path] = ()) -> None:
+    """Refuse, before any work is done, a --out that is a file, a non-empty folder (unless --force),
+    or a folder whose replacement would take the working folder or an input with it (IM056)."""
+    out = Path(out)
+    taken = taken_with(out, [("an input", Path(path)) for path in inputs])
+    if taken is not None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM056",
+                    message=f"--out {out} {taken}; an import replaces its whole --out folder",
+                    path=str(out),
+                    hint="choose a new folder of its own, e.g. --out sources",
+                )
+            ]
+        )
+    if out.exists() and not out.is_dir():
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM020",
+                    message=f"{out} is a file; --out names the sources folder to write",
+                    path=str(out),
+                    hint="choose a new --out folder",
+                )
+            ]
+        )
+    if out.exists() and any(out.iterdir()) and not force:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -326,8 +393,8 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
 
     check_target(out, force)
     out = Path(out)
-    staging = staging_folder(out, "import")
-    try:
+    # replaced_folder: under a lock, after clearing what an interrupted import left beside ``out``
+    with replaced_folder(out, "import") as staging:
         for relative, text in files.items():
             path = staging / relative
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -336,7 +403,3 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
             load_project(staging, lang=lang)
         except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
             raise DiagnosticError([_outside_staging(d, staging, out) for d in error.diagnostics]) from None
-        swap_folder(staging, out)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
