@@ -286,3 +286,28 @@ def test_compare_knows_a_release_file_by_its_content(tiny_model: Path, tmp_path:
     code, output = run_cli("compare", str(tmp_path / "one"), str(tmp_path / "three"), "--out",
                            str(tmp_path / "cmp2"), "--bootstrap", "20")  # fmt: skip
     assert code == 2 and "EV212" in output
+
+
+def test_weights_saved_again_into_the_model_folder_stop_a_resume(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model, model)
+    out = tmp_path / "run"
+    code, output = run_cli(*eval_args(model, build_dir, out, "--limit", "4"))
+    assert code == 0, output
+    recorded = run_json(out)["model_files"]
+    assert any(name.endswith(".safetensors") for name in recorded)
+    code, output = run_cli(*eval_args(model, build_dir, out, "--limit", "4"))
+    assert code == 0, output  # the same weights: the run resumes
+    weights = next(model.glob("*.safetensors"))
+    changed = bytearray(weights.read_bytes())
+    changed[-8] ^= 0xFF  # the same size, other values (a model trained again and saved in its place)
+    weights.write_bytes(bytes(changed))
+    code, output = run_cli(*eval_args(model, build_dir, out, "--limit", "4"))
+    assert code == 2 and "EV007" in output and "model_files" in output
+    settings = run_json(out)  # a run.json written before the files were recorded still resumes
+    del settings["model_files"]
+    (out / "run.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
+    code, output = run_cli(*eval_args(model, build_dir, out, "--limit", "4"))
+    assert code == 0, output

@@ -244,6 +244,7 @@ def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
     return {
         "model": request.model,
         "model_revision": request.model_revision,
+        "model_files": model_files(request.model),
         "dataset": request.dataset,
         "config": request.config,
         "revision": request.revision,
@@ -253,6 +254,32 @@ def _fingerprint(request: EvalRequest, template_sha: str) -> dict[str, Any]:
         "dtype": request.dtype,
         "limit": request.limit,
     }
+
+
+_SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each
+_SAMPLE_BYTES = 64 * 1024
+
+
+def model_files(model: str) -> dict[str, str] | None:
+    """A local model folder's files, each by its size and a digest of 16 pieces of it: weights saved
+    again into the same folder (new training, another seed) stop a resume, which would otherwise give
+    the old predictions; reading about 1 MiB a file keeps this cheap for a 70B checkpoint. None for a
+    Hub id (its revision is the ``model_revision`` setting)."""
+    import hashlib
+
+    folder = Path(model).expanduser()
+    if not looks_like_path(model) or not folder.is_dir():
+        return None
+    found = {}
+    for path in sorted(p for p in folder.iterdir() if p.is_file() and not p.name.startswith(".")):
+        size = path.stat().st_size
+        digest = hashlib.sha256(str(size).encode())
+        with path.open("rb") as handle:
+            for piece in range(_SAMPLES_PER_FILE):
+                handle.seek(max(0, size - _SAMPLE_BYTES) * piece // max(1, _SAMPLES_PER_FILE - 1))
+                digest.update(handle.read(_SAMPLE_BYTES))
+        found[path.name] = digest.hexdigest()[:16]
+    return found
 
 
 def _prompt_name(prompt_file: Path | None) -> str | None:
@@ -283,6 +310,8 @@ def _settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(stored, dict):
         return ["run.json does not hold a run's settings"]
     there, here = _resume_key(stored), _resume_key(current)
+    if "model_files" not in there:  # a run started before 0.3.1 did not record them
+        here = {key: value for key, value in here.items() if key != "model_files"}
     pairs = [(key, there.get(key), here.get(key)) for key in dict.fromkeys([*here, *there])]
     if isinstance(there.get("options"), dict) and isinstance(here.get("options"), dict):
         pairs = [pair for pair in pairs if pair[0] != "options"] + [
