@@ -229,6 +229,17 @@ def test_a_missing_local_model_folder_is_not_found(build_dir: Path, tmp_path: Pa
         assert "Hub" not in output.split("EV108")[1].split("\n")[0].replace("Hub id such as", "")
 
 
+def test_a_missing_local_dataset_is_not_found_rather_than_looked_for_on_the_hub(
+    tiny_model: Path, tmp_path: Path
+) -> None:
+    for dataset in (str(tmp_path / "build_typo"), "./build_typo", "data/org/name"):
+        code, output = run_cli(
+            "eval", "--model", str(tiny_model), "--dataset", dataset, "--out", str(tmp_path / "o")
+        )
+        assert code == 2 and "EV003" in output and "dataset folder or file not found" in output
+        assert "Hub (" not in output and not (tmp_path / "o").exists()
+
+
 def test_default_setting_and_folder_follow_the_kind_and_chat() -> None:
     from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
     from jbcompile.evaluate.runner import EvalRequest, with_defaults

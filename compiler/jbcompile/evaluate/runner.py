@@ -123,6 +123,15 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
                 hint="give a folder written by save_pretrained, or a Hub id such as org/name",
             )
         )
+    if looks_like_path(request.dataset) and not Path(request.dataset).expanduser().exists():
+        problems.append(  # a typo in a path, not a Hub id the machine cannot reach
+            Diagnostic(
+                "EV003",
+                "dataset folder or file not found",
+                path=request.dataset,
+                hint="give a build folder, a release's data file, or a Hub id such as org/name",
+            )
+        )
     for option, target, revision in (
         ("--revision", request.dataset, request.revision),
         ("--model-revision", request.model, request.model_revision),
