@@ -379,3 +379,31 @@ def test_detection_with_no_derivable_row_is_an_error(lite_rows: list[dict], tmp_
     path = write_lines(tmp_path / "f.jsonl", plain)
     code, output = score(path, tmp_path / "out", "--prediction-field", "prediction", "--task", "detect")
     assert code == 2 and "EV128" in output
+
+
+def test_sampled_runs_name_the_folders_they_wrote(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
+    out = tmp_path / "k"
+    code, output = run_cli(
+        "eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out", str(out), "--limit", "6",
+        "--scoring", "generate", "--max-new-tokens", "2", "--temperature", "0.8", "--samples", "2",
+        "--bootstrap", "10",
+    )  # fmt: skip
+    assert code == 0, output
+    named = output.split("wrote ", 1)[1].split()
+    assert named and all(Path(name.rstrip(",")).exists() for name in named)
+    assert {Path(name.rstrip(",")).name for name in named} == {"results.json", "sample-1", "sample-2"}
+
+
+def test_a_protocol_for_another_kind_is_the_only_complaint(tiny_model: Path, tmp_path: Path) -> None:
+    from jbcompile.build import compile_project, write_build
+    from jbcompile.project import load_project
+
+    build = tmp_path / "build"  # the bundled benchmark: its sobaco config has no setting `basic`
+    write_build(
+        compile_project(load_project(Path(__file__).resolve().parents[2] / "sources"), checks=False), build
+    )
+    code, output = run_cli(
+        "eval", "--model", str(tiny_model), "--dataset", str(build), "--config", "sobaco",
+        "--protocol", "jbbq", "--out", str(tmp_path / "o"),
+    )  # fmt: skip
+    assert code == 2 and "EV202" in output and "EV021" not in output

@@ -230,7 +230,10 @@ def eval_command(
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
     if results is not None:
-        _summary(results, request.out, ("results.json", "predictions.jsonl", "report.md", "charts/"))
+        written = ("results.json", "predictions.jsonl", "report.md", "charts/")
+        if samples > 1:  # each sample is a whole run in its own folder; results.json holds mean and sd
+            written = ("results.json", *(f"sample-{k}/" for k in range(1, samples + 1)))
+        _summary(results, request.out, written)
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:

@@ -368,7 +368,8 @@ def run_eval(
     resolved = with_defaults(request, kind, loaded)
     request.out, options = resolved.out, resolved.options  # the CLI reports the folder chosen here
     request = resolved
-    problems = kind.check_options(options) + check_kind(options, kind.name)
+    # a protocol that does not fit the kind says so alone: its settings would only add noise (EV021)
+    problems = check_kind(options, kind.name) or kind.check_options(options)
     problems += loaded.problems_for(options.task)
     problems += files.check_out_folder(request.out)
     if request.options.scoring not in ("logprob", "generate"):
