@@ -255,34 +255,29 @@ class SourcesDraft:
                 break
             if extra not in unknown:
                 unknown.append(extra)
-        return (
-            {
-                "name": slug(self.name),
-                "pretty_name": self.pretty_name,
-                "version": "0.1.0",
-                "license": "other",
-                "language": ["ja"],
-                "description": self.description
-                or "Imported with `jbcompile import`; describe the dataset here.",
-                "citation": None,
-                "homepage": None,
-                "terms_of_use": "Set the terms of use of the imported data before publishing it.",
-                "seed": 1,
-                "unknown_options": [self.text(u) for u in unknown],
-                "categories": list(self.categories),
-            }
-            | ({"checks": dict(sorted(self.checks.items()))} if self.checks else {})
-            | ({"keep_as_written": True} if self.keep_as_written else {})
-        )
+        data = {
+            "name": slug(self.name),
+            "pretty_name": self.pretty_name,
+            "version": "0.1.0",
+            "license": "other",
+            "language": ["ja"],
+            "description": self.description or "Imported with `jbcompile import`; describe the dataset here.",
+            "citation": None,
+            "homepage": None,
+            "terms_of_use": "Set the terms of use of the imported data before publishing it.",
+            "seed": 1,
+            "unknown_options": [self.text(u) for u in unknown],
+            "categories": list(self.categories),
+        } | ({"checks": dict(sorted(self.checks.items()))} if self.checks else {})
+        if self.keep_as_written:
+            data["keep_as_written"] = True
+        return data
 
     def files(self) -> dict[str, str]:
         """Relative path → YAML text of every file of the folder."""
         header = "# Written by `jbcompile import`; edit freely.\n"
-        out = {
-            "dataset.yaml": dump_yaml(
-                self.dataset(), header + (KEEP_AS_WRITTEN if self.keep_as_written else "")
-            )
-        }
+        dataset_header = header + (KEEP_AS_WRITTEN if self.keep_as_written else "")
+        out = {"dataset.yaml": dump_yaml(self.dataset(), dataset_header)}
         by_category: dict[str, dict[str, Any]] = {}
         for group in self.groups.values():
             entry: dict[str, Any] = {"tag": group.tag}
