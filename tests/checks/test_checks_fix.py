@@ -200,3 +200,35 @@ def test_check_reports_what_the_loader_skipped_or_doubts(sources):
     result = run("--sources", str(root))
     assert "S012" in result.output and ".draft.yaml" in result.output
     assert "R014" in result.output  # t.yaml holds id age-smartphone
+
+
+def _kept_as_written(sources, keep: bool):
+    dataset = {"keep_as_written": keep, "checks": {"JA101": "warning"}}
+    return sources({"dataset": dataset, "files": {"templates/Age/t.yaml": TEMPLATE}})
+
+
+def test_fix_reports_but_never_rewrites_sources_kept_as_written(sources):
+    root = _kept_as_written(sources, True)
+    before = {path: path.read_bytes() for path in root.rglob("*") if path.is_file()}
+    result = run("--sources", str(root), "--fix")
+    assert result.exit_code == 0, result.output  # JA101 is a warning here: nothing fails
+    assert {path: path.read_bytes() for path in root.rglob("*") if path.is_file()} == before
+    assert "JA101" in result.output and "JA113" in result.output  # the findings are still reported
+    assert "keep_as_written: true" in result.output and "keep_as_written: false" in result.output
+    report = fix_sources(root)
+    assert report.held_back == 4 and report.edits_applied == 0 and report.changed_files == []
+
+
+def test_fix_rewrites_the_same_sources_once_keep_as_written_is_false(sources):
+    root = _kept_as_written(sources, False)
+    result = run("--sources", str(root), "--fix")
+    assert result.exit_code == 0, result.output
+    assert (root / "templates/Age/t.yaml").read_text("utf-8") == FIXED
+    assert "keep_as_written" not in result.output
+
+
+def test_keep_as_written_must_be_a_boolean(sources):
+    root = sources({"dataset": {"keep_as_written": "sometimes"}})
+    result = run("--sources", str(root), "--fix")
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert "keep_as_written: Input should be a valid boolean" in result.output

@@ -110,3 +110,21 @@ def test_fewer_than_five_unknown_wordings_are_warned_about(tmp_path: Path) -> No
         app, ["import", "sobaco-json", str(source), "--out", str(tmp_path / "s"), "--unknown", "不明"]
     )
     assert result.exit_code == 0 and "IM033" in result.output
+
+
+def test_check_fix_leaves_an_import_as_written(tmp_path: Path) -> None:
+    """Texts `check --fix` would rewrite in our own sources (彼ら, a full-width ，) stay the release's."""
+    bias = "{name1}さんは新しい機械が苦手だ，彼らの世代はそうだ。"
+    data = [problem | {"additional_context_bias": bias} for problem in problems()]
+    result, out = _import(tmp_path, data)
+    assert result.exit_code == 0, result.output
+    before = {path: path.read_bytes() for path in out.rglob("*") if path.is_file()}
+    checked = CliRunner().invoke(app, ["check", "--sources", str(out), "--fix"])
+    assert checked.exit_code == 0, checked.output
+    assert "JA101" in checked.output and "JA113" in checked.output and "keep_as_written" in checked.output
+    assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+    build = tmp_path / "build"
+    assert CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)]).exit_code == 0
+    rows = pq.read_table(build / "data" / "sobaco" / "test-00000-of-00001.parquet").to_pylist()
+    texts = [value for row in rows for value in row.values() if isinstance(value, str)]
+    assert any("苦手だ，彼らの世代" in text for text in texts)

@@ -51,6 +51,9 @@ def test_compiled_imported_sources_reproduce_every_row(tmp_path, specs, lang):
     result, out = _import(tmp_path, rows)
     assert result.exit_code == 0, result.output
     assert f"coverage 100.0% ({len(rows)}/{len(rows)} rows reproduced)" in result.output
+    # Japanese rows are the release's own text (`check --fix` leaves it); English is to be translated.
+    dataset = load_yaml(out / "dataset.yaml").data
+    assert dataset.get("keep_as_written", False) is (lang == "ja")
     build = tmp_path / "build"
     built = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build), "--lang", lang])
     assert built.exit_code == 0, built.output

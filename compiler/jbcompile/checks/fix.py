@@ -8,6 +8,10 @@ and every byte outside the edited characters.
 
 All or nothing: a file that cannot be written (read-only, full disk) is found before the pass writes,
 or its failure undoes every file already fixed; either way S017 names it and no file is changed.
+
+Sources whose ``dataset.yaml`` sets ``keep_as_written: true`` (what ``jbcompile import`` writes: the texts
+are a release's own) are never rewritten: the findings are reported, and the report says how many fixes
+were held back, so that the caller can name the setting.
 """
 
 from __future__ import annotations
@@ -33,6 +37,7 @@ class FixReport:
     changed_files: list[str] = field(default_factory=list)
     converged: bool = True
     diagnostics: list[Diagnostic] = field(default_factory=list)  # what remains after fixing
+    held_back: int = 0  # fixable findings left alone because dataset.yaml sets keep_as_written
 
 
 def _snapshot(root: Path) -> dict[Path, bytes]:
@@ -127,6 +132,9 @@ def _fix_passes(
         for diagnostic in diagnostics:
             if diagnostic.edits and diagnostic.path and diagnostic.key_path is not None:
                 by_file[diagnostic.path].extend((diagnostic.key_path, edit) for edit in diagnostic.edits)
+        if project.dataset.keep_as_written:  # a release's own text: report, never rewrite
+            report.held_back = sum(1 for d in diagnostics if d.edits)
+            break
         if not by_file:
             break
         refused = _unwritable(Path(path) for path in by_file)

@@ -1,8 +1,9 @@
 """Width and punctuation of Japanese text as pure functions over the table in ``rules/normalization.yaml``.
 
 Placeholders (``{{NAME1}}``) are left alone, and so are the characters the table keeps between digits
-(1,000 / 3.5). Half-width katakana runs are rewritten to full width with NFKC, which also joins a
-half-width voicing mark to its kana (ｶﾞ → ガ).
+(1,000 / 3.5) and the punctuation of Latin-script text quoted inside Japanese ("Hello, I'm Ken." or
+"1, 2, 3": English punctuation belongs to English words). Half-width katakana runs are rewritten to full
+width with NFKC, which also joins a half-width voicing mark to its kana (ｶﾞ → ガ).
 """
 
 from __future__ import annotations
@@ -15,11 +16,25 @@ from ..kinds.base import SLOT_PATTERN
 from ..schema.rules import NormalizationFile
 
 _HALFWIDTH_KATAKANA = re.compile(r"[\uff65-\uff9f]+")
+# A run of ASCII text, from its first letter, digit or opening bracket/quote up to its last visible character.
+_ASCII_RUN = re.compile(r"[A-Za-z0-9(\[\"'][\x20-\x7e]*[\x21-\x7e]")
+# Two Latin words (letters or digits) apart by white space, punctuation allowed next to them ("Hi, you").
+_TWO_LATIN_WORDS = re.compile(r"[A-Za-z0-9][\x21-\x2f\x3a-\x40\x5b-\x60\x7b-\x7e]*[ \t]+\S*?[A-Za-z0-9]")
+
+
+def latin_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of Latin-script text inside ``text``: ASCII runs holding at least two words apart by a space.
+
+    Their punctuation is English punctuation, which the width table must not touch; a lone Latin word
+    (iPhone) or a digit group is not such a span. Placeholders count as Japanese, not as Latin words.
+    """
+    masked = SLOT_PATTERN.sub(lambda m: "\u3000" * len(m.group()), text)
+    return [(m.start(), m.end()) for m in _ASCII_RUN.finditer(masked) if _TWO_LATIN_WORDS.search(m.group())]
 
 
 def normalization_edits(text: str, table: NormalizationFile) -> list[Edit]:
     """The edits that bring ``text`` in line with the table, left to right, non-overlapping."""
-    protected = [(m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)]
+    protected = [(m.start(), m.end()) for m in SLOT_PATTERN.finditer(text)] + latin_spans(text)
 
     def free(start: int, end: int) -> bool:
         return all(end <= a or b <= start for a, b in protected)

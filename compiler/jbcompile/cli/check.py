@@ -70,6 +70,16 @@ def _refuse_bundled_fix(given: Path | None, root: Path) -> None:
     )
 
 
+def _held_back_note(count: int) -> None:
+    """Say why --fix changed nothing in sources that hold a release's own text, and what would allow it."""
+    err_console.print(
+        f"--fix changed nothing: dataset.yaml sets keep_as_written: true (the texts are a release's own, "
+        f"as `jbcompile import` wrote them), so the {count} fixable finding(s) are only reported; "
+        "set keep_as_written: false in dataset.yaml to let --fix rewrite them",
+        markup=False,
+    )
+
+
 @app.command()
 def check(
     sources: Path = typer.Option(
@@ -116,7 +126,9 @@ def check(
         if fix:
             report = fix_sources(root, release=release)
             diagnostics = report.diagnostics
-            if fmt != "json":
+            if report.held_back:
+                _held_back_note(report.held_back)
+            elif fmt != "json":
                 if report.converged:
                     err_console.print(
                         f"fixed {report.edits_applied} finding(s) in {len(report.changed_files)} file(s) "

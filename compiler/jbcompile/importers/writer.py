@@ -45,6 +45,12 @@ DEFAULT_UNKNOWN = {
     ],
 }
 MIN_UNKNOWN = 8
+# Why an import's dataset.yaml says keep_as_written: true, for the user who reads it.
+KEEP_AS_WRITTEN = (
+    "# keep_as_written: true: the texts are the release's own, so that the build gives its rows back;\n"
+    "# `jbcompile check` reports its findings, `check --fix` leaves them. Set it to false to let --fix\n"
+    "# rewrite the texts (the build then no longer reproduces the release).\n"
+)
 SHORT = 60  # texts up to this length are written as flow mappings: {en: …}
 
 
@@ -237,6 +243,11 @@ class SourcesDraft:
         return name
 
     # ---------------------------------------------------------------------------------------- render
+    @property
+    def keep_as_written(self) -> bool:
+        """Japanese texts an importer writes are the input release's own: `check --fix` must leave them."""
+        return self.lang == "ja"
+
     def dataset(self) -> dict[str, Any]:
         unknown = list(dict.fromkeys(self.unknown_options))
         for extra in DEFAULT_UNKNOWN[self.lang]:
@@ -244,7 +255,7 @@ class SourcesDraft:
                 break
             if extra not in unknown:
                 unknown.append(extra)
-        return {
+        data = {
             "name": slug(self.name),
             "pretty_name": self.pretty_name,
             "version": "0.1.0",
@@ -258,11 +269,15 @@ class SourcesDraft:
             "unknown_options": [self.text(u) for u in unknown],
             "categories": list(self.categories),
         } | ({"checks": dict(sorted(self.checks.items()))} if self.checks else {})
+        if self.keep_as_written:
+            data["keep_as_written"] = True
+        return data
 
     def files(self) -> dict[str, str]:
         """Relative path → YAML text of every file of the folder."""
         header = "# Written by `jbcompile import`; edit freely.\n"
-        out = {"dataset.yaml": dump_yaml(self.dataset(), header)}
+        dataset_header = header + (KEEP_AS_WRITTEN if self.keep_as_written else "")
+        out = {"dataset.yaml": dump_yaml(self.dataset(), dataset_header)}
         by_category: dict[str, dict[str, Any]] = {}
         for group in self.groups.values():
             entry: dict[str, Any] = {"tag": group.tag}

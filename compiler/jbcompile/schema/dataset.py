@@ -65,6 +65,11 @@ class DatasetConfig(StrictModel):
     checks: dict[str, RuleSetting] = Field(
         default_factory=dict, description="Severity override per check rule code, or 'off'."
     )
+    keep_as_written: bool = Field(
+        default=False,
+        description="The texts are a published release's own (set by `jbcompile import`): `check` reports "
+        "its findings, but `check --fix` rewrites nothing. Set it to false to let --fix rewrite them.",
+    )
 
     @field_validator("categories")
     @classmethod
