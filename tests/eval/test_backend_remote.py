@@ -238,6 +238,9 @@ def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
         (["--backend", "anthropic", "--thinking-budget", "100"], "EV308"),
         (["--base-url", "http://127.0.0.1:1/v1"], "EV308"),
         (["--backend", "vllm", "--vllm-arg", "no-equals"], "EV308"),
+        (["--vllm-arg", "max_model_len=10"], "EV308"),  # transformers would not use it
+        (["--tensor-parallel-size", "4"], "EV308"),
+        (["--temperature", "0.7"], "EV308"),  # log-probability scoring samples nothing
     ],
 )
 def test_backend_options_are_checked_before_anything_runs(

@@ -647,6 +647,20 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
             request.samples == 1 or request.options.scoring == "generate",
             "--samples needs --scoring generate (log-probabilities do not vary between runs)",
         ),
+        (  # options a backend would not use are refused, never recorded as if they had been
+            request.backend == "vllm"
+            or (
+                max(opts.tensor_parallel_size, opts.pipeline_parallel_size, opts.data_parallel_size) == 1
+                and not opts.engine_args
+            ),
+            "--tensor-parallel-size, --pipeline-parallel-size, --data-parallel-size and --vllm-arg are "
+            "for the vllm backend",
+        ),
+        (
+            request.options.scoring == "generate" or (opts.sampling.greedy and opts.sampling.top_p == 1.0),
+            "--temperature and --top-p set how replies are sampled; log-probability scoring samples "
+            "nothing (add --scoring generate)",
+        ),
     ]
     problems += [Diagnostic("EV308", message) for ok, message in checks if not ok]
     return problems
