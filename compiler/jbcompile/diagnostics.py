@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from pathlib import Path
 
 from .text import redact
 
@@ -70,8 +71,9 @@ class Diagnostic:
 class DiagnosticError(Exception):
     """A stage stopped because of errors in its input; the diagnostics say which and where."""
 
-    def __init__(self, diagnostics: Sequence[Diagnostic]):
+    def __init__(self, diagnostics: Sequence[Diagnostic], written: Sequence[Path] = ()):
         self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
+        self.written = list(written)  # files the stage kept before it stopped (e.g. the replies a run got)
         super().__init__(f"{len(self.diagnostics)} problem(s)")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import logging
+import socket
 from collections import Counter
 from pathlib import Path
 
@@ -128,6 +129,51 @@ def test_retries_are_bounded_and_the_finished_replies_are_kept(build_dir: Path, 
     assert stopped.value.diagnostics[0].code == "EV303"
     assert "3 attempts" in stopped.value.diagnostics[0].message
     assert len(records(tmp_path / "run")) == 5
+
+
+def test_a_server_that_never_answers_leaves_nothing_and_says_what_was_kept(
+    build_dir: Path, tmp_path: Path, api
+) -> None:
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
+
+    def cli(url: str, out: Path) -> tuple[int, str]:
+        args = ["eval", "-m", "fake-model", "-d", str(build_dir), "--out", str(out), "--backend", "openai"]
+        args += ["--base-url", url + "/v1", "--max-attempts", "1", "--scoring", "generate", "--quiet"]
+        result = CliRunner().invoke(app, args)
+        return result.exit_code, result.output
+
+    code, output = cli(dead, tmp_path / "dead")
+    assert code == 2 and "EV303" in output and "nothing was written" in output
+    assert not (tmp_path / "dead").exists()
+    api.state.sticky, api.state.sticky_after = "server_error", 5
+    code, output = cli(api.url, tmp_path / "half")
+    assert code == 2 and "EV303" in output and "nothing was written" not in output
+    assert "kept" in output and "predictions.jsonl" in output and len(records(tmp_path / "half")) == 5
+
+
+def test_overwrite_keeps_the_earlier_run_until_the_new_results_are_written(
+    build_dir: Path, tmp_path: Path, api
+) -> None:
+    out = tmp_path / "run"
+    run_eval(request(build_dir, out, api.url))
+    earlier = {name: (out / name).read_bytes() for name in ("run.json", "predictions.jsonl", "results.json")}
+    api.state.sticky, api.state.sticky_after = "server_error", api.state.requests + 5
+    again = request(build_dir, out, api.url, chat=True, max_attempts=1)  # not in the request cache
+    again.overwrite = True
+    with pytest.raises(DiagnosticError) as stopped:
+        run_eval(again)
+    assert stopped.value.diagnostics[0].code == "EV303"
+    assert {name: (out / name).read_bytes() for name in earlier} == earlier
+    api.state.sticky = None
+    results = run_eval(again)
+    assert results["prompt"]["chat"] and json.loads(earlier["run.json"])["options"]["chat"] is False
+    assert json.loads((out / "run.json").read_text(encoding="utf-8"))["options"]["chat"] is True
+    old_hashes = {json.loads(line)["prompt_hash"] for line in earlier["predictions.jsonl"].splitlines()}
+    assert len(records(out)) == results["dataset"]["evaluated"]
+    assert not old_hashes & {r["prompt_hash"] for r in records(out)}  # only the new run's rows
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == []
 
 
 def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, api) -> None:

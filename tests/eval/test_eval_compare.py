@@ -172,6 +172,39 @@ def test_compare_writes_one_table_and_the_paired_tests(tmp_path: Path) -> None:
     assert (tmp_path / "cmp" / "charts" / "compare.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_compare_writes_only_into_a_new_folder_or_an_earlier_comparison(tmp_path: Path) -> None:
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
+    b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))
+
+    def run(out: Path) -> tuple[int, str]:
+        result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out), "--bootstrap", "20"])
+        assert "Traceback" not in result.output
+        return result.exit_code, result.output
+
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "compare.md").write_text("my notes\n", encoding="utf-8")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "results.json").write_text('{"mine": true}\n', encoding="utf-8")
+    for folder in (notes, mine, b):  # a user's files, and a run folder: none is a comparison
+        before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
+        code, output = run(folder)
+        assert code == 2 and "EV101" in output, output
+        assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
+    afile = tmp_path / "afile"
+    afile.write_text("keep\n", encoding="utf-8")
+    code, output = run(afile)
+    assert code == 2 and "EV100" in output and afile.read_text(encoding="utf-8") == "keep\n"
+    out = tmp_path / "cmp"
+    assert run(out)[0] == 0
+    (out / "summary.json").write_text("{}", encoding="utf-8")  # as a sobaco comparison leaves
+    code, output = run(out)
+    assert code == 0, output
+    assert sorted(p.name for p in out.iterdir()) == ["charts", "compare.csv", "compare.json", "compare.md"]
+    assert not list(tmp_path.glob(".cmp.*"))
+
+
 def test_compare_refuses_other_data_and_other_protocols(tmp_path: Path) -> None:
     records = _records(lambda i: "gold")
     base = _write_run(tmp_path / "a", "m1", records)

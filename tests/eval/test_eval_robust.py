@@ -90,6 +90,45 @@ def test_eval_never_writes_into_a_users_folder(build_dir: Path, tmp_path: Path) 
     assert [p.name for p in site.iterdir()] == ["report.md"]
 
 
+def test_score_never_replaces_another_run_unasked(
+    lite_rows: list[dict], build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first = write_lines(tmp_path / "a" / "predictions.jsonl", our_predictions(lite_rows))
+    other = [dict(r, pred=(r["pred"] + 1) % 3) for r in our_predictions(lite_rows)]
+    second = write_lines(tmp_path / "b" / "predictions.jsonl", other)
+    assert run_cli("score", str(first), "--bootstrap", "20")[0] == 0
+    folder = tmp_path / "runs" / "score-predictions"  # the default folder: the file's stem
+    kept = (folder / "results.json").read_bytes()
+    (folder / "charts" / "old-chart.png").write_bytes(b"stale")
+    (folder / "notes.txt").write_text("mine\n", encoding="utf-8")
+    code, output = run_cli("score", str(second), "--bootstrap", "20")  # the same default folder
+    assert code == 2 and "EV007" in output and "another file" in output
+    assert (folder / "results.json").read_bytes() == kept
+    code, output = run_cli("score", str(second), "--bootstrap", "20", "--overwrite")
+    assert code == 0, output
+    results = json.loads((folder / "results.json").read_text(encoding="utf-8"))
+    assert results["source"]["predictions"] == str(second)
+    assert not (folder / "charts" / "old-chart.png").exists()  # charts/ holds this run's charts only
+    assert (folder / "notes.txt").read_text(encoding="utf-8") == "mine\n"
+    # an eval run's folder, and eval into a score folder
+    run = tmp_path / "eval-run"
+    run.mkdir()
+    settings = {"model": "m", "dataset": "d", "config": "lite", "options": {}, "template_sha256": "x"}
+    (run / "run.json").write_text(json.dumps(settings), encoding="utf-8")
+    (run / "predictions.jsonl").write_text("", encoding="utf-8")
+    code, output = score(first, run)
+    assert code == 2 and "EV007" in output and "jbcompile eval" in output
+    assert sorted(p.name for p in run.iterdir()) == ["predictions.jsonl", "run.json"]
+    code, output = run_cli("eval", "-m", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(folder))
+    assert code == 2 and "EV007" in output and "jbcompile score" in output
+    code, output = score(first, run, "--overwrite")  # that eval run is discarded whole
+    assert code == 0, output
+    assert sorted(p.name for p in run.iterdir()) == ["charts", "report.md", "results.json"]
+
+
 def test_score_lists_only_the_files_it_writes(lite_rows: list[dict], tmp_path: Path) -> None:
     predictions = write_lines(tmp_path / "p.jsonl", our_predictions(lite_rows))
     out = tmp_path / "out"

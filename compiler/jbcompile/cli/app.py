@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
@@ -75,7 +76,9 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     print_diagnostics(error.diagnostics, fmt)
     errors = sum(1 for d in error.diagnostics if d.severity is Severity.ERROR)
     if fmt != "json":
-        err_console.print(f"[bold red]{errors} error(s)[/]; nothing was written.")
+        kept = ", ".join(str(path) for path in error.written)
+        done = f"; kept {escape(kept)}" if kept else "; nothing was written"
+        err_console.print(f"[bold red]{errors} error(s)[/]{done}.", highlight=False)
     return typer.Exit(code)
 
 

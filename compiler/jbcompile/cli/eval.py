@@ -282,7 +282,12 @@ def score_command(
         "--kind",
         help="The benchmark kind of the predictions (bbq, sobaco, jubaku); default: told by the file.",
     ),
-    out: Path = typer.Option(None, "--out", "-o", help="Output folder. Default: runs/score-<file name>/."),
+    out: Path = typer.Option(
+        None, "--out", "-o", help="Output folder. Default: runs/score-<file name without .jsonl>/."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace another run in --out (another file's scores, an eval run)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
     protocol: str = typer.Option(
@@ -304,6 +309,7 @@ def score_command(
         bootstrap=bootstrap,
         seed=seed,
         protocol=protocol,
+        overwrite=overwrite,
     )
     try:
         results = run_score(request)

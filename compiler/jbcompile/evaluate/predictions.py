@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,9 @@ PREDICTIONS = "predictions.jsonl"
 RESULTS = "results.json"
 RUN = "run.json"
 REPORT = "report.md"
+OVERWRITING = (
+    ".predictions.overwrite.jsonl"  # an --overwrite run's log, until its results replace the old run
+)
 RUN_KEYS = frozenset({"model", "dataset", "config", "options", "template_sha256"})  # what run.json holds
 
 
@@ -76,10 +79,10 @@ def repair(path: Path) -> int:
 def is_run_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a run of ``eval`` or ``score``, recognized by the content of its
     ``run.json`` (a run's settings) or ``results.json`` (our results schema), not by file names."""
-    settings = _json_object(folder / RUN)
+    settings = json_object(folder / RUN)
     if settings is not None and set(settings) >= RUN_KEYS:
         return True
-    results = _json_object(folder / RESULTS)
+    results = json_object(folder / RESULTS)
     return (
         results is not None
         and isinstance(results.get("schema_version"), int)
@@ -88,7 +91,7 @@ def is_run_folder(folder: Path) -> bool:
     )
 
 
-def _json_object(path: Path) -> dict[str, Any] | None:
+def json_object(path: Path) -> dict[str, Any] | None:
     try:
         value = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, RecursionError):
@@ -96,9 +99,13 @@ def _json_object(path: Path) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def check_out_folder(folder: Path) -> list[Diagnostic]:
-    """Problems with writing a run into ``folder``: it must be new, empty, or a run folder already, so
-    that a user's own files (a ``report.md`` of theirs) are never overwritten."""
+def check_out_folder(
+    folder: Path,
+    is_ours: Callable[[Path], bool] = is_run_folder,
+    what: str = "jbcompile run",
+) -> list[Diagnostic]:
+    """Problems with writing into ``folder``: it must be new, empty, or hold what ``is_ours`` recognizes
+    (a run, a comparison), so that a user's own files (a ``report.md`` of theirs) are never overwritten."""
     if folder.exists() and not folder.is_dir():
         return [
             Diagnostic(
@@ -108,17 +115,58 @@ def check_out_folder(folder: Path) -> list[Diagnostic]:
                 hint="give a new folder name",
             )
         ]
-    if folder.is_dir() and any(folder.iterdir()) and not is_run_folder(folder):
+    if folder.is_dir() and any(folder.iterdir()) and not is_ours(folder):
         return [
             Diagnostic(
                 "EV101",
-                "--out is a folder that holds other files and no jbcompile run; writing there could "
-                "overwrite them",
+                f"--out is a folder that holds other files and no {what}; writing there could overwrite them",
                 path=str(folder),
-                hint="give a new or empty folder, or the folder of an earlier run",
+                hint=f"give a new or empty folder, or the folder of an earlier {what}",
             )
         ]
     return []
+
+
+def held_run(folder: Path) -> tuple[str, str | None] | None:
+    """Which command's run ``folder`` holds: ``("eval", None)``, ``("score", <the scored file as
+    results.json names it>)``, or None (no run)."""
+    if not is_run_folder(folder):
+        return None
+    settings = json_object(folder / RUN)
+    results = json_object(folder / RESULTS) or {}
+    if (settings is not None and set(settings) >= RUN_KEYS) or "model" in results:
+        return ("eval", None)
+    source = results.get("source")
+    scored = source.get("predictions") if isinstance(source, dict) else None
+    return ("score", scored if isinstance(scored, str) else None)
+
+
+def _same_file(named: str | None, path: Path) -> bool:
+    if named is None:
+        return False
+    return named == str(path) or Path(named).expanduser().resolve() == path.resolve()
+
+
+def check_other_run(folder: Path, command: str, scored: Path | None = None) -> list[Diagnostic]:
+    """A run folder holding another command's run, or the scores of another file, is not replaced
+    without ``--overwrite`` (eval's own settings are compared by the runner, EV007 too)."""
+    held = held_run(folder) if folder.is_dir() else None
+    if held is None:
+        return []
+    if held[0] != command:
+        problem = f"this output folder holds a run of `jbcompile {held[0]}`, not of `{command}`"
+    elif command == "score" and scored is not None and not _same_file(held[1], scored):
+        problem = f"this output folder holds the scores of another file ({held[1]})"
+    else:
+        return []
+    return [
+        Diagnostic(
+            "EV007",
+            problem,
+            path=str(folder),
+            hint="choose another --out, or add --overwrite to replace that run",
+        )
+    ]
 
 
 def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..fsio import replaced_folder
 from .predictions import REPORT, write_atomic
 
 CHART_DIR = "charts"
@@ -232,7 +233,10 @@ def japanese_font() -> str | None:
     return font_manager.FontProperties(fname=str(path)).get_name()
 
 
-def draw_charts(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec]) -> list[Path]:
+def draw_charts(
+    out: Path, results: dict[str, Any], charts: Sequence[ChartSpec], folder: Path | None = None
+) -> list[Path]:
+    """Draw the charts into ``folder`` (default ``out/charts``)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -240,7 +244,7 @@ def draw_charts(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec])
     import numpy as np
 
     with japanese_style(plt):
-        return _draw(out, results, charts, plt, np)
+        return _draw(folder or out / CHART_DIR, results, charts, plt, np)
 
 
 def japanese_style(plt: Any) -> Any:
@@ -249,9 +253,9 @@ def japanese_style(plt: Any) -> Any:
     return plt.rc_context({"font.family": [family, "DejaVu Sans"]} if family else {})
 
 
-def _draw(out: Path, results: dict[str, Any], charts: Sequence[ChartSpec], plt: Any, np: Any) -> list[Path]:
-
-    folder = out / CHART_DIR
+def _draw(
+    folder: Path, results: dict[str, Any], charts: Sequence[ChartSpec], plt: Any, np: Any
+) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
     metrics = results["metrics"]
     scopes = ["overall", *metrics.get("by_category", {})]
@@ -305,6 +309,8 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
 
 
 def write_report(out: Path, results: dict[str, Any], kind: Any) -> None:
+    """report.md and charts/; the charts folder is replaced whole, so no chart of an earlier run stays."""
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
-    draw_charts(out, results, charts)
+    with replaced_folder(out / CHART_DIR, "charts") as staging:
+        draw_charts(out, results, charts, folder=staging)
     write_atomic(out / REPORT, render_markdown(results, getattr(kind, "table_metrics", ()), charts))

@@ -372,6 +372,8 @@ def run_eval(
     problems = check_kind(options, kind.name) or kind.check_options(options)
     problems += loaded.problems_for(options.task)
     problems += files.check_out_folder(request.out)
+    if not request.overwrite:
+        problems += files.check_other_run(request.out, "eval")
     if request.options.scoring not in ("logprob", "generate"):
         problems.append(
             Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
@@ -432,7 +434,8 @@ def run_eval(
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             backend.close()
-        raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))]) from None
+        kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
+        raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
     hashes = [prompt_hash(text) for text in texts]
     done = {
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
@@ -440,15 +443,25 @@ def run_eval(
     if owned and len(done) < len(items):
         backend.build()  # before anything is written: a model that cannot load leaves no run folder
 
+    # Nothing is written before the first reply (run.json with it); with --overwrite the new log is kept
+    # beside the old run, which stays whole until the new results replace it at the end.
+    log_path = out / files.OVERWRITING if request.overwrite else pred_path
     if dist.main:
         with writing(out):
-            out.mkdir(parents=True, exist_ok=True)
             if request.overwrite:
-                for name in (files.PREDICTIONS, files.RESULTS, files.REPORT):
-                    (out / name).unlink(missing_ok=True)
-            files.write_atomic(run_path, files.dump_json(fingerprint))
+                log_path.unlink(missing_ok=True)  # an interrupted --overwrite run starts over
             files.repair(pred_path)
     dist.barrier()
+
+    def keep(records: list[Record]) -> None:
+        """Append to the log (main process); the first records of a new run bring its run.json."""
+        if not records:
+            return
+        with writing(out):
+            out.mkdir(parents=True, exist_ok=True)
+            if not request.overwrite and not log_path.exists():
+                files.write_atomic(run_path, files.dump_json(fingerprint))
+            files.append_records(log_path, records)
 
     keys = [item.prefix_keys for item in items]
     encoded: list = []
@@ -527,14 +540,17 @@ def run_eval(
                 mine = run_batch(batches[index]) if index < len(batches) else []
             except _Stopped as stopped:  # keep every reply that came back, then stop
                 if dist.main:
-                    files.append_records(pred_path, stopped.records)
+                    keep(stopped.records)
                 if owned:
                     backend.close()
-                raise DiagnosticError([replace(stopped.diagnostic, path=str(pred_path))]) from None
+                kept = [run_path, log_path] if log_path.is_file() else []
+                raise DiagnosticError(
+                    [replace(stopped.diagnostic, path=str(pred_path))], written=kept
+                ) from None
             computed_here += len(mine)
             gathered = dist.gather(mine)
             if dist.main:
-                files.append_records(pred_path, gathered)
+                keep(gathered)
                 progress.advance(len(gathered))
     finally:
         if dist.main:
@@ -551,9 +567,8 @@ def run_eval(
     if not dist.main:
         return None
 
-    latest = files.latest_by_id(files.read_records(pred_path))
+    latest = files.latest_by_id(files.read_records(log_path))
     records = [latest[item.example_id] for item in items if item.example_id in latest]
-    files.write_records(pred_path, records)
     results = {
         "schema_version": SCHEMA_VERSION,
         "kind": kind.name,
@@ -600,7 +615,12 @@ def run_eval(
         results["ambiguous_rows"] = loaded.ambiguous
     results.update(_metrics_block(kind, records, request.bootstrap, options.seed, options.protocol))
     with writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(run_path, files.dump_json(fingerprint))
+        files.write_records(pred_path, records)
         _write_outputs(out, results, kind)
+        if request.overwrite:
+            log_path.unlink(missing_ok=True)
     return results
 
 
@@ -793,6 +813,7 @@ class ScoreRequest:
     bootstrap: int = 1000
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
+    overwrite: bool = False  # replace another run held by --out (another file's scores, an eval run)
 
 
 def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -952,6 +973,8 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         )
     out = request.out or Path("runs") / f"score-{request.predictions.stem}"
     problems += files.check_out_folder(out)
+    if not request.overwrite:
+        problems += files.check_other_run(out, "score", request.predictions)
     if problems:
         raise DiagnosticError(problems)
 
@@ -1089,9 +1112,13 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         "ambiguous_rows": ambiguous,
     }
     results.update(_metrics_block(kind, records, request.bootstrap, request.seed, request.protocol))
+    replaced = files.held_run(out) if out.is_dir() else None
     with writing(out):
         out.mkdir(parents=True, exist_ok=True)
         _write_outputs(out, results, kind)
+        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
+            for name in (files.RUN, files.PREDICTIONS):
+                (out / name).unlink(missing_ok=True)
     request.out = out  # the CLI reports the folder written
     return results
 
