@@ -18,7 +18,19 @@ from jbcompile.evaluate.runner import ScoreRequest, run_score
 
 from tests.eval.test_eval_score import bbq_format
 
-LINE_CODES = {"EV061", "EV111", "EV112", "EV120", "EV121", "EV122", "EV123", "EV124", "EV126", "EV127"}
+LINE_CODES = {
+    "EV061",
+    "EV111",
+    "EV112",
+    "EV120",
+    "EV121",
+    "EV122",
+    "EV123",
+    "EV124",
+    "EV125",
+    "EV126",
+    "EV127",
+}
 FILE_CODES = {"EV062", "EV064", "EV105", "EV114", "EV128"}  # about the file as a whole: path, no line
 
 json_values = st.one_of(
@@ -61,6 +73,7 @@ def valid_record(record: object) -> bool:
         and category != ""
         and (pred is None or option(pred))
         and option(gold)
+        and gold == record.get("label")  # a qa record's gold is its row's correct answer
     )
 
 

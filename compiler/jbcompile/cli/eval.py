@@ -276,7 +276,9 @@ def score_command(
     prediction_field: str = typer.Option(
         None, "--prediction-field", help="Column with the predicted option index or option text (BBQ format)."
     ),
-    task: str = typer.Option("qa", "--task", help=f"Task, for files that do not say: {_KIND_HELP['tasks']}."),
+    task: str = typer.Option(
+        None, "--task", help=f"Task, for files that do not say (default qa): {_KIND_HELP['tasks']}."
+    ),
     kind: str = typer.Option(
         None,
         "--kind",

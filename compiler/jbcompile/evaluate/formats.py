@@ -28,6 +28,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .bbq.bbq_format import BBQ_ROW_FIELDS, derive_labels, question_of, second_attributes
+from .kind import option_index
 from .parsing import read_prediction
 
 JUBAKU_RELEASE_FIELDS = frozenset(
@@ -105,10 +106,6 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
 
 
 # ---- BBQ ------------------------------------------------------------------------------------------
-
-
-def option_index(value: Any, n_options: int) -> bool:
-    return type(value) is int and 0 <= value < n_options
 
 
 def bbq_row_problem(row: Mapping[str, Any]) -> str | None:

@@ -122,6 +122,7 @@ class JubakuEval(EvalKind):
         {"example_id", "category", "instruction", "order", "context", "ans0", "ans1", "label", "biased_label"}
     )
     default_config = "jubaku"
+    record_options = ("label", "biased_label")
     count_names = COUNT_NAMES
     no_interval = ("n", "n_valid", "n_invalid", "cases")
     integer_metrics = ("n", "n_valid", "n_invalid", "cases")

@@ -6,11 +6,12 @@ The runner, backends, bootstrap and report never branch on kind. A kind (``bbq``
 
 from __future__ import annotations
 
+import json
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
@@ -67,6 +68,36 @@ class EvalKind(ABC):
     count_names: tuple[str, ...] = ()
     no_interval: tuple[str, ...] = ()  # metrics reported without a confidence interval (sizes)
     integer_metrics: tuple[str, ...] = ("n", "n_valid")  # counts, reported as whole numbers
+    # the label fields of our predictions' records the metrics read (beside gold and pred, which every
+    # kind has): checked by `score` and when a run resumes, so a damaged value is never counted as another
+    record_options: tuple[str, ...] = ()  # option indexes
+    record_optional_options: tuple[str, ...] = ()  # option indexes or null (a label not known)
+    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {}  # a field's allowed values
+
+    def record_problems(self, record: Record) -> list[str]:
+        """Why a record's label fields cannot be counted as they are: each value is what its field
+        allows (``record_options`` …), and the fields agree with each other (``record_consistency``)."""
+        n_options = len(self.option_labels)
+        problems = [
+            f"{name} must be an option index 0–{n_options - 1}, found {record[name]!r}"
+            for name in self.record_options
+            if name in record and not option_index(record[name], n_options)
+        ]
+        problems += [
+            f"{name} must be an option index 0–{n_options - 1} or null, found {record[name]!r}"
+            for name in self.record_optional_options
+            if name in record and record[name] is not None and not option_index(record[name], n_options)
+        ]
+        problems += [
+            f"{name} must be {' or '.join(json.dumps(value) for value in allowed)}, found {record[name]!r}"
+            for name, allowed in self.record_values.items()
+            if name in record and not _one_of(record[name], allowed)
+        ]
+        return problems or self.record_consistency(record)
+
+    def record_consistency(self, record: Record) -> list[str]:
+        """Label fields that contradict each other (checked once each field's value is allowed)."""
+        return []
 
     def matches(self, columns: Sequence[str]) -> bool:
         return self.required_columns <= set(columns)
@@ -208,6 +239,16 @@ class EvalKind(ABC):
                 name: compute(f"category:{name}", by_category[name]) for name in sorted(by_category)
             },
         }
+
+
+def _one_of(value: Any, allowed: Sequence[Any]) -> bool:
+    """``value`` is one of ``allowed``, type included (``1`` is not ``True``, ``0`` not ``False``)."""
+    return any(type(value) is type(choice) and value == choice for choice in allowed)
+
+
+def option_index(value: Any, n_options: int) -> bool:
+    """Is ``value`` an option's index (an int, not a bool, a digit string or a float)?"""
+    return type(value) is int and 0 <= value < n_options
 
 
 KINDS: dict[str, EvalKind] = {}

@@ -39,21 +39,31 @@ def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
         os.fsync(handle.fileno())
 
 
-def read_records(path: Path) -> list[dict[str, Any]]:
+def read_records(
+    path: Path,
+    check: Callable[[list[dict[str, Any]], list[int]], list[Diagnostic]] | None = None,
+) -> list[dict[str, Any]]:
     """Every record of a predictions log, to resume from; a last line cut short by an interruption is
-    ignored (its row is redone). Any other unreadable line stops the run with its file and line, and
-    the file is left as it is: nothing the run had computed is thrown away."""
+    ignored (its row is redone). Any other unreadable line, or one ``check`` (given the records that
+    name their row, and their line numbers) refuses, stops the run with its file and line, and the file
+    is left as it is: nothing the run had computed is thrown away."""
     if not path.is_file():
         return []
     lines = read_json_lines(path, tail_may_be_cut=True)
     problems = list(lines.problems)
+    named: list[tuple[int, dict[str, Any]]] = []
     for number, record in lines.records:
         if not isinstance(record.get("example_id"), str | int) or isinstance(record.get("example_id"), bool):
             problems.append(
                 Diagnostic("EV115", "a prediction without an example_id", path=str(path), line=number)
             )
+        else:
+            named.append((number, record))
+    if check is not None and named:
+        problems += check([record for _, record in named], [number for number, _ in named])
     if problems:
-        kept = len(lines.records) - sum(1 for p in problems if p.code == "EV115")
+        refused = {p.line for p in problems} & {number for number, _ in lines.records}
+        kept = len(lines.records) - len(refused)
         hint = (
             f"fix or delete the line (the {kept} readable predictions are kept and reused when you run "
             "again), or add --overwrite to start over"

@@ -411,7 +411,16 @@ def run_eval(
             ]
         )
     # a log it cannot resume from stops the run before the model loads
-    existing = {} if request.overwrite else files.latest_by_id(files.read_records(pred_path))
+    # …and so does a row whose fields `score` would refuse (one check for both)
+    existing = (
+        {}
+        if request.overwrite
+        else files.latest_by_id(
+            files.read_records(
+                pred_path, check=lambda rows, lines: _check_our_records(kind, rows, lines, str(pred_path))
+            )
+        )
+    )
 
     owned = backend is None
     backend = backend or LazyBackend(  # built only if a row is left to compute (a resume may need none)
@@ -807,7 +816,7 @@ class ScoreRequest:
     config: str = "lite"
     revision: str | None = None
     prediction_field: str | None = None
-    task: str = "qa"
+    task: str | None = None  # None: the task our predictions name, or qa
     kind: str | None = None  # None: told by the file (or the dataset); bbq when nothing tells
     out: Path | None = None
     bootstrap: int = 1000
@@ -873,7 +882,8 @@ def _has_category(row: Record) -> bool:
 def _check_our_records(
     kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
 ) -> list[Diagnostic]:
-    """Our predictions.jsonl: each line names its row and category, and its answers are options."""
+    """Our predictions.jsonl (scored, or read back to resume a run): each line names its row and
+    category, its answers are options, and its label fields are what the kind's metrics count with."""
     n_options = len(kind.option_labels)
     problems = []
     for row, line in zip(rows, lines, strict=True):
@@ -901,6 +911,7 @@ def _check_our_records(
         ]
         if lacking:
             found.append(("EV126", f"not a {kind.name} prediction: it lacks {', '.join(lacking)}"))
+        found += [("EV125", problem) for problem in kind.record_problems(row)]
         if row.get("task") != rows[0].get("task"):
             found.append(
                 ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
@@ -1035,7 +1046,20 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
             raise DiagnosticError(limited(problems))
         records = raw
         source_format = "jbcompile"
-        task = str(records[0].get("task", request.task))
+        task = str(records[0].get("task", request.task or "qa"))
+        if request.task is not None and request.task != task:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV127",
+                        f"--task {request.task} contradicts the file: its predictions are of task {task}",
+                        path=where,
+                        line=lines[0],
+                        hint=f"leave --task out (or give --task {task}); to score task {request.task}, "
+                        f"run `jbcompile eval --task {request.task}`",
+                    )
+                ]
+            )
     else:
         field_name = request.prediction_field or adapted.prediction_field
         if field_name is None:
@@ -1054,7 +1078,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
             raise DiagnosticError(limited(problems))
         raw_values = _resolve_predictions(kind, raw, field_name)
         try:
-            foreign = kind.foreign_records(raw, field_name, request.task)
+            foreign = kind.foreign_records(raw, field_name, request.task or "qa")
         except DiagnosticError as error:
             # the kinds number rows 1, 2, …; the user's file has its own line numbers
             raise DiagnosticError(
@@ -1077,7 +1101,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
                 entry["line"] = lines[entry["line"] - 1]
         ambiguous = _unique(ambiguous)
         source_format = adapted.format if adapted.format != "other" else "bbq"
-        task = request.task
+        task = request.task or "qa"
     if not records:
         raise DiagnosticError(
             [

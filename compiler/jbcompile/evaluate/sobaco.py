@@ -28,7 +28,7 @@ import hashlib
 import re
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
@@ -186,6 +186,9 @@ class SobacoEval(EvalKind):
         }
     )
     default_config = "sobaco"
+    record_options = ("label", "unknown_label")
+    record_optional_options = ("biased_label", "first_pred")  # no stereotyped option in a culture row
+    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {"type": ("bias", "culture")}
     count_names = COUNT_NAMES
     paired_accuracy = "culture_acc"
     paired_bias_metrics = ("bias_score", "culture_acc")

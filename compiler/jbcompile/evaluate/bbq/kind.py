@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from .. import bootstrap
@@ -49,6 +50,15 @@ class BbqEval(EvalKind):
     }
     default_config = "lite"
     count_names = metrics.COUNT_NAMES
+    record_options = ("label",)
+    # null when a release row's tags do not single out the stereotyped option (listed in ambiguous_rows)
+    record_optional_options = ("target_label", "unknown_label", "biased_label")
+    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "context_condition": ("ambig", "disambig"),
+        "question_polarity": ("neg", "nonneg"),
+        "context_bias": ("biased", "counter_biased", None),
+        "evidence_match": (True, False, None),
+    }
     no_interval = ("n", "n_valid")
     paired_bias_metrics = ("diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_jbbq")
     table_metrics = (
@@ -149,6 +159,31 @@ class BbqEval(EvalKind):
                 },
             )
         return Answer(parse_option_number(output, len(item.options)))
+
+    def record_consistency(self, record: Record) -> list[str]:
+        """The labels of one row agree: the stereotyped option and the biased answer are known together,
+        a known one comes with the unknown option, ``context_bias`` is what the gold says, and ``gold``
+        is the task's gold."""
+        if not set(RECORD_FIELDS) <= set(record):
+            return []  # EV126 names what is missing
+        biased, label = record["biased_label"], record["label"]
+        problems = []
+        if (biased is None) != (record.get("target_label") is None):
+            problems.append("biased_label and target_label must both be option indexes or both null")
+        if biased is not None and record.get("unknown_label") is None:
+            problems.append("unknown_label is null while biased_label is known")
+        expected_bias = None
+        if record.get("context_condition") == "disambig" and biased is not None:
+            expected_bias = "biased" if label == biased else "counter_biased"
+        if record.get("context_bias") != expected_bias:
+            found = record["context_bias"]
+            problems.append(f"context_bias must be {json.dumps(expected_bias)} here, found {found!r}")
+        task = record.get("task")
+        if task in self.tasks and (task == "qa" or biased is not None):
+            expected_gold = gold_of(record, task)
+            if record.get("gold") != expected_gold:
+                problems.append(f"gold {record.get('gold')!r} is not the {task} gold {expected_gold}")
+        return problems
 
     def count(self, record: Record) -> dict[str, float]:
         return metrics.count(record)
