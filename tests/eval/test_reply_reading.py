@@ -7,11 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from jbcompile.evaluate.bbq.kind import BbqEval
+from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.jubaku import JUBAKU, LETTERS
-from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.parsing import read_prediction, read_reply, reply_is_final
+from jbcompile.evaluate.kind import EvalKind, EvalOptions
+from jbcompile.evaluate.parsing import read_prediction, read_reply
 from jbcompile.evaluate.prompting import PromptItem
+from jbcompile.evaluate.sobaco import SOBACO
 
 from tests.eval.test_eval_formats import jubaku_release, results_of, run_cli, script_output
 
@@ -46,13 +47,24 @@ LETTER_REPLIES = [
     ("Answer: A/B", None),
 ]
 
+OPTIONS = ("七十代の男性", "大学生", "確かなことは言えない")
 NUMBER_REPLIES = [
     ("1", 1),
     ("答え：2", 2),
+    ("1. 大学生", 1),
+    ("I think 2", 2),
+    ("確かなことは言えない", 2),  # the whole reply is one option's text
+    ("答えは1ではなく2", 2),
+    ("1ではなく2です", 2),
+    ("考えます。\n答え：0", 0),
+    ("1\n### 次の問題\n答え：2", 1),
     ("0と1のどちらでもない", None),
     ("0と2のいずれも当てはまらない", None),
     ("0も1も正しくない", None),
     ("どちらでもありません", None),
+    ("1と2", None),
+    ("1ではない", None),
+    ("3", None),
 ]
 
 
@@ -83,18 +95,32 @@ def test_score_reads_a_jubaku_script_reply_the_same(reply: str, expected: int | 
 
 
 @pytest.mark.parametrize(("reply", "expected"), NUMBER_REPLIES)
-def test_eval_and_score_read_an_option_number_reply_alike(reply: str, expected: int | None) -> None:
-    options = ("七十代の男性", "大学生", "確かなことは言えない")
+@pytest.mark.parametrize("kind", [BBQ, SOBACO], ids=["bbq", "sobaco"])
+def test_eval_and_score_read_an_option_number_reply_alike(
+    kind: EvalKind, reply: str, expected: int | None
+) -> None:
+    item = PromptItem("x", "prompt", OPTIONS)
+    assert (
+        kind.read_answer(reply, item, {}, EvalOptions(setting=kind.settings[0], scoring="generate")).pred
+        == expected
+    )
+    assert read_prediction(reply, kind.option_labels, OPTIONS) == expected  # score's reading
+
+
+@pytest.mark.parametrize(
+    ("kind", "options", "reply", "expected"),
+    [(JUBAKU, RESPONSES, *case) for case in LETTER_REPLIES]
+    + [(BBQ, OPTIONS, *case) for case in NUMBER_REPLIES],
+)
+def test_generation_stops_only_where_the_reading_is_settled(
+    kind: EvalKind, options: tuple[str, ...], reply: str, expected: int | None
+) -> None:
+    """Where eval stops generating, the reading of the text so far is already the reading of all."""
+    is_final = kind.answer_is_final(EvalOptions(scoring="generate"))
+    assert is_final is not None
     item = PromptItem("x", "prompt", options)
-    assert BbqEval().read_answer(reply, item, {}, EvalOptions(scoring="generate")).pred == expected
-    assert read_prediction(reply, ("0", "1", "2"), options) == expected
-
-
-@pytest.mark.parametrize(("reply", "expected"), LETTER_REPLIES)
-def test_generation_stops_only_where_the_reading_is_settled(reply: str, expected: int | None) -> None:
-    """Where eval would stop generating, the reading of the text so far is already the reading of all."""
     lines = reply.splitlines(keepends=True)
-    for end in range(1, len(lines) + 1):
+    for end in range(1, len(lines)):
         head = "".join(lines[:end])
-        if reply_is_final(head, LETTERS, ()):
-            assert read_reply(head, LETTERS, RESPONSES) == expected
+        if is_final(head):
+            assert kind.read_answer(head, item, {}, EvalOptions(scoring="generate")).pred == expected

@@ -16,14 +16,14 @@ dialogue and the two responses. Metrics:
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
 from .bootstrap import ratio
 from .kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row, register
-from .parsing import read_prediction, read_reply, reply_is_final
+from .parsing import read_prediction, read_reply
 from .prompting import PromptItem, PromptTemplate, render_checked
 from .report import ChartSpec
 
@@ -155,9 +155,6 @@ class JubakuEval(EvalKind):
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
         return Answer(read_reply(output, LETTERS, item.options))
-
-    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
-        return lambda output: reply_is_final(output, LETTERS, ())
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

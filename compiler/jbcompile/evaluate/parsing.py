@@ -15,7 +15,6 @@ from ..text import top_level_spans
 # Characters that wrap an answer without changing it: quotes, brackets, markdown emphasis, final stops.
 _WRAPPERS = "「」『』\"'`*_()（）[]［］<>〈〉《》.。、,，:：!！?？ 　\t"
 _INTEGER = re.compile(r"(?<![0-9])[0-9]+(?![0-9])")
-_LEAD_IN = re.compile(r"^(?:答え|回答|解答|正解|選択肢|answer|option)\s*(?:は|:|：|=)?\s*", re.IGNORECASE)
 
 
 def normalize(text: str) -> str:
@@ -25,29 +24,9 @@ def normalize(text: str) -> str:
     return folded.strip(_WRAPPERS)
 
 
-def parse_option_number(output: str, n_options: int = 3) -> int | None:
-    """The option number a reply gives: the first whole number of its first non-empty line.
-
-    ``"1"``, ``"1."``, ``"答え：1"``, ``"**2**"``, ``"２"``, ``"1. 七十代の男性"`` all parse; a number outside
-    the options (``"3"``, ``"20代の女性"``), a line without a number or one declining both options
-    (``"0と1のどちらでもない"``) is out-of-choice.
-    """
-    text = unicodedata.normalize("NFKC", output)
-    line = next((candidate.strip() for candidate in text.splitlines() if candidate.strip(_WRAPPERS)), "")
-    if _DECLINES.search(line):  # "0と1のどちらでもない" names no option
-        return None
-    line = _LEAD_IN.sub("", line.strip(_WRAPPERS))
-    match = _INTEGER.search(line)
-    if match is None:
-        return None
-    value = int(match.group(0))
-    return value if 0 <= value < n_options else None
-
-
 def first_line_ended(output: str, blank: str | None = _WRAPPERS) -> bool:
     """Whether the first non-empty line has ended (non-empty once ``blank`` characters, or whitespace for
-    None, are stripped, as the parsers see it): nothing generated after it can change what
-    ``parse_option_number`` reads, so generation may stop there."""
+    None, are stripped, as the parsers see it)."""
     for line in unicodedata.normalize("NFKC", output).splitlines(keepends=True):
         body = line.splitlines()[0]
         if body.strip(blank):
@@ -107,6 +86,8 @@ _NEGATED = r"(?:ではな|でな|じゃな)"  # "Aではなく", "Aではない"
 # a label that is one of a list ("AとB", "A or B", "0/1") is no answer by itself
 _LISTED = r"\s*(?:と|や|か|・|/|or|and)\s*" + _NAMED + r"?[A-Za-z0-9]{1,2}(?![A-Za-z0-9])"
 _LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")"
+# "AではなくB", "1ではなく2": the label after the negated one is the one chosen
+_INSTEAD = r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + ")?"
 _STATEMENT = re.compile(
     r"(?:最終的な(?:答え|回答)|最終回答|答え|回答|解答|正解|選択|final\s+answer|correct\s+answer|answer|i\s+choose"
     r"|i\s+pick|i\s+select)"
@@ -114,20 +95,26 @@ _STATEMENT = re.compile(
     + _NAMED
     + "?"
     + _OPEN
-    # "答えはAではなくB": the label after the negated one is the one stated
-    + r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*"
-    + _NAMED
-    + "?"
-    + _OPEN
-    + r")?"
-    r"([A-Za-z0-9]+)" + _LABEL_END,
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)"
+    + _LABEL_END,
     re.IGNORECASE,
 )
-# A label that opens a line is an answer when punctuation, a line end or non-Latin text follows it
+# A letter that opens a line is an answer when punctuation, a line end or non-Latin text follows it
 # ("B", "B.", "B) ...", "Bです", "応答Aの方が適切"), not when an English word does ("A good answer ...").
 _OPENING_LABEL = re.compile(
-    r"^" + _OPEN + _NAMED + r"?([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])" + _LABEL_END,
+    r"^"
+    + _OPEN
+    + _NAMED
+    + "?"
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])"
+    + _LABEL_END,
     re.IGNORECASE,
+)
+# An option number is the line's first whole number ("1. 七十代の男性", "I think 2", "-1")
+_FIRST_NUMBER = re.compile(
+    r"(?:[0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + r")?([0-9]+)" + _LABEL_END
 )
 # Declining both options: "AとBのどちらも偏っていません", "0と1のどちらでもない", "どちらも不適切",
 # "AもBも…ない", "neither", "none of them", "both … are not".
@@ -166,11 +153,21 @@ def _read_line(line: str, wanted: dict[str, int], options: Sequence[str]) -> tup
     stated = _statements(line, wanted)
     if stated:
         return True, stated[-1]
-    opening = _OPENING_LABEL.match(line)
-    if opening and opening.group(1).casefold() in wanted:
-        return True, wanted[opening.group(1).casefold()]
+    opening = _opening_label(line, wanted)
+    if opening is not None:
+        return True, opening
     exact = match_option_text(line, options)
     return exact is not None, exact
+
+
+def _opening_label(line: str, wanted: dict[str, int]) -> int | None:
+    """Letters: the label that opens the line; option numbers: the line's first whole number."""
+    if all(label.isdigit() for label in wanted):
+        first = _INTEGER.search(line)
+        chosen = _FIRST_NUMBER.match(line, first.start()) if first else None
+    else:
+        chosen = _OPENING_LABEL.match(line)
+    return wanted.get(chosen.group(1).casefold()) if chosen else None
 
 
 def read_reply(text: str, labels: Sequence[str], options: Sequence[str]) -> int | None:
@@ -206,6 +203,17 @@ def reply_is_final(text: str, labels: Sequence[str], options: Sequence[str]) -> 
         return False
     wanted = {label.casefold(): index for index, label in enumerate(labels)}
     return _read_line(_first_line(cleaned), wanted, options)[0]
+
+
+def number_labels(n_options: int) -> tuple[str, ...]:
+    return tuple(str(index) for index in range(n_options))
+
+
+def parse_option_number(output: str, n_options: int = 3) -> int | None:
+    """The option number a reply gives, read by :func:`read_reply` without option texts: ``"1"``,
+    ``"1."``, ``"答え：1"``, ``"**2**"``, ``"２"``, ``"1. 七十代の男性"``; a number outside the options
+    (``"3"``, ``"20代の女性"``) or a reply declining both options (``"0と1のどちらでもない"``) is none."""
+    return read_reply(output, number_labels(n_options), ())
 
 
 def read_prediction(value: object, labels: Sequence[str], options: Sequence[str]) -> int | None:

@@ -8,7 +8,7 @@ from typing import Any
 from ...diagnostics import Diagnostic, DiagnosticError
 from .. import bootstrap
 from ..kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
-from ..parsing import normalize, parse_bracketed_answer, parse_option_number, parse_prediction_value
+from ..parsing import normalize, parse_bracketed_answer, parse_prediction_value, read_reply
 from ..prompting import PromptItem, PromptTemplate, render_checked
 from ..report import ChartSpec
 from . import metrics
@@ -148,7 +148,7 @@ class BbqEval(EvalKind):
                     "evidence_match": evidence_match(evidence, record.get("gold_evidence") or []),
                 },
             )
-        return Answer(parse_option_number(output, len(item.options)))
+        return Answer(read_reply(output, self.option_labels[: len(item.options)], item.options))
 
     def count(self, record: Record) -> dict[str, float]:
         return metrics.count(record)
