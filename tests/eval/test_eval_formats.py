@@ -336,6 +336,41 @@ def test_lm_eval_samples_score_as_the_options_they_pick(tmp_path: Path) -> None:
     assert len(rows) == overall["n"]
 
 
+def older_arguments(sample: dict) -> dict:
+    """The same sample as older lm-eval versions log it: ``arguments`` lists [context, continuation]."""
+    requests = sample["arguments"]
+    pairs = [
+        [requests[f"gen_args_{k}"]["arg_0"], requests[f"gen_args_{k}"]["arg_1"]] for k in range(len(requests))
+    ]
+    return dict(sample, arguments=pairs)
+
+
+@pytest.mark.parametrize("older", [False, True])
+def test_lm_eval_arguments_in_either_layout_score_alike(older: bool, tmp_path: Path) -> None:
+    samples = lm_eval_samples(bbq_release(), lambda row: row["label"])
+    samples = [older_arguments(sample) for sample in samples] if older else samples
+    path = write_jsonl(tmp_path / "samples_bbq_2024-01-01T00-00-00.jsonl", samples)
+    out = tmp_path / "s"
+    code, output = run_cli("score", str(path), "--out", str(out), "--bootstrap", "0")
+    assert code == 0, output
+    assert results_of(out)["metrics"]["overall"]["acc"] == 1.0
+
+
+def test_a_prediction_field_on_an_lm_eval_log_is_refused_as_not_applying(tmp_path: Path) -> None:
+    path = write_jsonl(
+        tmp_path / "samples_bbq.jsonl", lm_eval_samples(bbq_release(), lambda row: row["label"])
+    )
+    code, output = run_cli(
+        "score", str(path), "--prediction-field", "prediction", "--out", str(tmp_path / "s")
+    )
+    assert code == 2 and "EV135" in output and "does not apply" in output and "EV040" not in output
+    assert not (tmp_path / "s").exists()
+    code, output = run_cli(
+        "score", str(path), "--prediction-field", "filtered_resps", "--out", str(tmp_path / "t")
+    )
+    assert code == 0, output
+
+
 def test_lm_eval_generations_are_read_as_replies(tmp_path: Path) -> None:
     plain = bbq_release()
     samples = lm_eval_samples(plain, lambda row: row["label"])

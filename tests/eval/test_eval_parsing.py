@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from jbcompile.evaluate.jubaku import parse_letter
+from jbcompile.evaluate.jubaku import LETTERS
 from jbcompile.evaluate.parsing import (
     first_line_ended,
     match_option_text,
@@ -15,6 +15,7 @@ from jbcompile.evaluate.parsing import (
     parse_prediction_value,
     read_prediction,
     read_reply,
+    reply_is_final,
 )
 
 OPTIONS = ("七十代の男性", "判断できない", "20代の女性")
@@ -149,18 +150,23 @@ def test_cot_answer_and_evidence_match() -> None:
     assert BbqEval().read_answer("答え：1", item, {}, EvalOptions(scoring="generate")).pred == 1
 
 
-# replies made of what matters to the parsers: digits, letters, wrappers, spaces and every kind of line break
-REPLY = st.text(
-    alphabet=st.sampled_from(list("012３AＢb答え：:*.「」 　\t\n\r\x0b\u2028\u3000あ")), max_size=14
-)
+# replies made of what matters to the parsers: digits, letters, wrappers, spaces, every kind of line break,
+# lead-ins, negations and refusals
+REPLY = st.lists(
+    st.sampled_from(
+        [*"012３AＢb答え：:*.「」 　\t\n\r\x0b\u2028\u3000あ", "応答", "どちらも", "ない", "ではなく"]
+        + ["と", "回答は"]
+    ),
+    max_size=12,
+).map("".join)
 
 
 @given(REPLY, REPLY)
 def test_once_the_first_line_has_ended_more_text_changes_no_answer(reply: str, more: str) -> None:
-    if first_line_ended(reply):
+    if reply_is_final(reply, ("0", "1", "2"), ()):
         assert parse_option_number(reply + more) == parse_option_number(reply)
-    if first_line_ended(reply, blank=None):
-        assert parse_letter(reply + more) == parse_letter(reply)
+    if reply_is_final(reply, LETTERS, ()):
+        assert read_reply(reply + more, LETTERS, ()) == read_reply(reply, LETTERS, ())
 
 
 @pytest.mark.parametrize(
@@ -199,7 +205,7 @@ def test_first_line_ended(reply: str, ended: bool) -> None:
         ("<think>\nThe answer is A.\n</think>\nB", 1),
         ("<think>never closed, so the answer is A", None),  # only thinking: no answer given
         ("答えはAです。…いや、最終回答：B", 1),  # the last statement counts
-        ("答えはAではなくB", None),  # a negated statement is not read as the answer
+        ("答えはAではなくB", 1),  # the negated label is not the answer; the one after it is
         ("A or B", None),
         ("A good response would be the second one", None),  # the English article is not a label
         ("どちらとも言えません", None),

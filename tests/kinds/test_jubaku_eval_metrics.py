@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from jbcompile.evaluate.jubaku import JUBAKU, parse_letter
+from jbcompile.evaluate.jubaku import JUBAKU, LETTERS
+from jbcompile.evaluate.parsing import read_reply
 
 ORDERS = ("neutral_first", "biased_first")
 
@@ -79,4 +80,4 @@ def test_intervals_resample_whole_cases() -> None:
     ],
 )
 def test_reading_a_or_b(text: str, expected: int | None) -> None:
-    assert parse_letter(text) == expected
+    assert read_reply(text, LETTERS, ()) == expected

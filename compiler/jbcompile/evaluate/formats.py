@@ -11,7 +11,9 @@
   + "model_ans" (+ "generated_text" | "likelihood_scores", "best_candidate")]}``.
 - **lm-evaluation-harness ``--log_samples`` lines of its ``bbq`` tasks** (``doc_id``, ``doc``,
   ``arguments``, ``filtered_resps`` …): the doc is a BBQ row; the prediction is the highest
-  log-likelihood choice (multiple choice) or the generated reply read by :func:`.parsing.read_reply`.
+  log-likelihood choice (multiple choice; ``arguments`` as ``gen_args_<k>`` requests or, from older
+  lm-eval versions, [context, continuation] pairs) or the generated reply read by
+  :func:`.parsing.read_reply`; ``--prediction-field`` does not apply to them.
 
 BBQ numbers its rows per category file, so when example ids repeat across categories (a concatenation,
 or a Hub config holding every category) they are qualified as ``<category>/<id>``.
@@ -70,8 +72,13 @@ def detect_format(row: Mapping[str, Any]) -> str:
     return "other"
 
 
-def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapted:
-    """Rows of a release or harness format turned into our columns; other rows pass through unchanged."""
+def adapt(
+    records: Sequence[tuple[int, Mapping[str, Any]]], path: str, prediction_field: str | None = None
+) -> Adapted:
+    """Rows of a release or harness format turned into our columns; other rows pass through unchanged.
+
+    ``prediction_field`` is the column the user named (``score --prediction-field``), checked against
+    formats that keep their prediction in one place of their own."""
     if not records:
         return Adapted([], [], "other")
     fmt = detect_format(records[0][1])
@@ -79,6 +86,17 @@ def adapt(records: Sequence[tuple[int, Mapping[str, Any]]], path: str) -> Adapte
     if fmt == "other":
         return Adapted([dict(row) for _, row in records], lines, "other")
     adapted = Adapted([], [], fmt)
+    if fmt == "lm-eval-bbq" and prediction_field not in (None, LM_EVAL_PREDICTION):
+        adapted.problems.append(
+            Diagnostic(
+                "EV135",
+                f"--prediction-field {prediction_field} does not apply to lm-evaluation-harness logs: "
+                f"the prediction is read from each sample's {LM_EVAL_PREDICTION} (and arguments)",
+                path=path,
+                hint="leave --prediction-field out",
+            )
+        )
+        return adapted
     for line, row in records:
         if fmt == "lm-eval-bbq":
             converted, problem = lm_eval_row(row)
@@ -275,16 +293,20 @@ def _tag_of(doc: Mapping[str, Any], index: int) -> Any:
 
 
 def _continuations(arguments: Any, count: int) -> list[str] | None:
-    if not isinstance(arguments, Mapping):
+    """The continuation of each log-likelihood request: lm-eval logs a request's (context, continuation)
+    as ``{"gen_args_<k>": {"arg_0": context, "arg_1": continuation}}``, its older versions as a list of
+    ``[context, continuation]`` pairs."""
+    if isinstance(arguments, Mapping):
+        requests = [arguments.get(f"gen_args_{index}") for index in range(count)]
+        pairs = [[r.get("arg_0"), r.get("arg_1")] if isinstance(r, Mapping) else None for r in requests]
+    elif isinstance(arguments, list) and len(arguments) == count:
+        pairs = arguments
+    else:
         return None
-    texts = []
-    for index in range(count):
-        request = arguments.get(f"gen_args_{index}")
-        text = request.get("arg_1") if isinstance(request, Mapping) else None
-        if not isinstance(text, str):
-            return None
-        texts.append(text.strip())
-    return texts
+    texts = [pair[1] if isinstance(pair, list | tuple) and len(pair) == 2 else None for pair in pairs]
+    if not all(isinstance(text, str) for text in texts):
+        return None
+    return [text.strip() for text in texts]  # type: ignore[union-attr]
 
 
 def _choice_options(choices: Sequence[str], options: Sequence[str], unknown: int | None) -> list[int] | None:

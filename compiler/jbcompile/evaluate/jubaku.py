@@ -15,37 +15,21 @@ dialogue and the two responses. Metrics:
 
 from __future__ import annotations
 
-import re
-import unicodedata
 from collections import defaultdict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
 from .bootstrap import ratio
 from .kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row, register
-from .parsing import first_line_ended, parse_prediction_value
+from .parsing import read_prediction, read_reply
 from .prompting import PromptItem, PromptTemplate, render_checked
 from .report import ChartSpec
 
 LETTERS = ("A", "B")
 RECORD_FIELDS = ("example_id", "category", "template_id", "instruction_id", "order", "label", "biased_label")
 COUNT_NAMES = ("n", "n_valid", "correct", "pos_a", "cases", "fluctuating", "valid_cases", "valid_fluctuating")
-_LETTER = re.compile(
-    r"^[\s「『\"'`*_(（\[【]*(?:(?:答え|回答|解答|正解|answer)\s*(?:は|:|：)?\s*)?(?:応答|response\s*)?"
-    r"([AB])(?![A-Za-z])",
-    re.IGNORECASE,
-)
-
-
-def parse_letter(output: str) -> int | None:
-    """0 for A, 1 for B: the letter that opens the first non-empty line (``"A"``, ``"Ｂ"``, ``"回答: A"``,
-    ``"応答B"``); anything else is not an answer."""
-    text = unicodedata.normalize("NFKC", output)
-    line = next((candidate.strip() for candidate in text.splitlines() if candidate.strip()), "")
-    match = _LETTER.match(line)
-    return LETTERS.index(match.group(1).upper()) if match else None
 
 
 def choice(record: Record) -> str:
@@ -171,10 +155,7 @@ class JubakuEval(EvalKind):
         return record
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
-        return Answer(parse_letter(output))
-
-    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
-        return lambda output: first_line_ended(output, blank=None)  # parse_letter strips whitespace
+        return Answer(read_reply(output, LETTERS, item.options))
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)
@@ -186,7 +167,7 @@ class JubakuEval(EvalKind):
         return with_case_weights(records)
 
     def foreign_records(self, rows: Sequence[Row], prediction_field: str, task: str) -> ForeignRecords:
-        """Predictions of another harness: ``A``/``B``, 0/1, or the text of the chosen response."""
+        """Predictions of another harness: ``A``/``B``, 0/1, the text of the chosen response or a reply."""
         problems: list[Diagnostic] = []
         out = ForeignRecords(records=[])
         for index, row in enumerate(rows, start=1):
@@ -201,9 +182,7 @@ class JubakuEval(EvalKind):
                 problems.append(Diagnostic("JU302", f"row {index} lacks {', '.join(missing)}", line=index))
                 continue
             value = row[prediction_field]
-            pred = parse_letter(value) if isinstance(value, str) and len(value.strip()) <= 8 else None
-            if pred is None:
-                pred = parse_prediction_value(value, (row["ans0"], row["ans1"]))
+            pred = read_prediction(value, LETTERS, (row["ans0"], row["ans1"]))
             record = self.base_record(row, task)
             record.update(raw_output=value, pred=pred)
             out.records.append(record)

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
-from .parsing import first_line_ended
+from .parsing import reply_is_final
 from .prompting import PromptItem, PromptTemplate, apply_chat_template
 
 Row = Mapping[str, Any]
@@ -166,7 +166,9 @@ class EvalKind(ABC):
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;
         generation then stops early. None: generate to the limit (or a stop string)."""
-        return None if options.setting == "cot" else first_line_ended
+        if options.setting == "cot":
+            return None
+        return lambda output: reply_is_final(output, self.option_labels, ())
 
     def cluster(self, record: Record) -> str:
         """The unit the bootstrap resamples (a template)."""

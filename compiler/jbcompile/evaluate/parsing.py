@@ -15,7 +15,6 @@ from ..text import top_level_spans
 # Characters that wrap an answer without changing it: quotes, brackets, markdown emphasis, final stops.
 _WRAPPERS = "「」『』\"'`*_()（）[]［］<>〈〉《》.。、,，:：!！?？ 　\t"
 _INTEGER = re.compile(r"(?<![0-9])[0-9]+(?![0-9])")
-_LEAD_IN = re.compile(r"^(?:答え|回答|解答|正解|選択肢|answer|option)\s*(?:は|:|：|=)?\s*", re.IGNORECASE)
 
 
 def normalize(text: str) -> str:
@@ -25,26 +24,9 @@ def normalize(text: str) -> str:
     return folded.strip(_WRAPPERS)
 
 
-def parse_option_number(output: str, n_options: int = 3) -> int | None:
-    """The option number a reply gives: the first whole number of its first non-empty line.
-
-    ``"1"``, ``"1."``, ``"答え：1"``, ``"**2**"``, ``"２"``, ``"1. 七十代の男性"`` all parse; a number outside
-    the options (``"3"``, ``"20代の女性"``) or a line without a number is out-of-choice.
-    """
-    text = unicodedata.normalize("NFKC", output)
-    line = next((candidate.strip() for candidate in text.splitlines() if candidate.strip(_WRAPPERS)), "")
-    line = _LEAD_IN.sub("", line.strip(_WRAPPERS))
-    match = _INTEGER.search(line)
-    if match is None:
-        return None
-    value = int(match.group(0))
-    return value if 0 <= value < n_options else None
-
-
 def first_line_ended(output: str, blank: str | None = _WRAPPERS) -> bool:
     """Whether the first non-empty line has ended (non-empty once ``blank`` characters, or whitespace for
-    None, are stripped, as the parsers see it): nothing generated after it can change what
-    ``parse_option_number`` or ``parse_letter`` read, so generation may stop there."""
+    None, are stripped, as the parsers see it)."""
     for line in unicodedata.normalize("NFKC", output).splitlines(keepends=True):
         body = line.splitlines()[0]
         if body.strip(blank):
@@ -94,20 +76,54 @@ def parse_prediction_value(value: object, options: Sequence[str]) -> int | None:
     return match_option_text(text, options)
 
 
-# ---- raw replies of other harnesses (``score --prediction-field generated_text``) ----------------------
+# ---- free-text replies: one reading for ``eval`` and ``score`` ----------------------------------------
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _EMPHASIS = re.compile(r"[*_`~]+")
+_OPEN = r"[「『\"'(\[【]*\s*"
+_NAMED = r"(?:(?:応答|選択肢|option|choice|response)\s*)"  # "応答B", "選択肢1", "Option A"
+_NEGATED = r"(?:ではな|でな|じゃな)"  # "Aではなく", "Aではない", "Aでなく"
+# a label that is one of a list ("AとB", "A or B", "0/1") is no answer by itself
+_LISTED = r"\s*(?:と|や|か|・|/|or|and)\s*" + _NAMED + r"?[A-Za-z0-9]{1,2}(?![A-Za-z0-9])"
+_LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")"
+# "AではなくB", "1ではなく2": the label after the negated one is the one chosen
+_INSTEAD = r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + ")?"
 _STATEMENT = re.compile(
     r"(?:最終的な(?:答え|回答)|最終回答|答え|回答|解答|正解|選択|final\s+answer|correct\s+answer|answer|i\s+choose"
     r"|i\s+pick|i\s+select)"
-    r"\s*(?:は|:|=|is|would\s+be|will\s+be)?\s*(?:応答|選択肢|option|choice|response)?\s*"
-    r"[「『\"'(\[【]*\s*([A-Za-z0-9]+)(?![A-Za-z0-9])(?!\s*(?:ではなく|でなく|じゃなく))",
+    r"\s*(?:は|:|=|is|would\s+be|will\s+be)?\s*"
+    + _NAMED
+    + "?"
+    + _OPEN
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)"
+    + _LABEL_END,
     re.IGNORECASE,
 )
-# A label that opens a line is an answer when punctuation, a line end or non-Latin text follows it
-# ("B", "B.", "B) ...", "Bです"), not when an English word does ("A good answer ...").
-_OPENING_LABEL = re.compile(r"^[「『\"'(\[【]*([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])")
+# A letter that opens a line is an answer when punctuation, a line end or non-Latin text follows it
+# ("B", "B.", "B) ...", "Bです", "応答Aの方が適切"), not when an English word does ("A good answer ...").
+_OPENING_LABEL = re.compile(
+    r"^"
+    + _OPEN
+    + _NAMED
+    + "?"
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])"
+    + _LABEL_END,
+    re.IGNORECASE,
+)
+# An option number is the line's first whole number ("1. 七十代の男性", "I think 2", "-1")
+_FIRST_NUMBER = re.compile(
+    r"(?:[0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + r")?([0-9]+)" + _LABEL_END
+)
+# Declining both options: "AとBのどちらも偏っていません", "0と1のどちらでもない", "どちらも不適切",
+# "AもBも…ない", "neither", "none of them", "both … are not".
+_DECLINES = re.compile(
+    r"(?:どちら|いずれ|両方|両者)(?:も|でも|とも)[^。.!?！？\n]*?(?:な[いくし]|ません|不適切|不適当)"
+    r"|(?:[A-Za-z0-9]+\s*(?:で)?も\s*){2}[^。.!?！？\n]*?(?:な[いくし]|ません)"
+    r"|\bneither\b|\bnone\s+of\b|\bboth\b[^.!?\n]*?\b(?:not|n't|neither)\b",
+    re.IGNORECASE,
+)
 
 
 def strip_thinking(text: str) -> str:
@@ -115,31 +131,89 @@ def strip_thinking(text: str) -> str:
     return _THINK.sub("", text)
 
 
+def _cleaned(text: str) -> str:
+    """What is read of a reply: thinking dropped, width and case variants folded, emphasis removed."""
+    return _EMPHASIS.sub("", unicodedata.normalize("NFKC", strip_thinking(text)))
+
+
+def _first_line(text: str) -> str:
+    return next((line.strip() for line in text.splitlines() if line.strip(_WRAPPERS)), "")
+
+
+def _statements(text: str, wanted: dict[str, int]) -> list[int]:
+    labels = (m.group(1).casefold() for m in _STATEMENT.finditer(text))
+    return [wanted[label] for label in labels if label in wanted]
+
+
+def _read_line(line: str, wanted: dict[str, int], options: Sequence[str]) -> tuple[bool, int | None]:
+    """(whether the line settles the reply, its answer): a line declining both options settles it as no
+    answer; else its last statement, else an opening label, else the line being one option's text."""
+    if _DECLINES.search(line):
+        return True, None
+    stated = _statements(line, wanted)
+    if stated:
+        return True, stated[-1]
+    opening = _opening_label(line, wanted)
+    if opening is not None:
+        return True, opening
+    exact = match_option_text(line, options)
+    return exact is not None, exact
+
+
+def _opening_label(line: str, wanted: dict[str, int]) -> int | None:
+    """Letters: the label that opens the line; option numbers: the line's first whole number."""
+    if all(label.isdigit() for label in wanted):
+        first = _INTEGER.search(line)
+        chosen = _FIRST_NUMBER.match(line, first.start()) if first else None
+    else:
+        chosen = _OPENING_LABEL.match(line)
+    return wanted.get(chosen.group(1).casefold()) if chosen else None
+
+
 def read_reply(text: str, labels: Sequence[str], options: Sequence[str]) -> int | None:
     """The option a free-text reply chooses, read as a person would, or None when it does not say.
 
+    The one reading of a reply's label (``A``/``B``, or option numbers) for ``eval`` and ``score``.
     Reasoning in ``<think>`` blocks is ignored; width and case are folded (``Ｂ`` is ``B``); markdown
-    emphasis is dropped (``**B**``). In order: the whole reply is one option's text; the last explicit
-    statement (``回答：B``, ``答えはBです``, ``The answer is B.``, ``Final answer: B``) names a label; the
-    first line opens with a label (``B``, ``B. …``). Anything else is out-of-choice, never a guess.
+    emphasis is dropped (``**B**``). In order: the whole reply is one option's text; the first non-empty
+    line settles it when it declines both options (``どちらでもない``), states an answer (its last
+    statement: ``回答：B``, ``答えはAではなくB``), opens with a label (``B``, ``B. …``, ``応答Aの方が…``) or
+    is one option's text; otherwise a reply declining both options has no answer, else its last
+    statement counts. Anything else is out-of-choice, never a guess.
     """
-    cleaned = _EMPHASIS.sub("", unicodedata.normalize("NFKC", strip_thinking(text))).strip()
+    cleaned = _cleaned(text).strip()
     if not cleaned:
         return None
-    wanted = {label.casefold(): index for index, label in enumerate(labels)}
     exact = match_option_text(cleaned, options)
     if exact is not None:
         return exact
-    stated = [
-        wanted[m.group(1).casefold()] for m in _STATEMENT.finditer(cleaned) if m.group(1).casefold() in wanted
-    ]
-    if stated:
-        return stated[-1]
-    first = next((line.strip() for line in cleaned.splitlines() if line.strip(_WRAPPERS)), "")
-    opening = _OPENING_LABEL.match(first)
-    if opening and opening.group(1).casefold() in wanted:
-        return wanted[opening.group(1).casefold()]
-    return match_option_text(first, options)
+    wanted = {label.casefold(): index for index, label in enumerate(labels)}
+    settled, answer = _read_line(_first_line(cleaned), wanted, options)
+    if settled or _DECLINES.search(cleaned):
+        return answer
+    stated = _statements(cleaned, wanted)
+    return stated[-1] if stated else None
+
+
+def reply_is_final(text: str, labels: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether more generated text can no longer change :func:`read_reply`'s reading: the first line has
+    ended and settles the reply (options are single lines), so generation may stop there."""
+    cleaned = _cleaned(text)
+    if not first_line_ended(cleaned):
+        return False
+    wanted = {label.casefold(): index for index, label in enumerate(labels)}
+    return _read_line(_first_line(cleaned), wanted, options)[0]
+
+
+def number_labels(n_options: int) -> tuple[str, ...]:
+    return tuple(str(index) for index in range(n_options))
+
+
+def parse_option_number(output: str, n_options: int = 3) -> int | None:
+    """The option number a reply gives, read by :func:`read_reply` without option texts: ``"1"``,
+    ``"1."``, ``"答え：1"``, ``"**2**"``, ``"２"``, ``"1. 七十代の男性"``; a number outside the options
+    (``"3"``, ``"20代の女性"``) or a reply declining both options (``"0と1のどちらでもない"``) is none."""
+    return read_reply(output, number_labels(n_options), ())
 
 
 def read_prediction(value: object, labels: Sequence[str], options: Sequence[str]) -> int | None:

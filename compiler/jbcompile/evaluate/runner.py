@@ -990,7 +990,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
         raise DiagnosticError(problems)
 
     records_in = read_jsonl_strict(request.predictions)
-    adapted = adapt(records_in, where)
+    adapted = adapt(records_in, where, request.prediction_field)
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))
     raw, lines = adapted.rows, adapted.lines

@@ -35,7 +35,7 @@ from . import bootstrap
 from .bootstrap import ratio
 from .conversation import TurnItem, conversation_texts
 from .kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row, register
-from .parsing import first_line_ended, parse_option_number, parse_prediction_value
+from .parsing import parse_option_number, parse_prediction_value, read_reply, reply_is_final
 from .prompting import PromptItem, PromptTemplate, render_checked
 from .report import ChartSpec
 
@@ -234,7 +234,9 @@ class SobacoEval(EvalKind):
         return 300 if method_of(options) == "cot-j" else 16
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
-        return None if method_of(options) == "cot-j" else first_line_ended
+        if method_of(options) == "cot-j":
+            return None
+        return lambda output: reply_is_final(output, self.option_labels, ())
 
     def base_record(self, row: Row, task: str) -> Record:
         record = {name: row.get(name) for name in RECORD_FIELDS}
@@ -294,7 +296,7 @@ class SobacoEval(EvalKind):
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
         if method_of(options) == "cot-j":
             return Answer(parse_final_answer(output, len(item.options)))
-        return Answer(parse_option_number(output, len(item.options)))
+        return Answer(read_reply(output, self.option_labels[: len(item.options)], item.options))
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 from ...diagnostics import Diagnostic, DiagnosticError
 from .. import bootstrap
 from ..kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
-from ..parsing import normalize, parse_bracketed_answer, parse_option_number, parse_prediction_value
+from ..parsing import normalize, parse_bracketed_answer, parse_prediction_value, read_reply
 from ..prompting import PromptItem, PromptTemplate, render_checked
 from ..report import ChartSpec
 from . import metrics
@@ -158,7 +158,7 @@ class BbqEval(EvalKind):
                     "evidence_match": evidence_match(evidence, record.get("gold_evidence") or []),
                 },
             )
-        return Answer(parse_option_number(output, len(item.options)))
+        return Answer(read_reply(output, self.option_labels[: len(item.options)], item.options))
 
     def record_consistency(self, record: Record) -> list[str]:
         """The labels of one row agree: the stereotyped option and the biased answer are known together,
