@@ -75,15 +75,7 @@ def test_build_of_the_import_gives_back_every_release_row(tmp_path: Path) -> Non
     result, out = _import(tmp_path, rows)
     assert result.exit_code == 0, result.output
     assert f"coverage 100.0% ({len(rows)}/{len(rows)} rows reproduced)" in result.output
-    build = tmp_path / "build"
-    built = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)])
-    assert built.exit_code == 0, built.output
-    table = pq.read_table(build / "data" / "jubaku" / "test-00000-of-00001.parquet").to_pylist()
-    by_id = {row["example_id"]: row for row in table}
-    assert len(table) == len(rows)
-    for row in rows:
-        mine = by_id[row["example_id"]]
-        assert {name: mine[name] for name in row} == row
+    table = assert_builds_the_release(out, rows, tmp_path)
     # the release's order: per wording, fwd then rev
     assert [r["example_id"] for r in table if r["original_id"] == "7"][:2] == ["7_0_fwd", "7_0_rev"]
     neutral = next(r for r in table if r["example_id"] == "12_1_rev")
@@ -185,6 +177,11 @@ def test_check_fix_leaves_an_import_as_written_and_its_build_still_gives_the_row
         assert code in checked.output  # reported, not fixed
     assert "keep_as_written: false" in checked.output  # the setting that would allow the fixes
     assert {path: path.read_bytes() for path in out.rglob("*") if path.is_file()} == before
+    assert_builds_the_release(out, rows, tmp_path)
+
+
+def assert_builds_the_release(out: Path, rows: list[dict], tmp_path: Path) -> list[dict]:
+    """The built `jubaku` config gives back every released row, field for field; returns its rows."""
     build = tmp_path / "build"
     built = CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)])
     assert built.exit_code == 0, built.output
@@ -193,3 +190,4 @@ def test_check_fix_leaves_an_import_as_written_and_its_build_still_gives_the_row
     assert len(table) == len(rows)
     for row in rows:
         assert {name: by_id[row["example_id"]][name] for name in row} == row
+    return table
