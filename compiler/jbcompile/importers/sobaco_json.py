@@ -99,7 +99,14 @@ def _check(data: Any) -> str | None:
     return None
 
 
-def read_problems(path: Path, report: ImportReport) -> list[Problem]:
+def _lost_rows(item: Any, names: int) -> int:
+    """The rows a problem left out would have given (both types), so that the coverage counts them: its
+    ``param`` expressions when it lists them, else one."""
+    param = item.get("param") if isinstance(item, dict) else None
+    return 2 * _rows_per_type(len(param) if isinstance(param, list) else 0, names)
+
+
+def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES)) -> list[Problem]:
     from ..project import display_path
 
     display = display_path(Path(path))
@@ -119,7 +126,7 @@ def read_problems(path: Path, report: ImportReport) -> list[Problem]:
         if reason is None:
             problems.append(Problem(index, display, item))
             continue
-        report.template(GENERAL).rows += 1
+        report.template(GENERAL).rows += _lost_rows(item, names)
         report.add(
             None, Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display)
         )
@@ -132,7 +139,9 @@ def _slots(text: str) -> str:
     return text
 
 
-def pair_problems(problems: Sequence[Problem], report: ImportReport) -> list[tuple[Problem, Problem]]:
+def pair_problems(
+    problems: Sequence[Problem], report: ImportReport, names: int = len(PAPER_NAMES)
+) -> list[tuple[Problem, Problem]]:
     """Problems that share their texts and have complementary answers, two by two (others reported)."""
     groups: dict[tuple, list[Problem]] = defaultdict(list)
     for problem in problems:
@@ -149,7 +158,7 @@ def pair_problems(problems: Sequence[Problem], report: ImportReport) -> list[tup
         else:
             reason = f"{len(members)} problems share these texts; a pair needs exactly two"
         for problem in members:
-            report.template(GENERAL).rows += 1
+            report.template(GENERAL).rows += _lost_rows(problem.data, names)
             report.add(None, problem.diagnostic("IM032", f"not imported: {reason}"))
     return sorted(pairs, key=lambda pair: pair[0].index)
 
@@ -163,7 +172,7 @@ def import_sobaco_json(
     if not unknown:
         raise DiagnosticError([Diagnostic(code="IM033", message="give at least one --unknown wording")])
     report = ImportReport()
-    problems = read_problems(path, report)
+    problems = read_problems(path, report, len(set(names)))
     draft = SourcesDraft(lang="ja", name="sobaco-import", pretty_name="Imported SOBACO-format benchmark")
     draft.unknown_options = list(dict.fromkeys(unknown))
     if len(draft.unknown_options) < 5:
@@ -180,7 +189,7 @@ def import_sobaco_json(
     draft.checks = {"JA101": "warning", "JA102": "warning"}
     names_group = draft.group_for("Names", "name", tuple(DraftFiller(n) for n in dict.fromkeys(names)), None)
     imported: dict[str, tuple[Problem, Problem]] = {}
-    for first, second in pair_problems(problems, report):
+    for first, second in pair_problems(problems, report, len(set(names))):
         category = str(first.get("category"))
         category = slug(category[:1].upper() + category[1:])
         name = draft.unique_template_id(slug(f"sobaco-{category}-{first.get('sample_idx')}"))
@@ -230,8 +239,13 @@ def import_sobaco_json(
 
 
 def rows_per_problem(problem: Problem, names: int) -> int:
-    """SOBACO's rows per problem and type: ordered name pairs × expressions × 6 option orders."""
-    return names * (names - 1) * max(1, len(problem.get("param"))) * 6
+    """SOBACO's rows per problem and type."""
+    return _rows_per_type(len(problem.get("param")), names)
+
+
+def _rows_per_type(expressions: int, names: int) -> int:
+    """Ordered name pairs × expressions (one when none) × 6 option orders."""
+    return names * (names - 1) * max(1, expressions) * 6
 
 
 def expected_signatures(problem: Problem, names: Sequence[str], kind: str) -> Counter:
