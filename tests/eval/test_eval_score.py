@@ -174,7 +174,9 @@ def test_two_persons_of_a_stereotyped_group_are_told_apart_by_the_questions_seco
     )
     assert nonneg.biased_label == 0  # the other person, as for any non-negative question
     broken = _intersectional("intersectional_a", "lowSES-Hillfolk", "lowSES-Hillfolk")  # BBQ's shared entry
-    assert derive_labels(broken, "lowSES").problem  # still listed, never guessed
+    assert "not unique" in derive_labels(broken, "lowSES").problem  # still listed, never guessed
+    nobody = _intersectional("intersectional_c", "lowSES-Riverfolk", "highSES-Riverfolk")
+    assert "no option is the stereotyped one" in derive_labels(nobody, "lowSES").problem
     assert second_attributes([_intersectional("", "F", "M")]) == {}  # tags without a second attribute
 
 

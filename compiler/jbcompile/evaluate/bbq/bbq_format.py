@@ -111,8 +111,11 @@ def derive_labels(row: Mapping[str, Any], second_attribute: str | None = None) -
     if len(targets) != 1:
         tags = ", ".join(_tag(row, i) or "?" for i in people)
         problem = (
-            f"tags ({tags}) match {len(targets)} of the stereotyped groups {groups}; "
-            "the stereotyped option is not unique"
+            f"tags ({tags}) name both persons as of the stereotyped groups {groups}; the stereotyped "
+            "option is not unique"
+            if targets
+            else f"tags ({tags}) name no person of the stereotyped groups {groups}; no option is the "
+            "stereotyped one"
         )
         return DerivedLabels(None, unknown, None, None, problem)
     (target,) = targets
