@@ -172,6 +172,19 @@ def test_compare_writes_one_table_and_the_paired_tests(tmp_path: Path) -> None:
     assert (tmp_path / "cmp" / "charts" / "compare.png").read_bytes().startswith(b"\x89PNG")
 
 
+def test_runs_on_different_rows_are_said_to_be(tmp_path: Path) -> None:
+    whole = _write_run(tmp_path / "whole", "model-a", _records(lambda i: "gold"))
+    part = _write_run(tmp_path / "part", "model-a", _records(lambda i: "gold", templates="abc"))
+    result = CliRunner().invoke(app, ["compare", str(whole), str(part), "-o", str(tmp_path / "cmp")])
+    assert result.exit_code == 0, result.output
+    markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    note = next(line for line in markdown.splitlines() if "The runs cover different rows" in line)
+    assert "] 72, " in note and "] 36)" in note  # each run by its label, with its rows
+    same = CliRunner().invoke(app, ["compare", str(whole), str(whole), "-o", str(tmp_path / "same")])
+    assert same.exit_code == 0, same.output
+    assert "different rows" not in (tmp_path / "same" / "compare.md").read_text(encoding="utf-8")
+
+
 def test_compare_writes_only_into_a_new_folder_or_an_earlier_comparison(tmp_path: Path) -> None:
     a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
     b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))

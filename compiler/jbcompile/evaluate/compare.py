@@ -300,6 +300,7 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
                 "model": (run.results.get("model") or {}).get("name"),
                 "setting": (run.results.get("prompt") or {}).get("setting"),
                 "folder": str(run.folder),
+                "rows": overall.get("n"),  # how many rows the run's figures are on
                 "metrics": {column: overall.get(column) for column in columns},
             }
         )
@@ -355,6 +356,14 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     if protocol:
         lines.append(f"- **Prompt wording:** {PROMPT_NOTE}")
     lines += ["", "## Runs", ""]
+    sizes = [(run["label"], run.get("rows")) for run in result["runs"]]
+    if len({n for _, n in sizes if n is not None}) > 1:  # e.g. one run with --limit
+        counts = ", ".join(f"{label} {n:,}" for label, n in sizes if n is not None)
+        lines += [
+            f"> **The runs cover different rows** ({counts}): each run's figures below are on its own "
+            "rows, not like for like; the paired tests use only the rows both runs answered.",
+            "",
+        ]
     if protocol:
         for table in protocol.tables:
             lines += [f"### {table.title}", ""]
