@@ -233,6 +233,8 @@ def test_compare_refuses_other_data_and_other_protocols(tmp_path: Path) -> None:
         with pytest.raises(DiagnosticError) as error:
             compare([read_run(base), read_run(other)])
         assert [d.code for d in error.value.diagnostics] == [code]
+        message = error.value.diagnostics[0].message  # each run named, in the order given
+        assert message.index(str(base)) < message.index(str(other))
     result = CliRunner().invoke(app, ["compare", str(base), str(other_data), "-o", str(tmp_path / "out")])
     assert result.exit_code == 2 and "EV212" in result.output and not (tmp_path / "out").exists()
 

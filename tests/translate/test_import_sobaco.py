@@ -100,6 +100,12 @@ def test_problems_that_do_not_pair_are_reported(tmp_path: Path) -> None:
     assert f"({kept}/{total} rows reproduced)" in " ".join(result.output.split())
 
 
+def test_an_empty_name_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    result, out = _import(tmp_path, problems(), "--name", "")
+    assert result.exit_code == 2 and "IM033" in result.output and "empty" in result.output
+    assert not out.exists()
+
+
 def test_unknown_placeholders_are_refused(tmp_path: Path) -> None:
     data = problems()
     data[2] = data[2] | {"question": "{role}はどちらか？"}

@@ -114,22 +114,23 @@ def check_comparable(runs: Sequence[Run]) -> None:
             Diagnostic("EV211", f"the runs are of different kinds: {', '.join(sorted(map(str, kinds)))}")
         )
     if not same_data([run.results for run in runs]):
-        identities = {json.dumps(data_identity(run.results)) for run in runs}
         problems.append(
             Diagnostic(
                 "EV212",
                 "the runs are on different data (another config, build or Hub commit): "
-                + "; ".join(sorted(identities)),
+                + "; ".join(f"{run.folder}: {json.dumps(data_identity(run.results))}" for run in runs),
                 hint="rerun on one dataset version; results.json `dataset` tells each run's",
             )
         )
-    protocols = {json.dumps(protocol_identity(run.results), sort_keys=True) for run in runs}
-    if len(protocols) > 1:
+    protocols = [json.dumps(protocol_identity(run.results), sort_keys=True) for run in runs]
+    if len(set(protocols)) > 1:  # each run named, in the order given
         problems.append(
             Diagnostic(
                 "EV213",
                 "the runs follow different protocols (protocol, scoring, shots or task): "
-                + "; ".join(sorted(protocols)),
+                + "; ".join(
+                    f"{run.folder}: {protocol}" for run, protocol in zip(runs, protocols, strict=True)
+                ),
                 hint="rerun them with one --protocol (or the same --scoring and --shots)",
             )
         )

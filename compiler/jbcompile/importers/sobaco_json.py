@@ -167,6 +167,8 @@ def import_sobaco_json(
     path: Path, names: Sequence[str] = PAPER_NAMES, unknown: Sequence[str] = PAPER_UNKNOWN, source: str = "ja"
 ) -> tuple[SourcesDraft, ImportReport, dict[str, tuple[Problem, Problem]]]:
     """Read SOBACO's template file into a draft of pair templates; returns the pairs per template id."""
+    if any(not name.strip() for name in names):
+        raise DiagnosticError([Diagnostic(code="IM033", message="a --name is empty; give family names")])
     if len(set(names)) < 2:
         raise DiagnosticError([Diagnostic(code="IM033", message="give at least two different --name values")])
     if not unknown:
