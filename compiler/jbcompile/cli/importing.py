@@ -158,18 +158,17 @@ def bbq_templates(
     from ..importers import import_bbq_templates
     from ..importers.bbq_names import read_released_rows
 
-    compared = []
-
-    def read():  # the --compare rows too, before anything is written: a bad line stops the import
-        compared.extend(read_released_rows(compare) if compare else [])
-        return (*import_bbq_templates(folder, categories or None, names_from or ()), None)
+    def read():  # the --compare rows before anything is written (a bad line stops the import); they
+        # are what the check after the write compares against
+        released = read_released_rows(compare) if compare else []
+        return (*import_bbq_templates(folder, categories or None, names_from or ()), released)
 
     report = _import(
         out,
         force,
         diagnostics_format,
         read,
-        (lambda _draft, _imported, report: _compare_release(out, compared, report)) if compare else None,
+        (lambda _draft, released, report: _compare_release(out, released, report)) if compare else None,
         inputs=[[folder], compare or [], names_from or []],
         report_path=report_path,
     )
