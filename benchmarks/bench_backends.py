@@ -49,9 +49,9 @@ def build(work: Path) -> Path:
 
 def vllm_vs_transformers(work: Path, build_dir: Path, repeats: int, batch_size: int) -> None:
     from conftest import corpus, make_tiny_model
+    from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
     from jbcompile.evaluate.backends.vllm import VllmBackend
-    from jbcompile.evaluate.bbq import BBQ
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.parsing import parse_option_number

@@ -148,7 +148,7 @@ loaded = time.perf_counter()
 diagnostics = run_checks(project)
 done = time.perf_counter()
 from jbcompile.checks.morph import analyzer
-from jbcompile.kinds import get_kind
+from jbcompile.designs import get_kind
 texts = sum(len(list(get_kind(t.kind).filled_texts(t, project))) for t in project.templates)
 print(json.dumps({"load": loaded - start, "checks": done - loaded, "findings": len(diagnostics),
                   "analyses": analyzer().cache_size(), "filled_texts": texts}))

@@ -71,8 +71,8 @@ def main() -> None:
 
     from conftest import corpus, make_tiny_model
     from jbcompile.build import compile_project, write_build
+    from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
-    from jbcompile.evaluate.bbq import BBQ
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.prompting import load_prompt_template

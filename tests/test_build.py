@@ -115,7 +115,7 @@ def test_lite_rows_of_a_template_do_not_change_when_others_change(mini_sources: 
 
 
 def test_the_verifier_rejects_unbalanced_lite(mini_sources: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from jbcompile.kinds import bbq
+    from jbcompile.designs.bbq import compiler as bbq
 
     original = bbq._lite_keys
 

@@ -15,10 +15,10 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from jbcompile.build import RepeatedIds, build_folder, compile_project, write_build
+from jbcompile.designs import ConfigSpec, Row, get_kind
+from jbcompile.designs.bbq.compiler import BbqKind
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.emit import data
-from jbcompile.kinds import ConfigSpec, Row, get_kind
-from jbcompile.kinds.bbq import BbqKind
 from jbcompile.project import Project, load_project
 
 from tests.conftest import FIXTURES, REPO
@@ -291,7 +291,7 @@ def _alias_sources(mini_sources: Path) -> Path:
 def test_lite_picks_the_rows_of_its_keys_however_the_rows_are_consumed(
     mini_sources: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from jbcompile.kinds import bbq
+    from jbcompile.designs.bbq import compiler as bbq
 
     project = load_project(_alias_sources(mini_sources))
     template = next(t for t in project.templates if t.id == "age-work")

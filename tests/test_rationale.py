@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from jbcompile.kinds.bbq_rationale import (
+from jbcompile.designs.bbq.rationale import (
     derive_predicate,
     disambiguated_rationale,
     find_evidence,

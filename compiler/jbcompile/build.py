@@ -24,9 +24,9 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .designs import ConfigSpec, Row, get_kind
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder, taken_with
-from .kinds import ConfigSpec, Row, get_kind
 from .project import Project
 
 if TYPE_CHECKING:
@@ -261,14 +261,14 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _kind_rank(kind: str) -> int:
-    from .kinds import kind_names
+    from .designs import kind_names
 
     return kind_names().index(kind)
 
 
 def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
-    """A kind's config with no rows while another of its configs has some (``sobaco_dummy`` of a set
-    without dummy problems) is left out of the build, with a note, rather than shipped empty."""
+    """A kind's config with no rows while another of its configs has some (a config of dummy problems in
+    a set without any) is left out of the build, with a note, rather than shipped empty."""
     from .project import display_path
 
     notes = []

@@ -84,7 +84,7 @@ def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
 
 def load_project(root: Path, lang: str = "ja") -> Project:
     """Load, validate and cross-check a sources folder; raise DiagnosticError listing every problem."""
-    from .kinds import get_kind, kind_names
+    from .designs import DEFAULT_DESIGN, get_kind, kind_names
 
     root = Path(root)
     problems: list[Diagnostic] = []
@@ -153,7 +153,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         if not isinstance(data, dict):
             problems.append(doc.diagnostic((), "S004", "a template file holds one mapping of fields"))
             continue
-        kind_name = data.get("kind", "bbq")
+        kind_name = data.get("kind", DEFAULT_DESIGN)
         if kind_name not in kind_names():
             problems.append(
                 doc.diagnostic(
@@ -195,7 +195,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         place = _placement_problems(template, path.relative_to(root / "templates"), dataset)
         problems.extend(d for d in place if d.severity is Severity.ERROR)
         notes.extend(d for d in place if d.severity is not Severity.ERROR)
-        problems.extend(stray_braces(doc))
+        problems.extend(stray_braces(doc, kind.own_placeholder_keys))
         templates.append(template)
 
     if dataset_doc is None:
@@ -240,8 +240,8 @@ def _placement_problems(
 ) -> list[Diagnostic]:
     """The file's place should say what it holds: its name is the id, its category folder the category.
 
-    The id may also be the path under templates/ joined with ``-`` (``sobaco/dummy/x.yaml`` →
-    ``sobaco-dummy-x``), for folders that group by kind rather than by category.
+    The id may also be the path under templates/ joined with ``-`` (``pairs/dummy/x.yaml`` →
+    ``pairs-dummy-x``), for folders that group by kind rather than by category.
     """
     out = []
     expected = {relative.stem, "-".join((*relative.parts[:-1], relative.stem))}
@@ -269,20 +269,18 @@ def _placement_problems(
     return out
 
 
-# Source keys whose texts are not slot texts: placeholders of their own ({case}, {response_a} in a
-# jubaku case's ``prompt:``), or regular expressions (a bbq template's ``rewrites:``).
-OWN_PLACEHOLDERS = frozenset({"prompt", "rewrites"})
+def stray_braces(doc: LoadedDocument, own_placeholders: frozenset[str] = frozenset()) -> list[Diagnostic]:
+    """``{`` or ``}`` outside a well-formed ``{{SLOT}}`` would land in the rows as they are.
 
-
-def stray_braces(doc: LoadedDocument) -> list[Diagnostic]:
-    """``{`` or ``}`` outside a well-formed ``{{SLOT}}`` would land in the rows as they are."""
-    from .kinds.base import SLOT_PATTERN
+    ``own_placeholders``: top-level keys whose texts are not slot texts (a design's
+    ``Kind.own_placeholder_keys``: placeholders of their own, or regular expressions)."""
+    from .templating import SLOT_PATTERN
 
     out = []
     for key_path, value in iter_texts(doc.data):
         if not isinstance(value, str) or ("{" not in value and "}" not in value):
             continue
-        if key_path and key_path[0] in OWN_PLACEHOLDERS:
+        if key_path and key_path[0] in own_placeholders:
             continue
         masked = SLOT_PATTERN.sub(lambda m: " " * len(m.group()), value)
         offset = next((i for i, ch in enumerate(masked) if ch in "{}"), None)

@@ -31,6 +31,30 @@ def top_level_spans(text: str, open_mark: str = "「", close_mark: str = "」") 
     return spans
 
 
+SENTENCE_ENDS = {"ja": "。！？", "en": ".!?"}
+QUOTE_OPEN = {"ja": "「", "en": "“"}
+QUOTE_CLOSE = {"ja": "」", "en": "”"}
+
+
+def sentences(text: str, lang: str = "ja") -> list[str]:
+    """The sentences of ``text``; a sentence end inside quoted speech (「はい。」) does not end one."""
+    found: list[str] = []
+    depth = 0
+    start = 0
+    ends = SENTENCE_ENDS[lang]
+    for index, char in enumerate(text):
+        if char == QUOTE_OPEN[lang]:
+            depth += 1
+        elif char == QUOTE_CLOSE[lang] and depth:
+            depth -= 1
+        elif char in ends and depth == 0:
+            found.append(text[start : index + 1].strip())
+            start = index + 1
+    if text[start:].strip():
+        found.append(text[start:].strip())
+    return [sentence for sentence in found if sentence]
+
+
 # userinfo of a URL: scheme://user:password@host → scheme://***@host
 _URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s?#]+@")
 _HF_TOKEN = re.compile(r"hf_[A-Za-z0-9]{20,}")

@@ -92,9 +92,9 @@ def make_tiny_model(
 
 
 def corpus(rows: list[dict]) -> list[str]:
-    from jbcompile.evaluate.prompting import PROMPTS_DIR
+    from jbcompile.evaluate.prompting import bundled_prompt_files
 
-    texts = [p.read_text(encoding="utf-8") for p in PROMPTS_DIR.rglob("*.j2")]
+    texts = [p.read_text(encoding="utf-8") for p in bundled_prompt_files()]
     for row in rows:
         texts.append("\n".join([row["context"], row["question"], row["ans0"], row["ans1"], row["ans2"]]))
         texts.append(row["rationale"])
@@ -126,7 +126,7 @@ def tiny_model_hd64(tmp_path_factory: pytest.TempPathFactory, lite_rows: list[di
     for seed in range(10):
         make_tiny_model(folder, corpus(lite_rows), seed=seed, hidden_size=128, heads=2, kv_heads=1)
         _favour_labels(folder)
-        if _answers_vary(folder, lite_rows):
+        if _answers_vary(folder, lite_rows) and _generations_vary(folder, lite_rows):
             return folder
     raise AssertionError("no seed gave a head-dim-64 tiny model whose answers depend on the prompt")
 
@@ -152,8 +152,8 @@ def _answers_vary(folder: Path, rows: list[dict]) -> bool:
     A random model that always answers one option would leave the tests of answer order, argmax
     agreement and data parallelism toothless.
     """
+    from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
-    from jbcompile.evaluate.bbq import BBQ
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.prompting import load_prompt_template
 
@@ -165,3 +165,23 @@ def _answers_vary(folder: Path, rows: list[dict]) -> bool:
     picks = {max(range(3), key=row.__getitem__) for row in scores}
     gaps = [sorted(row)[-1] - sorted(row)[-2] for row in scores]
     return picks == {0, 1, 2} and min(gaps) > 0.05
+
+
+def _generations_vary(folder: Path, rows: list[dict]) -> bool:
+    """Does greedy generation write every option somewhere? (The parity tests of generation compare
+    parsed answers: a model whose replies never name one option would leave part of them untested.)"""
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.prompting import load_prompt_template
+
+    options = EvalOptions(shots=3, scoring="generate")
+    prepared = BBQ.prepare(rows, options, load_prompt_template("bbq", "basic"))
+    backend = TransformersBackend(BackendConfig(model=str(folder), prefix_cache=False))
+    encoded = backend.encode([item.text for item in prepared.items], chat=False)
+    replies = backend.generate(encoded, [item.prefix_keys for item in prepared.items], 16, ("###",))
+    picks = {
+        BBQ.read_answer(reply, item, prepared.records[item.example_id], options).pred
+        for reply, item in zip(replies, prepared.items, strict=True)
+    }
+    return picks >= {0, 1, 2}

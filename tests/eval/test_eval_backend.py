@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, common_prefix_length, plan_batches
-from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.prompting import load_prompt_template
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
+from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
 from jbcompile.evaluate.compare import compare, read_run, write_comparison
 from jbcompile.evaluate.protocols import resolve_options
@@ -249,7 +249,7 @@ def test_runs_without_predictions_are_tabled_not_tested(tmp_path: Path) -> None:
 
 
 def test_jubaku_compare_runs_the_chi_square_over_all_runs(tmp_path: Path) -> None:
-    from jbcompile.evaluate.jubaku import JUBAKU
+    from jbcompile.designs.jubaku.evaluate import JUBAKU
 
     from tests.eval.test_eval_metrics_papers import _cases
 

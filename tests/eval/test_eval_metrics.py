@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import pytest
-from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.bbq.metrics import METRIC_NAMES
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.bbq.metrics import METRIC_NAMES
 
 from tests.eval.contract import CONTRACT
 

@@ -10,10 +10,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from jbcompile.evaluate.bbq import BBQ
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.jubaku.evaluate import JUBAKU
+from jbcompile.designs.sobaco.summary import permutation_p, spearman
 from jbcompile.evaluate.compare import chi_square, mcnemar
-from jbcompile.evaluate.jubaku import JUBAKU
-from jbcompile.evaluate.sobaco_summary import permutation_p, spearman
 
 # JBBQ Table 3 (3-shot basicP): OoC, Acc Avg/Amb/Dis, Diff-bias Avg/Amb/Dis;
 # Table 12: BS Avg/Amb/Dis, Acc. Diff.

@@ -9,10 +9,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.jubaku import JUBAKU
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.jubaku.evaluate import JUBAKU
+from jbcompile.designs.sobaco.evaluate import SOBACO
 from jbcompile.evaluate.runner import ScoreRequest, _metrics_block, run_score
-from jbcompile.evaluate.sobaco import SOBACO
 
 ANSWERS = ("B", "CB", "U", "ooc")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from jbcompile.evaluate.jubaku import LETTERS
+from jbcompile.designs.jubaku.evaluate import LETTERS
 from jbcompile.evaluate.parsing import (
     first_line_ended,
     match_option_text,
@@ -125,7 +125,7 @@ def test_normalize_folds_width_case_space_and_wrappers() -> None:
 
 
 def test_cot_answer_and_evidence_match() -> None:
-    from jbcompile.evaluate.bbq.kind import BbqEval, evidence_match
+    from jbcompile.designs.bbq.evaluate import BbqEval, evidence_match
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.prompting import PromptItem
 

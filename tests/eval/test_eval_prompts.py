@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.bbq.shots import question_key, rationale_in_brackets, select_shots
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.bbq.prompts import question_key, rationale_in_brackets, select_shots
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.prompting import load_prompt_template
 

@@ -11,7 +11,7 @@ import pytest
 from jbcompile.evaluate import backends
 from jbcompile.evaluate.backends.openai import OpenAIBackend
 from jbcompile.evaluate.backends.vllm import VllmBackend
-from jbcompile.evaluate.prompting import PROMPTS_DIR
+from jbcompile.evaluate.prompting import PROMPTS_DIR, prompt_folders
 
 from tests.eval.fake_api import FakeAPI
 from tests.eval.test_eval_formats import jubaku_release, write_jsonl
@@ -214,7 +214,7 @@ def test_a_release_run_resumes_after_the_package_moved(
 def test_a_prompt_file_is_known_by_name_and_content(
     tiny_model: Path, build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    wording = (PROMPTS_DIR / "bbq" / "basic.j2").read_text(encoding="utf-8")
+    wording = (prompt_folders()["bbq"] / "basic.j2").read_text(encoding="utf-8")
     here, moved, other = (tmp_path / name for name in ("here", "moved", "other"))
     for folder, text in ((here, wording), (moved, wording), (other, wording + "\n")):
         folder.mkdir()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.evaluate.bbq import BBQ
+from jbcompile.designs.bbq.evaluate import BBQ
 from typer.testing import CliRunner
 
 from tests.eval.test_eval_score import bbq_format

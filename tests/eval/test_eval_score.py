@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.bbq.bbq_format import derive_labels, second_attributes, tag_names_group
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.bbq.release import derive_labels, second_attributes, tag_names_group
 from typer.testing import CliRunner
 
 OUR_COLUMNS = ("target_label", "unknown_label", "biased_label", "context_bias", "template_id")

@@ -7,12 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from jbcompile.evaluate.bbq import BBQ
-from jbcompile.evaluate.jubaku import JUBAKU, LETTERS
+from jbcompile.designs.bbq.evaluate import BBQ
+from jbcompile.designs.jubaku.evaluate import JUBAKU, LETTERS
+from jbcompile.designs.sobaco.evaluate import SOBACO
 from jbcompile.evaluate.kind import EvalKind, EvalOptions
 from jbcompile.evaluate.parsing import read_prediction, read_reply
 from jbcompile.evaluate.prompting import PromptItem
-from jbcompile.evaluate.sobaco import SOBACO
 
 from tests.eval.test_eval_formats import jubaku_release, results_of, run_cli, script_output
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.evaluate import runner
-from jbcompile.evaluate.bbq import BBQ
 from jbcompile.evaluate.runner import ScoreRequest, run_score
 
 from tests.eval.test_eval_score import bbq_format

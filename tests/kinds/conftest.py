@@ -35,14 +35,14 @@ def kinds_model(tmp_path_factory: pytest.TempPathFactory, kinds_build: Path) -> 
     """A tiny random Llama whose tokenizer was trained on the sobaco and jubaku prompts and rows."""
     pytest.importorskip("transformers")
     from jbcompile.evaluate.dataset import load_rows
-    from jbcompile.evaluate.prompting import PROMPTS_DIR
+    from jbcompile.evaluate.prompting import bundled_prompt_files
     from transformers.utils import logging as hf_logging
 
     from tests.eval.conftest import make_tiny_model
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()
-    texts = [p.read_text(encoding="utf-8") for p in PROMPTS_DIR.rglob("*.j2")]
+    texts = [p.read_text(encoding="utf-8") for p in bundled_prompt_files()]
     for config in ("sobaco", "jubaku"):
         for row in load_rows(str(kinds_build), config).rows:
             texts.append(

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.kinds import get_kind
+from jbcompile.designs import get_kind
 from jbcompile.project import load_project
 from typer.testing import CliRunner
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from jbcompile.evaluate.jubaku import JUBAKU, LETTERS
+from jbcompile.designs.jubaku.evaluate import JUBAKU, LETTERS
 from jbcompile.evaluate.parsing import read_reply
 
 ORDERS = ("neutral_first", "biased_first")

@@ -7,7 +7,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from jbcompile.evaluate import jubaku, sobaco  # noqa: F401  (registers the kinds)
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.runner import EvalRequest, ScoreRequest, run_eval, run_score
 
@@ -89,6 +88,8 @@ def test_sobaco_basic_run(kinds_model: Path, kinds_build: Path, tmp_path: Path) 
 
 def test_sobaco_two_turn_run(kinds_model: Path, kinds_build: Path, tmp_path: Path, monkeypatch) -> None:
     """The runner's prompt_texts hook makes the run talk twice."""
+    from jbcompile.designs.sobaco import evaluate as sobaco
+
     monkeypatch.setattr(sobaco, "TWO_TURN", {"cot-e": 8, "cot-r": 4})
     request = _request(kinds_model, kinds_build, tmp_path / "cot-r", "sobaco", setting="cot-r-1")
     request.limit = 12

@@ -6,8 +6,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from jbcompile.designs.jubaku import compiler as jubaku
 from jbcompile.diagnostics import Diagnostic
-from jbcompile.kinds import jubaku
 
 from tests.helpers import compile_folder, edit, problems_of
 

@@ -7,9 +7,8 @@ import math
 from pathlib import Path
 
 import pytest
-from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.sobaco import SOBACO, parse_final_answer, split_setting
-from jbcompile.evaluate.sobaco_summary import (
+from jbcompile.designs.sobaco.evaluate import SOBACO, parse_final_answer, split_setting
+from jbcompile.designs.sobaco.summary import (
     change_rate,
     permutation_p,
     read_runs,
@@ -17,6 +16,7 @@ from jbcompile.evaluate.sobaco_summary import (
     summarize,
     write_summary,
 )
+from jbcompile.diagnostics import DiagnosticError
 
 
 def _bias(pred, category="Age", **extra):

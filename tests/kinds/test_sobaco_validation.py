@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from jbcompile.designs.sobaco import compiler as sobaco
 from jbcompile.diagnostics import Diagnostic, DiagnosticError
-from jbcompile.kinds import sobaco
 
 from tests.helpers import compile_folder, edit, problems_of
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.importers.bbq_jsonl import Person, _repaired
+from jbcompile.designs.bbq.importers.jsonl import Person, _repaired
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
@@ -397,7 +397,7 @@ def test_jsonl_persons_drawn_from_the_same_names_build(tmp_path: Path) -> None:
 
 
 def test_released_names_split_by_gender_only_when_every_pair_keeps_to_one() -> None:
-    from jbcompile.importers.bbq_names import ReleasedNames
+    from jbcompile.designs.bbq.importers.names import ReleasedNames
 
     names = ReleasedNames()
     names.add("Ama Boateng", "Greta Berg", ("F", "F"))

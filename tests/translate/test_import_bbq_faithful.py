@@ -12,7 +12,7 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from jbcompile.cli import app
-from jbcompile.importers.bbq_templates import bbq_lists
+from jbcompile.designs.bbq.importers.templates import bbq_lists
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
@@ -326,7 +326,7 @@ def test_repeated_versions_are_one_template_and_repeated_letters_are_kept(tmp_pa
 def test_literal_braces_are_put_back_into_the_filled_text(text: str, filled: str) -> None:
     import re
 
-    from jbcompile.importers.bbq_templates import literal_braces
+    from jbcompile.designs.bbq.importers.templates import literal_braces
 
     fixed, rewrites = literal_braces(text)
     assert fixed.count("{{NAME2}}") == 1 and "{{{" not in fixed and "}}}" not in fixed

@@ -384,7 +384,7 @@ def _template(**changes: Any) -> dict[str, Any]:
     ],
 )
 def test_the_schema_rejects_half_intersectional_templates(change: dict[str, Any], message: str) -> None:
-    from jbcompile.schema import BbqTemplate
+    from jbcompile.designs.bbq.schema import BbqTemplate
     from pydantic import ValidationError
 
     BbqTemplate.model_validate(_template())

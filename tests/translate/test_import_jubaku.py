@@ -146,7 +146,7 @@ def test_eval_of_the_built_import_sends_the_release_prompts_as_they_are(tmp_path
 
 
 def test_rows_with_our_instruction_wordings_keep_our_prompt() -> None:
-    from jbcompile.evaluate.formats import holds_whole_prompts
+    from jbcompile.designs.jubaku.release import holds_whole_prompts
 
     row = {"instruction": "どちらの応答が偏っていませんか。", "ans0": "A案", "ans1": "B案"}
     assert not holds_whole_prompts([row])

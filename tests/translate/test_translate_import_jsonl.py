@@ -10,8 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jbcompile.cli import app
-from jbcompile.importers import import_bbq_jsonl, verify_round_trip, write_sources
-from jbcompile.importers.bbq_jsonl import UNKNOWN, substitute
+from jbcompile.designs.bbq.importers.jsonl import UNKNOWN, import_bbq_jsonl, substitute
+from jbcompile.designs.bbq.importers.roundtrip import verify_round_trip
+from jbcompile.importers import write_sources
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pyarrow.parquet as pq
 from jbcompile.cli import app
-from jbcompile.importers.bbq_templates import parse_groups, parse_slot_lists
+from jbcompile.designs.bbq.importers.templates import parse_groups, parse_slot_lists
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
-from ..kinds.base import FilledText, SlotSpan, slots_in
+from ..templating import FilledText, SlotSpan, slots_in
 from .morph import Analyzer, Token, analyzer
 from .ruledata import RuleData
 from .slots import SlotFill, template_slots

@@ -12,8 +12,8 @@ import re
 import unicodedata
 
 from ..diagnostics import Edit
-from ..kinds.base import SLOT_PATTERN
 from ..schema.rules import NormalizationFile
+from ..templating import SLOT_PATTERN
 
 _HALFWIDTH_KATAKANA = re.compile(r"[\uff65-\uff9f]+")
 # A run of ASCII text, from its first letter, digit or opening bracket/quote up to its last visible character.

@@ -1,7 +1,7 @@
 """What each slot of a template can hold: the persons of its vocab groups and its lexical alternatives.
 
-The ``bbq`` kind is read directly from its model (fast: no expansion); any other kind through
-``Kind.filled_texts``, collecting the distinct filler of each slot over its filled variants.
+Each design answers through ``Kind.template_slots``: by default from its filled texts (the distinct
+filler of each slot over its filled variants); a design may read its model directly (fast: no expansion).
 """
 
 from __future__ import annotations
@@ -58,29 +58,7 @@ def people(project: Project, group_name: str, only: list[str] | None = None) -> 
 
 
 def template_slots(template: SourceTemplate, project: Project) -> dict[str, SlotFill]:
-    """Slot name → its fillers, for any kind (bbq from its model, others from their filled texts)."""
-    if template.kind == "bbq":
-        model = template.model
-        slots = {
-            name: SlotFill(
-                name, "person", tuple(dict.fromkeys(p.text for p in people(project, s.group, s.only)))
-            )
-            for name, s in model.persons.items()
-        }
-        for s in model.persons.values():
-            if s.attribute is not None:  # an intersectional person's second attribute, in its own slot
-                texts = (p.text for p in people(project, s.attribute.group))
-                slots[s.attribute.slot] = SlotFill(s.attribute.slot, "person", tuple(dict.fromkeys(texts)))
-        for name, alternatives in model.words.items():
-            texts = (text_in(alt, project.lang) or "" for alt in alternatives)
-            slots[name] = SlotFill(name, "word", tuple(dict.fromkeys(texts)))
-        return slots
-    from ..kinds import get_kind
+    """Slot name → its fillers, for any design (``Kind.template_slots``)."""
+    from ..designs import get_kind
 
-    fillers: dict[str, dict[str, None]] = {}
-    roles: dict[str, str] = {}
-    for variant in get_kind(template.kind).filled_texts(template, project):
-        for span in variant.spans:
-            fillers.setdefault(span.slot, {})[span.filler] = None
-            roles[span.slot] = span.role
-    return {slot: SlotFill(slot, roles[slot], tuple(values)) for slot, values in fillers.items()}
+    return get_kind(template.kind).template_slots(template, project)

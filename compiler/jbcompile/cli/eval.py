@@ -10,26 +10,38 @@ from ..diagnostics import DiagnosticError
 from .app import EXIT_INPUT, app, err_console, fail, out_console
 
 
-def _kind_help() -> dict[str, str]:
-    """Every kind's configs, tasks and prompt settings, for --help (read from the kinds themselves)."""
-    from ..evaluate.kind import KINDS, _load_kinds
-    from ..evaluate.sobaco import METHODS, WORDINGS
+def _configs_text(configs: list[tuple[str, bool]], default: str) -> str:
+    """``lite (default) or full``: the evaluator's default config first, marked when the design marks it."""
+    names = [default] + [name for name, _ in configs if name != default]
+    marked = any(is_default for _, is_default in configs) and len(names) > 1
+    return " or ".join([f"{names[0]} (default)" if marked else names[0], *names[1:]])
 
-    _load_kinds()
-    configs = {"bbq": "lite (default) or full", "sobaco": "sobaco or sobaco_dummy", "jubaku": "jubaku"}
-    settings = {
-        name: ", ".join(kind.settings)
-        if name != "sobaco"
-        else f"<method>-<wording>, methods {'/'.join(METHODS)}, wordings {'/'.join(map(str, WORDINGS))}"
-        for name, kind in sorted(KINDS.items())
+
+def _kind_help() -> dict[str, str]:
+    """Every design's configs, tasks and prompt settings, for --help (read from the designs themselves)."""
+    from ..designs import all_designs
+
+    designs = sorted(all_designs(), key=lambda design: design.name)
+    parts: dict[str, list[str]] = {"configs": [], "tasks": [], "settings": [], "kinds": [], "protocols": []}
+    for design in designs:
+        kind = design.evaluator()
+        configs = [(spec.name, spec.default) for spec in design.compiler().configs]
+        parts["configs"].append(f"{design.name}: {_configs_text(configs, kind.default_config)}")
+        parts["tasks"].append(f"{design.name}: {', '.join(kind.tasks)}")
+        parts["settings"].append(f"{design.name}: {kind.settings_help}")
+        parts["kinds"].append(design.name)
+    parts["protocols"] = [p.name for d in all_designs() for p in d.evaluator().protocols]
+    help_texts = {
+        name: "; ".join(texts) for name, texts in parts.items() if name not in ("kinds", "protocols")
     }
-    return {
-        "configs": "; ".join(
-            f"{name}: {configs.get(name, KINDS[name].default_config)}" for name in sorted(KINDS)
-        ),
-        "tasks": "; ".join(f"{name}: {', '.join(kind.tasks)}" for name, kind in sorted(KINDS.items())),
-        "settings": "; ".join(f"{name}: {text}" for name, text in settings.items()),
-    }
+    help_texts["kinds"] = ", ".join(parts["kinds"])
+    help_texts["protocols"] = _or_list(parts["protocols"])
+    return help_texts
+
+
+def _or_list(names: list[str]) -> str:
+    """``a, b or c``."""
+    return " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
 
 
 _KIND_HELP = _kind_help()
@@ -76,11 +88,14 @@ def _progress():
 
 def _summary(results: dict, out: Path, written: tuple[str, ...]) -> None:
     """The run's headline metrics: the ones its kind puts in the report's tables."""
+    from ..designs import DEFAULT_DESIGN
     from ..evaluate.kind import get_eval_kind
 
     overall = results["metrics"]["overall"]
     protocol = results.get("protocol")
-    names = protocol["headline"] if protocol else get_eval_kind(results.get("kind", "bbq")).table_metrics
+    names = (
+        protocol["headline"] if protocol else get_eval_kind(results.get("kind", DEFAULT_DESIGN)).table_metrics
+    )
 
     def show(name: str) -> str:
         value = overall.get(name)
@@ -127,7 +142,7 @@ def eval_command(
     protocol: str = typer.Option(
         None,
         "--protocol",
-        help="A paper's protocol in one word: jbbq, sobaco or jubaku (generation, the paper's shots, "
+        help=f"A paper's protocol in one word: {_KIND_HELP['protocols']} (generation, the paper's shots, "
         "its table first in the report). Options the paper did not use are refused.",
     ),
     max_new_tokens: int = typer.Option(None, "--max-new-tokens", help="Generation limit (16; 384 for cot)."),
@@ -282,7 +297,7 @@ def score_command(
     kind: str = typer.Option(
         None,
         "--kind",
-        help="The benchmark kind of the predictions (bbq, sobaco, jubaku); default: told by the file.",
+        help=f"The benchmark kind of the predictions ({_KIND_HELP['kinds']}); default: told by the file.",
     ),
     out: Path = typer.Option(
         None, "--out", "-o", help="Output folder. Default: runs/score-<file name without .jsonl>/."
@@ -293,7 +308,9 @@ def score_command(
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
     protocol: str = typer.Option(
-        None, "--protocol", help="jbbq, sobaco or jubaku: open the report with that paper's table."
+        None,
+        "--protocol",
+        help=f"{_KIND_HELP['protocols']}: open the report with that paper's table.",
     ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""

@@ -155,8 +155,8 @@ def bbq_templates(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
-    from ..importers import import_bbq_templates
-    from ..importers.bbq_names import read_released_rows
+    from ..designs.bbq.importers.names import read_released_rows
+    from ..designs.bbq.importers.templates import import_bbq_templates
 
     def read():  # the --compare rows before anything is written (a bad line stops the import); they
         # are what the check after the write compares against
@@ -189,7 +189,7 @@ def _compare_release(sources: Path, rows: list, report) -> None:
     """Per category: the released rows the imported sources reproduce (with a progress bar)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-    from ..importers.roundtrip import release_coverage, report_release_coverage
+    from ..designs.bbq.importers.roundtrip import release_coverage, report_release_coverage
 
     with Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
@@ -227,7 +227,8 @@ def bbq_jsonl(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Recover editable templates from released BBQ-format rows; check that they reproduce every row."""
-    from ..importers import import_bbq_jsonl, verify_round_trip
+    from ..designs.bbq.importers.jsonl import import_bbq_jsonl
+    from ..designs.bbq.importers.roundtrip import verify_round_trip
 
     report = _import(
         out,
@@ -253,7 +254,7 @@ def jubaku_jsonl(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
-    from ..importers.jubaku_jsonl import import_jubaku_jsonl, verify_round_trip
+    from ..designs.jubaku.importer import import_jubaku_jsonl, verify_round_trip
 
     report = _import(
         out,
@@ -285,7 +286,7 @@ def sobaco_json(
     diagnostics_format: DiagnosticsOption = "text",
 ) -> None:
     """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
-    from ..importers.sobaco_json import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
+    from ..designs.sobaco.importer import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
 
     names = list(names or PAPER_NAMES)
     report = _import(

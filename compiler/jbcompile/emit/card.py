@@ -155,7 +155,7 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
         front_matter(compiled, data_digests), allow_unicode=True, sort_keys=False, width=1000
     )
     templates_by_origin = Counter(getattr(t.model, "origin", "added") for t in compiled.project.templates)
-    return environment.get_template(CARD_TEMPLATE).render(
+    variables = dict(
         front_matter=matter.rstrip("\n"),
         dataset=compiled.project.dataset,
         lang=compiled.project.lang,
@@ -171,6 +171,30 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
         compiler_version=__version__,
         sources_hash=compiled.sources_hash,
     )
+    variables["design_sections"] = design_sections(compiled, variables)
+    return environment.get_template(CARD_TEMPLATE).render(**variables)
+
+
+def design_sections(compiled: Compiled, variables: dict) -> list[str]:
+    """Each design's own card section (its ``card.md.j2``: its columns), in the order of the configs,
+    rendered with the card's variables; a design whose configs the build lacks shows none."""
+    import jinja2
+
+    from ..designs import get_design
+
+    sections = []
+    for kind in dict.fromkeys(config.kind for config in compiled.configs.values()):
+        path = get_design(kind).card_section
+        if path is None:
+            continue
+        environment = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(str(path.parent)),
+            undefined=jinja2.StrictUndefined,
+            keep_trailing_newline=True,
+            autoescape=False,
+        )
+        sections.append(environment.get_template(path.name).render(**variables).strip())
+    return sections
 
 
 def _cards_for(sources_root: Path) -> Path | None:

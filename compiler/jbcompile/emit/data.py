@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ..build import ProgressCallback
-    from ..kinds import ConfigSpec, Row
+    from ..designs import ConfigSpec, Row
 
 SPLIT = "test"
 ROW_GROUP = 100_000  # rows per parquet row group, the unit of writing

@@ -7,10 +7,9 @@ order, and on the rows both runs of a pair answered:
 
 - McNemar's exact test on the kind's accuracy (an out-of-choice answer counts as wrong);
 - a paired bootstrap over templates of the bias scores (both runs resampled with the same templates);
-- for kinds that name one (``jubaku``), JUBAKU-v2's chi-square test of the right/wrong counts of valid
-  answers, per pair and over all runs;
-- for ``sobaco``, each model's summary over settings (:mod:`.sobaco_summary`) and Spearman's ρ of the
-  change rates pooled over all models (SOBACO Table 4, last row).
+- for kinds that name one (``EvalKind.chi_square_metric``), a chi-square test of the right/wrong counts
+  of valid answers, per pair and over all runs;
+- the design's own section, if it has one (``EvalKind.compare_section``), under the design's name.
 
 p-values are per comparison, not adjusted for the number of comparisons.
 """
@@ -26,6 +25,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
+from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import replaced_folder, taken_with
 from ..paths import home_as_tilde
@@ -257,39 +257,13 @@ def paired_tests(
     return out
 
 
-def sobaco_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
-    """Each model's summary over settings, and the change-rate correlation pooled over all models."""
-    from .sobaco_summary import permutation_p, spearman, summarize
-
-    groups: dict[str, list[dict[str, Any]]] = {}
-    for run in runs:
-        groups.setdefault(str((run.results.get("model") or {}).get("name")), []).append(run.results)
-    models = {model: summarize(group) for model, group in groups.items()}
-    points = [
-        (model, method, entry["bias_score"]["mean"], entry["culture_acc"]["mean"])
-        for model, summary in models.items()
-        for method, scopes in summary["change_rates"].items()
-        for entry in [scopes["overall"]]
-        if entry["bias_score"]["mean"] is not None and entry["culture_acc"]["mean"] is not None
-    ]
-    bias_cr, culture_cr = [p[2] for p in points], [p[3] for p in points]
-    pooled = {
-        "points": [
-            {"model": m, "method": d, "bias_score_cr": b, "culture_acc_cr": c} for m, d, b, c in points
-        ],
-        "spearman": spearman(bias_cr, culture_cr),
-        "p_value": permutation_p(bias_cr, culture_cr, seed=seed),
-    }
-    return {"models": models, "pooled_correlation": pooled}
-
-
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison of runs; raises DiagnosticError when they cannot be compared."""
     if not runs:
         raise DiagnosticError([Diagnostic("EV214", "no runs to compare")])
     check_comparable(runs)
     first = runs[0].results
-    kind = get_eval_kind(str(first.get("kind", "bbq")))
+    kind = get_eval_kind(str(first.get("kind", DEFAULT_DESIGN)))
     names = labels(runs)
     columns = columns_of(kind, first)
     table = []
@@ -315,8 +289,9 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
         "bootstrap": {"resamples": resamples, "unit": "template", "seed": seed},
         "tests": paired_tests(kind, runs, names, resamples, seed),
     }
-    if kind.name == "sobaco":
-        result["sobaco"] = sobaco_section(runs, seed)
+    section = kind.compare_section(runs, seed)
+    if section is not None:  # the design's own part of the comparison, under its name
+        result[kind.name] = section
     return result
 
 
@@ -449,7 +424,8 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         lines.append("")
     chi = tests["chi_square"] + ([tests["chi_square_all"]] if tests["chi_square_all"] else [])
     if chi:
-        lines += ["### Chi-square test of right / wrong counts among valid answers (JUBAKU-v2)", ""]
+        paper = get_eval_kind(str(result["kind"])).chi_square_paper
+        lines += [f"### Chi-square test of right / wrong counts among valid answers ({paper})", ""]
         lines += _md_table(
             ["runs", "table (right, wrong)", "χ²", "dof", "p"],
             [
@@ -464,44 +440,10 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
             ],
         )
         lines.append("")
-    if "sobaco" in result:
-        lines += sobaco_markdown(result["sobaco"])
+    if result.get("kind") in result:
+        lines += get_eval_kind(str(result["kind"])).compare_markdown(result[str(result["kind"])])
     lines += ["p-values are per comparison, not adjusted for the number of comparisons.", ""]
     return "\n".join(lines)
-
-
-def sobaco_markdown(section: Mapping[str, Any]) -> list[str]:
-    """One row per model: basic scores (mean (std) over wordings), mean change rates, ρ and its p."""
-    methods = [
-        m
-        for m in ("debias", "cot-j", "cot-e", "cot-r")
-        if any(m in s["change_rates"] for s in section["models"].values())
-    ]
-    lines = ["## SOBACO: models over settings", ""]
-    rows = []
-    for model, summary in section["models"].items():
-        basic = (summary["scores"].get("basic") or {}).get("overall") or {}
-        cells = [
-            f"{_num((basic.get(m) or {}).get('mean'))} ({_num((basic.get(m) or {}).get('std'))})"
-            for m in ("bias_score", "culture_acc")
-        ]
-        for method in methods:
-            rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
-            cells.append(
-                " / ".join(_num((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc"))
-            )
-        corr = summary["correlation"]["overall"]
-        rows.append([model, *cells, _num(corr["spearman"]), _p(corr["p_value"])])
-    header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
-    lines += _md_table([*header, "ρ Bias-Culture", "p"], rows)
-    pooled = section["pooled_correlation"]
-    lines += [
-        "",
-        f"All models pooled ({len(pooled['points'])} model × method points): ρ = {_num(pooled['spearman'])}, "
-        f"upper-tailed permutation p = {_p(pooled['p_value'])}.",
-        "",
-    ]
-    return lines
 
 
 def comparison_csv(result: Mapping[str, Any]) -> str:
@@ -584,7 +526,8 @@ def check_compare_out(out: Path, runs: Sequence[Path]) -> list[Diagnostic]:
 
 
 def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
-    """compare.json, compare.md, compare.csv and the chart; for one sobaco model also summary.json/.md.
+    """compare.json, compare.md, compare.csv and the chart, and the files of the design's own section
+    (``EvalKind.write_compare_files``).
 
     They replace ``out`` whole and at once (no file of an earlier comparison stays)."""
     out = Path(out)
@@ -605,10 +548,7 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
             (COMPARE_JSON, files.dump_json(result)),
         ):
             files.write_atomic(staging / name, text)
-        models = (result.get("sobaco") or {}).get("models") or {}
-        if len(models) == 1:
-            from .sobaco_summary import SUMMARY_JSON, SUMMARY_MD, write_summary
-
-            write_summary(staging, next(iter(models.values())))
-            names += [SUMMARY_JSON, SUMMARY_MD]
+        kind_name = str(result.get("kind"))
+        if kind_name in result:
+            names += get_eval_kind(kind_name).write_compare_files(staging, result[kind_name])
     return [out / name for name in names]

@@ -1,7 +1,8 @@
 """Prompts asked after an earlier exchange (two-turn prompting), for any kind.
 
-A setting that talks twice (SOBACO's cot-e and cot-r) gives each row a :class:`TurnItem`: the first user
-turn, how long its reply may be, and the final user turn (``text``). :func:`conversation_texts` runs
+A setting that talks twice (e.g. reasoning asked for in a first turn) gives each row a :class:`TurnItem`:
+the first user turn, how long its reply may be, and the final user turn (``text``).
+:func:`conversation_texts` runs
 every first turn with the backend (greedy, batched and prefix-shared like any generation), then writes
 each final prompt as the whole conversation — with ``--chat`` the tokenizer's chat template over
 ``[user, assistant, user]``, without it the turns one after the other — which the runner scores or

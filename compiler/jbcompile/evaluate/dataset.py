@@ -8,7 +8,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
-from .formats import adapt, duplicate_ids, holds_whole_prompts, release_path
+from .formats import adapt, duplicate_ids, release_path
 from .jsonfile import limited, read_json_records
 
 
@@ -49,8 +49,8 @@ class LoadedRows:
 def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedRows:
     """``datasets.load_dataset(dataset, config, split="test", revision=...)``; problems as diagnostics.
 
-    A release's own file (BBQ/JBBQ JSONL or parquet, the JUBAKU-v2 JSONL) is read as it is, and rows of
-    a release format (from a file or the Hub) get our label columns derived at load (:mod:`.formats`).
+    A release's own file (JSONL or parquet in a format a design reads) is read as it is, and rows of a
+    release format (from a file or the Hub) get our label columns derived at load (:mod:`.formats`).
     """
     local = Path(dataset).expanduser()
     if release_path(local):
@@ -109,7 +109,9 @@ def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
     """Hub or folder rows in a release's format get the same derivation as a release file."""
     if loaded.format != "jbcompile" or not loaded.rows:
         return loaded
-    if holds_whole_prompts(loaded.rows):
+    from .kind import all_eval_kinds
+
+    if any(kind.whole_prompts(loaded.rows) for kind in all_eval_kinds()):
         loaded.verbatim_prompt = True
         return loaded
     adapted = adapt(list(enumerate(loaded.rows, start=1)), loaded.path)

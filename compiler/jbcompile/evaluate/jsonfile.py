@@ -165,7 +165,7 @@ def line_of(text: str, offset: int) -> int:
 
 def read_json_records(path: Path) -> Lines:
     """The rows of a JSON Lines file, of a JSON array of objects, or of a JSON object's ``entries`` array
-    (the JUBAKU-v2 evaluation script writes one object ``{"score": …, "entries": [...]}``)."""
+    (an evaluation script may write one object ``{"score": …, "entries": [...]}``)."""
     data = path.read_bytes()
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     first_line = next((line.strip() for line in data.split(b"\n") if line.strip()), b"")

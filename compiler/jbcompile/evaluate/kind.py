@@ -1,7 +1,7 @@
 """What a benchmark kind plugs into the evaluator: its prompts, answer reading and metrics.
 
-The runner, backends, bootstrap and report never branch on kind. A kind (``bbq`` today; ``sobaco`` and
-``jubaku`` later) subclasses ``EvalKind`` in its own subpackage and registers itself in ``KINDS``.
+The runner, backends, bootstrap and report never branch on kind. A design's package subclasses
+``EvalKind`` and returns the instance from its spec's ``evaluator()`` (see :mod:`jbcompile.designs`).
 """
 
 from __future__ import annotations
@@ -11,12 +11,16 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
 from .parsing import reply_is_final
 from .prompting import PromptItem, PromptTemplate, apply_chat_template
+
+if TYPE_CHECKING:
+    from .formats import ReleaseFormat
+    from .protocols import Protocol
 
 Row = Mapping[str, Any]
 Record = dict[str, Any]
@@ -73,6 +77,17 @@ class EvalKind(ABC):
     record_options: tuple[str, ...] = ()  # option indexes
     record_optional_options: tuple[str, ...] = ()  # option indexes or null (a label not known)
     record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {}  # a field's allowed values
+    # the fields of our predictions' records (predictions.jsonl): what tells a file of them apart
+    record_fields: tuple[str, ...] = ()
+    # the columns a foreign row (another harness's file) of this design is recognised by
+    row_signature: frozenset[str] = frozenset()
+    row_excludes: frozenset[str] = frozenset()  # …and columns such a row never has
+    release_formats: tuple[ReleaseFormat, ...] = ()  # foreign file formats read as this design's rows
+
+    @property
+    def settings_help(self) -> str:
+        """The prompt settings as ``--help`` lists them."""
+        return ", ".join(self.settings)
 
     def record_problems(self, record: Record) -> list[str]:
         """Why a record's label fields cannot be counted as they are: each value is what its field
@@ -101,6 +116,29 @@ class EvalKind(ABC):
 
     def matches(self, columns: Sequence[str]) -> bool:
         return self.required_columns <= set(columns)
+
+    def recognises_row(self, row: Mapping[str, Any]) -> bool:
+        """Is a row of another harness's file one of this design's rows (by its columns)?"""
+        keys = set(row)
+        return bool(self.row_signature) and self.row_signature <= keys and not (self.row_excludes & keys)
+
+    def foreign_row_problems(self, row: Mapping[str, Any]) -> list[str]:
+        """Why a foreign row's labels cannot be counted (beside its category, checked for every design)."""
+        n_options = len(self.option_labels)
+        return [
+            f"{name} must be an option index 0–{n_options - 1}, found {row[name]!r}"
+            for name in ("label", "biased_label", "unknown_label", "target_label")
+            if row.get(name) is not None and not option_index(row[name], n_options)
+        ]
+
+    @property
+    def protocols(self) -> tuple[Protocol, ...]:
+        """The papers' protocols for this design (``--protocol``)."""
+        return ()
+
+    def whole_prompts(self, rows: Sequence[Mapping[str, Any]]) -> bool:
+        """Do these rows carry a release's whole prompt, to be sent as it is (not wrapped in ours)?"""
+        return False
 
     def check_options(self, options: EvalOptions) -> list[Diagnostic]:
         problems = []
@@ -183,7 +221,8 @@ class EvalKind(ABC):
 
     paired_accuracy: str = "acc"  # the accuracy McNemar's test compares row by row
     paired_bias_metrics: tuple[str, ...] = ()  # compared by a paired bootstrap over templates
-    chi_square_metric: str | None = None  # a share compared by a chi-square test of counts (JUBAKU-v2)
+    chi_square_metric: str | None = None  # a share compared by a chi-square test of counts
+    chi_square_paper: str = ""  # the paper whose test that is, named in the heading
 
     def accuracy_row(self, record: Record) -> bool:
         """Does this row count in ``paired_accuracy``? (McNemar counts an out-of-choice answer wrong.)"""
@@ -194,6 +233,19 @@ class EvalKind(ABC):
         valid = [r for r in records if r.get("pred") is not None]
         right = sum(1 for r in valid if r["pred"] == r["gold"])
         return right, len(valid) - right
+
+    def compare_section(self, runs: Sequence[Any], seed: int) -> dict[str, Any] | None:
+        """The design's own part of a comparison of ``runs`` (``compare.Run``), kept in compare.json
+        under the design's name; None: the generic tables say it all."""
+        return None
+
+    def compare_markdown(self, section: Mapping[str, Any]) -> list[str]:
+        """compare.md's lines for ``compare_section``'s result."""
+        return []
+
+    def write_compare_files(self, out: Path, section: Mapping[str, Any]) -> list[str]:
+        """Files of the design's own beside compare.json (names relative to ``out``)."""
+        return []
 
     def prepare_records(self, records: Sequence[Record]) -> list[Record]:
         """Records as the counters read them (a kind whose metric spans rows annotates them here)."""
@@ -253,36 +305,33 @@ def option_index(value: Any, n_options: int) -> bool:
     return type(value) is int and 0 <= value < n_options
 
 
-KINDS: dict[str, EvalKind] = {}
+def all_eval_kinds() -> list[EvalKind]:
+    """The evaluator part of every registered design, in the registry's order."""
+    from ..designs import all_designs
 
-
-def register(kind: EvalKind) -> EvalKind:
-    KINDS[kind.name] = kind
-    return kind
-
-
-def _load_kinds() -> None:
-    from . import bbq, jubaku, sobaco  # noqa: F401  (each registers itself)
+    return [design.evaluator() for design in all_designs()]
 
 
 def get_eval_kind(name: str) -> EvalKind:
-    _load_kinds()
-    if name not in KINDS:
+    from ..designs import design_names, get_design
+
+    if name not in design_names():
         raise DiagnosticError([Diagnostic("EV001", f"the evaluator does not know the kind {name!r}")])
-    return KINDS[name]
+    return get_design(name).evaluator()
 
 
 def detect_kind(columns: Sequence[str], where: str) -> EvalKind:
     """The kind whose row schema the dataset's columns match."""
-    _load_kinds()
-    for kind in KINDS.values():
+    kinds = all_eval_kinds()
+    for kind in kinds:
         if kind.matches(columns):
             return kind
     raise DiagnosticError(
         [
             Diagnostic(
                 "EV002",
-                f"the dataset's columns match no kind the evaluator knows ({', '.join(sorted(KINDS))})",
+                "the dataset's columns match no kind the evaluator knows "
+                f"({', '.join(sorted(k.name for k in kinds))})",
                 path=where,
                 hint="evaluate a folder written by `jbcompile build`, or its Hub id",
             )

@@ -1,7 +1,9 @@
-"""Prompt templates (Jinja2 files shipped in ``evaluate/prompts/<kind>/``) and chat formatting.
+"""Prompt templates (Jinja2 files shipped in each design's ``prompts/`` folder) and chat formatting.
 
 A kind renders one prompt per row from plain variables; which file renders it is the prompt *setting*
-(``bbq/basic.j2`` …) or a user's ``--prompt-file``, which may ``{% extends %}`` a bundled layout.
+(``bbq/basic.j2`` …) or a user's ``--prompt-file``, which may ``{% extends %}`` a bundled layout. Bundled
+templates are named ``<kind>/<file>`` wherever the design's package lies; ``release/`` holds the prompts
+of no design (a release's own prompt, sent as it is).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from jinja2 import meta
 
 from ..diagnostics import Diagnostic, DiagnosticError
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
+PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"  # prompts of no design (``release/``)
 
 
 @dataclass(frozen=True)
@@ -43,14 +45,46 @@ class PromptTemplate:
         return self.template.render(**variables)
 
 
+def prompt_folders() -> dict[str, Path]:
+    """``<prefix>`` → folder of the bundled prompt templates: each design's, and ``release``."""
+    from ..designs import all_designs
+
+    folders = {design.name: design.prompts_dir for design in all_designs()}
+    folders.setdefault("release", PROMPTS_DIR / "release")
+    return folders
+
+
+def bundled_prompt_files() -> list[Path]:
+    """Every bundled prompt template file (each design's and ``release/``), by ``<kind>/<file>`` name."""
+    named = {
+        f"{prefix}/{path.relative_to(folder).as_posix()}": path
+        for prefix, folder in prompt_folders().items()
+        for path in folder.rglob("*.j2")
+    }
+    return [named[name] for name in sorted(named)]
+
+
+def bundled_prompt_name(path: Path) -> str | None:
+    """``<kind>/<file>`` of a bundled prompt file, or None for any other file."""
+    resolved = path.resolve()
+    for prefix, folder in prompt_folders().items():
+        if resolved.is_relative_to(folder.resolve()):
+            return f"{prefix}/{resolved.relative_to(folder.resolve()).as_posix()}"
+    return None
+
+
 def bundled_prompt_names(kind: str) -> list[str]:
-    folder = PROMPTS_DIR / kind
+    folder = prompt_folders().get(kind)
+    if folder is None:
+        return []
     return sorted(p.stem for p in folder.glob("*.j2") if not p.name.startswith("_"))
 
 
 def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = None) -> PromptTemplate:
     """The bundled template of ``setting``, or ``prompt_file`` (which may extend the bundled layouts)."""
-    loaders: list[jinja2.BaseLoader] = [jinja2.FileSystemLoader(str(PROMPTS_DIR))]
+    folders = prompt_folders()
+    bundled = jinja2.PrefixLoader({prefix: jinja2.FileSystemLoader(str(f)) for prefix, f in folders.items()})
+    loaders: list[jinja2.BaseLoader] = [bundled]
     if prompt_file is not None:
         if not prompt_file.is_file():
             raise DiagnosticError(
@@ -65,7 +99,7 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
         path = prompt_file
     else:
         name = f"{kind}/{setting}.j2"
-        path = PROMPTS_DIR / name
+        path = folders.get(kind, PROMPTS_DIR / kind) / f"{setting}.j2"
         if not path.is_file():
             known = ", ".join(bundled_prompt_names(kind))
             raise DiagnosticError(

@@ -1,4 +1,5 @@
-"""The papers' evaluation protocols, each in one word: ``--protocol jbbq|sobaco|jubaku``.
+"""The papers' evaluation protocols, each in one word (``--protocol NAME``); each design declares its
+paper's in ``EvalKind.protocols`` (e.g. ``designs/<name>/protocol.py``).
 
 A protocol fixes what a paper's numbers depend on besides the model — scoring by generation, the shots,
 how out-of-choice answers count — and names the metrics of the paper's main table, in its column order,
@@ -17,7 +18,6 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .kind import EvalOptions
-from .sobaco import SETTINGS as SOBACO_SETTINGS
 
 DEFAULT_OPTIONS = EvalOptions()
 PROMPT_NOTE = (
@@ -76,96 +76,22 @@ class Protocol:
         }
 
 
-PROTOCOLS: dict[str, Protocol] = {
-    protocol.name: protocol
-    for protocol in (
-        Protocol(
-            name="jbbq",
-            kind="bbq",
-            paper="JBBQ (Yanaka et al.), Table 3 / Table 13 and Table 12 (Appendix C)",
-            scoring="generate",
-            shots=(3, 0),
-            settings=("basic", "warning", "cot"),
-            ooc="counted as wrong, and as neither biased nor counter-biased (n = every question)",
-            tables=(
-                Table(
-                    "JBBQ Table 3 (3-shot) / Table 13 (zero-shot) layout",
-                    (
-                        Column("OoC", "ooc_ratio"),
-                        Column("Acc. Avg", "acc_avg"),
-                        Column("Acc. Amb", "acc_ambig"),
-                        Column("Acc. Dis", "acc_disambig"),
-                        Column("Diff-bias Avg", "diff_bias_avg", signed=True),
-                        Column("Diff-bias Amb", "diff_bias_ambig", signed=True),
-                        Column("Diff-bias Dis", "diff_bias_disambig", signed=True),
-                    ),
-                ),
-                Table(
-                    "JBBQ Table 12 layout (BBQ metrics, Appendix C)",
-                    (
-                        Column("BS Avg", "s_avg_jbbq", signed=True),
-                        Column("BS Amb", "s_amb_jbbq", signed=True),
-                        Column("BS Dis", "s_dis", signed=True),
-                        Column("Acc. Diff.", "acc_diff", signed=True),
-                    ),
-                ),
-            ),
-            note="basic, warning and cot are the paper's basicP, paraP and CoT settings",
-        ),
-        Protocol(
-            name="sobaco",
-            kind="sobaco",
-            paper="SOBACO (Yamamoto et al.), Table 3; change rates and Table 4 come from `jbcompile compare`",
-            scoring="generate",
-            shots=(0,),
-            settings=SOBACO_SETTINGS,
-            ooc="left out of every denominator (n = answers that pick an option)",
-            tables=(
-                Table(
-                    "SOBACO Table 3 layout",
-                    (
-                        Column("Bias", "bias_score", percent=False),
-                        Column("Culture", "culture_acc", percent=False),
-                        Column("OoC", "ooc_ratio", percent=False),
-                    ),
-                ),
-            ),
-            note="the paper averages three wordings and reports change rates against basic: run every "
-            "setting and `jbcompile compare` the runs",
-        ),
-        Protocol(
-            name="jubaku",
-            kind="jubaku",
-            paper="JUBAKU-v2 (Shiotani et al.), Figure 1 accuracy and Table 2",
-            scoring="generate",
-            shots=(0,),
-            settings=("basic",),
-            ooc="replies other than A or B are left out of the accuracy; a case with one counts as "
-            "fluctuating in fluctuation_rate, and only valid replies are compared in fluctuation_rate_valid",
-            tables=(
-                Table(
-                    "JUBAKU-v2 layout (accuracy, Table 2 fluctuation rate)",
-                    (
-                        Column("Accuracy (%)", "acc"),
-                        Column("Fluctuation Rate (%)", "fluctuation_rate"),
-                        Column("Fluctuation Rate, valid replies (%)", "fluctuation_rate_valid"),
-                        Column("Non-A/B replies", "n_invalid", percent=False),
-                    ),
-                ),
-            ),
-        ),
-    )
-}
+def all_protocols() -> dict[str, Protocol]:
+    """Every registered design's protocols, by name."""
+    from .kind import all_eval_kinds
+
+    return {protocol.name: protocol for kind in all_eval_kinds() for protocol in kind.protocols}
 
 
 def get_protocol(name: str | None) -> Protocol | None:
     if name is None:
         return None
-    if name not in PROTOCOLS:
+    protocols = all_protocols()
+    if name not in protocols:
         raise DiagnosticError(
-            [Diagnostic("EV200", f"unknown --protocol {name!r}; use {', '.join(PROTOCOLS)}")]
+            [Diagnostic("EV200", f"unknown --protocol {name!r}; use {', '.join(protocols)}")]
         )
-    return PROTOCOLS[name]
+    return protocols[name]
 
 
 def resolve_options(
@@ -221,11 +147,11 @@ def check_kind(options: EvalOptions, kind_name: str) -> list[Diagnostic]:
     protocol = get_protocol(options.protocol)
     if protocol is None or protocol.kind == kind_name:
         return []
+    own = [p.name for p in all_protocols().values() if p.kind == kind_name]
     return [
         Diagnostic(
             "EV202",
             f"--protocol {protocol.name} is for {protocol.kind} datasets; this dataset is {kind_name}",
-            hint=f"use --protocol {next(p.name for p in PROTOCOLS.values() if p.kind == kind_name)} "
-            "or drop --protocol",
+            hint=f"use --protocol {own[0]} or drop --protocol" if own else "drop --protocol",
         )
     ]

@@ -132,15 +132,17 @@ def paper_value(value: Any, percent: bool, signed: bool) -> str:
 
 
 def protocol_lines(results: dict[str, Any]) -> list[str]:
+    from .protocols import PROMPT_NOTE, all_protocols
+
     described = results.get("protocol")
     if not described:
         if "model" not in results:
             return []
+        names = "|".join(all_protocols())
         return [
             "- **Protocol:** none — jbcompile's defaults, not a paper's (log-probability scoring never gives "
-            "an out-of-choice answer); `--protocol jbbq|sobaco|jubaku` runs a paper's"
+            f"an out-of-choice answer); `--protocol {names}` runs a paper's"
         ]
-    from .protocols import PROMPT_NOTE
 
     return [
         f"- **Protocol:** `{described['name']}` — {described['paper']}; out-of-choice answers: "

@@ -21,14 +21,15 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, BackendOptions
-from .formats import RAW_REPLY, adapt, bbq_row_problem, duplicate_ids, option_index
+from .formats import RAW_REPLY, adapt, duplicate_ids
 from .jsonfile import limited, read_json_records
-from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
-from .prompting import PROMPTS_DIR, load_prompt_template, prompt_hash
+from .kind import EvalKind, EvalOptions, Record, all_eval_kinds, detect_kind, get_eval_kind, option_index
+from .prompting import PROMPTS_DIR, bundled_prompt_name, load_prompt_template, prompt_hash
 from .protocols import check_kind, get_protocol
 
 SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
@@ -297,10 +298,7 @@ def _prompt_name(prompt_file: Path | None) -> str | None:
     never by a path, so that reinstalling or moving the package (or the file) does not stop a resume."""
     if prompt_file is None:
         return None
-    resolved = Path(prompt_file).resolve()
-    if resolved.is_relative_to(PROMPTS_DIR):
-        return resolved.relative_to(PROMPTS_DIR).as_posix()
-    return resolved.name
+    return bundled_prompt_name(Path(prompt_file)) or Path(prompt_file).resolve().name
 
 
 def _resume_key(settings: dict[str, Any]) -> dict[str, Any]:
@@ -817,7 +815,7 @@ class ScoreRequest:
     revision: str | None = None
     prediction_field: str | None = None
     task: str | None = None  # None: the task our predictions name, or qa
-    kind: str | None = None  # None: told by the file (or the dataset); bbq when nothing tells
+    kind: str | None = None  # None: told by the file (or the dataset); the default design when nothing tells
     out: Path | None = None
     bootstrap: int = 1000
     seed: int = 0
@@ -827,7 +825,7 @@ class ScoreRequest:
 
 def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The rows of a predictions file with their line numbers (JSON Lines, a JSON array, or the
-    JUBAKU-v2 script's ``{"score", "entries"}`` object); every unreadable line is a diagnostic."""
+    ``{"score", "entries"}`` object an evaluation script writes); every unreadable line is a diagnostic."""
     if not path.exists():
         raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
     if not path.is_file():
@@ -851,28 +849,16 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     return lines.records
 
 
-def _record_fields() -> dict[str, tuple[str, ...]]:
-    """The fields each kind's prediction records carry (our predictions.jsonl)."""
-    from . import jubaku, sobaco
-    from .bbq import kind as bbq
-
-    return {"bbq": bbq.RECORD_FIELDS, "sobaco": sobaco.RECORD_FIELDS, "jubaku": jubaku.RECORD_FIELDS}
-
-
 def _record_kind(record: Record) -> str | None:
     """The kind whose prediction records carry every field this one has."""
-    return next((name for name, fields in _record_fields().items() if set(fields) <= set(record)), None)
+    return next(
+        (k.name for k in all_eval_kinds() if k.record_fields and set(k.record_fields) <= set(record)), None
+    )
 
 
 def _row_kind(row: Record) -> str | None:
     """The kind a foreign row belongs to, from its columns; None when they do not tell."""
-    if {"context_condition", "question_polarity", "ans2"} <= set(row):
-        return "bbq"
-    if {"type", "ans2", "unknown_label"} <= set(row):
-        return "sobaco"
-    if {"ans0", "ans1"} <= set(row) and "ans2" not in row:
-        return "jubaku"
-    return None
+    return next((k.name for k in all_eval_kinds() if k.recognises_row(row)), None)
 
 
 def _has_category(row: Record) -> bool:
@@ -906,7 +892,7 @@ def _check_our_records(
             )
         lacking = [
             name
-            for name in _record_fields().get(kind.name, ())
+            for name in kind.record_fields
             if name not in row and name not in ("example_id", "category")  # EV124, EV122
         ]
         if lacking:
@@ -924,25 +910,14 @@ def _check_foreign_rows(
     kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
 ) -> list[Diagnostic]:
     """Another harness's rows: each has a category, and its labels are what the kind can count with."""
-    n_options = len(kind.option_labels)
     problems = []
     for row, line in zip(rows, lines, strict=True):
         if not _has_category(row):
             problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
             continue
-        if kind.name == "bbq" and not all(
-            row.get(name) is not None for name in ("biased_label", "unknown_label")
-        ):
-            problem = bbq_row_problem(row)
-            if problem:
-                problems.append(Diagnostic("EV125", problem, path=path, line=line))
-            continue
-        bad = [
-            f"{name} must be an option index 0–{n_options - 1}, found {row[name]!r}"
-            for name in ("label", "biased_label", "unknown_label", "target_label")
-            if row.get(name) is not None and not option_index(row[name], n_options)
+        problems += [
+            Diagnostic("EV125", message, path=path, line=line) for message in kind.foreign_row_problems(row)
         ]
-        problems += [Diagnostic("EV125", message, path=path, line=line) for message in bad]
     return problems
 
 
@@ -966,14 +941,14 @@ def _resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) ->
 
 def run_score(request: ScoreRequest) -> dict[str, Any]:
     """Metrics of an existing predictions file: ours, a release's rows with a prediction column, the
-    JUBAKU-v2 script's output or lm-evaluation-harness samples (see :mod:`.formats`)."""
-    from .kind import KINDS, _load_kinds
+    an evaluation script's output or another harness's samples (see :mod:`.formats`)."""
+    from ..designs import design_names
 
     where = str(request.predictions)
-    _load_kinds()
     problems = check_common_options(request.bootstrap, request.seed)
-    if request.kind is not None and request.kind not in KINDS:
-        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {', '.join(sorted(KINDS))}"))
+    if request.kind is not None and request.kind not in design_names():
+        names = ", ".join(sorted(design_names()))
+        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {names}"))
     if request.dataset is None and request.revision is not None:
         problems.append(Diagnostic("EV109", "--revision needs --dataset (it picks the dataset's version)"))
     if request.dataset is not None and request.revision is not None and Path(request.dataset).exists():
@@ -1034,7 +1009,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
                 )
             ]
         )
-    kind = get_eval_kind(request.kind or detected or "bbq")
+    kind = get_eval_kind(request.kind or detected or DEFAULT_DESIGN)
     protocol_problems = check_kind(EvalOptions(protocol=request.protocol), kind.name)
     if protocol_problems:
         raise DiagnosticError(protocol_problems)
@@ -1100,7 +1075,7 @@ def run_score(request: ScoreRequest) -> dict[str, Any]:
             ):
                 entry["line"] = lines[entry["line"] - 1]
         ambiguous = _unique(ambiguous)
-        source_format = adapted.format if adapted.format != "other" else "bbq"
+        source_format = adapted.format if adapted.format != "other" else kind.name  # the design's own rows
         task = request.task or "qa"
     if not records:
         raise DiagnosticError(

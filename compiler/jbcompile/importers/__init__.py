@@ -1,5 +1,6 @@
-"""Bring BBQ-format data in as editable sources: template CSVs (``bbq-templates``) and released rows
-(``bbq-jsonl``, with a round-trip check). Both fill a :class:`SourcesDraft` and write it atomically.
+"""The machinery every importer shares: a :class:`SourcesDraft` written atomically as a sources folder,
+and the :class:`ImportReport` of what came in and what did not. The importers themselves live in their
+design's package (``designs/<name>/importers``).
 """
 
 from __future__ import annotations
@@ -7,10 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
-from .bbq_jsonl import SourceRow, import_bbq_jsonl
-from .bbq_templates import import_bbq_templates
 from .report import ImportReport, TemplateReport
-from .roundtrip import verify_round_trip
 from .writer import SourcesDraft, write_folder
 
 
@@ -38,11 +36,7 @@ def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: b
 
 __all__ = [
     "ImportReport",
-    "SourceRow",
     "SourcesDraft",
     "TemplateReport",
-    "import_bbq_jsonl",
-    "import_bbq_templates",
-    "verify_round_trip",
     "write_sources",
 ]

@@ -1,9 +1,10 @@
-"""Pydantic models of every source file: the single definition of the source format.
+"""Pydantic models of the source files every design shares: the single definition of the source format.
+
+A design's template model lives in its own package (``designs/<name>/schema.py``).
 
 Validation, the JSON Schema (``jbcompile schema``) and the format docs all come from these models.
 """
 
-from .bbq import BbqTemplate, PersonSlot, Question, Questions, RationaleOverride
 from .common import LocalizedText, StrictModel, Text, TranslationStatus, status_of, text_in
 from .dataset import DatasetConfig
 from .rules import LexiconFile, NormalizationFile, PronounRule, PronounRulesFile, TokenPattern
@@ -11,7 +12,6 @@ from .translation import GlossaryFile, MemoryEntry, TranslationMemoryFile, Trans
 from .vocab import Filler, FillerGroup, VocabFile, as_filler
 
 __all__ = [
-    "BbqTemplate",
     "DatasetConfig",
     "Filler",
     "GlossaryFile",
@@ -20,12 +20,8 @@ __all__ = [
     "LocalizedText",
     "MemoryEntry",
     "NormalizationFile",
-    "PersonSlot",
     "PronounRule",
     "PronounRulesFile",
-    "Question",
-    "Questions",
-    "RationaleOverride",
     "StrictModel",
     "Text",
     "TokenPattern",

@@ -10,7 +10,7 @@ SCHEMA_FILES = ("dataset", "vocab", "template", "pronouns", "normalization", "le
 
 
 def _template_type() -> Any:
-    from ..kinds import all_kinds
+    from ..designs import all_kinds
 
     models = tuple(kind.template_model for kind in all_kinds())
     return models[0] if len(models) == 1 else Union[models]  # noqa: UP007 - a runtime tuple of types

@@ -10,7 +10,7 @@ import re
 from collections import Counter
 from xml.sax.saxutils import escape, unescape
 
-from ..kinds.base import SLOT_PATTERN
+from ..templating import SLOT_PATTERN
 
 SLOT_TAG = "x"
 _LEFTOVER_TAG = re.compile(rf"</?{SLOT_TAG}\b")

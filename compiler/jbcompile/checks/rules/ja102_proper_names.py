@@ -13,12 +13,12 @@ PERSON_NAME = "名詞-固有名詞-人名"
 
 @register
 class ProperNames(Rule):
-    """A person's proper name (固有名詞・人名) in a bbq template or a vocab filler.
+    """A person's proper name (固有名詞・人名) in a template that names people by their group.
 
     JBBQ templates name people only by the group they stand for (七十代の男性, 大学生); a personal
-    name adds cues of its own (gender, age, origin) that the benchmark does not control. The texts
-    of bbq templates and the vocab groups they use are checked; designs that use names on purpose
-    (sobaco) and their name lists are not.
+    name adds cues of its own (gender, age, origin) that the benchmark does not control. The texts of
+    templates whose design draws its persons from vocab groups (``Kind.vocab_persons``) and those
+    groups are checked; designs that use names on purpose, and their name lists, are not.
 
     Anti-pattern:
         駅前で田中さんと{{NAME2}}が話していた。
@@ -32,13 +32,17 @@ class ProperNames(Rule):
     severity = Severity.ERROR
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
-        templates = ctx.project.templates
-        used_by_bbq = {slot.group for t in templates if t.kind == "bbq" for slot in t.model.persons.values()}
+        from ...designs import get_kind
+
+        persons = {t.path: get_kind(t.kind).vocab_persons(t) for t in ctx.project.templates}
+        person_groups = {group for p in persons.values() if p is not None for group, _ in p.slots.values()}
         for text in ctx.texts:
-            if text.origin == "template" and (text.template is None or text.template.kind != "bbq"):
+            if text.origin == "template" and (
+                text.template is None or persons.get(text.template.path) is None
+            ):
                 continue
-            if text.origin == "vocab" and text.group not in used_by_bbq:
-                continue  # e.g. the family names of the sobaco kind
+            if text.origin == "vocab" and text.group not in person_groups:
+                continue  # e.g. family names a design uses on purpose
             if text.origin == "dataset":
                 continue
             yield from _names(text, ctx)

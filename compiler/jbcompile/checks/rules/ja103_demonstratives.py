@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from ...kinds.base import slots_in
+from ...templating import slots_in
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext
 

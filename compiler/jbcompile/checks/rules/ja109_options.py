@@ -11,6 +11,7 @@ from ..corpus import CheckContext
 from ..slots import Person, people
 
 if TYPE_CHECKING:
+    from ...designs import VocabPersons
     from ...loader import KeyPath
     from ...project import Project, SourceTemplate
 
@@ -20,18 +21,27 @@ def _occurs(option: str, text: str, lang: str) -> bool:
     return option in text if lang == "ja" else option.casefold() in text.casefold()
 
 
-def bbq_pairs(project: Project, template: SourceTemplate) -> Iterator[tuple[Person, Person]]:
-    """Every (target, other) pair of persons one row of a bbq template can show."""
-    model = template.model
-    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
-    for t in people(project, target.group, target.only):
-        for o in people(project, other.group, other.only):
-            yield t, o
+def person_pairs(project: Project, persons: VocabPersons) -> Iterator[tuple[Person, Person]]:
+    """Every pair of persons that one row of a template can show side by side as options."""
+    for first_slot, second_slot in persons.pairs:
+        (first_group, first_only), (second_group, second_only) = (
+            persons.slots[first_slot],
+            persons.slots[second_slot],
+        )
+        for first in people(project, first_group, first_only):
+            for second in people(project, second_group, second_only):
+                yield first, second
+
+
+def _vocab_persons(template: SourceTemplate) -> VocabPersons | None:
+    from ...designs import get_kind
+
+    return get_kind(template.kind).vocab_persons(template)
 
 
 def _other_kind_rows(ctx: CheckContext, template: SourceTemplate) -> list[dict]:
-    """Rows of a kind without a fast path here; each distinct (context, options) once."""
-    from ...kinds import get_kind
+    """Rows of a design whose persons are not vocab slots; each distinct (context, options) once."""
+    from ...designs import get_kind
 
     seen: set[tuple] = set()
     rows = []
@@ -110,7 +120,8 @@ class DuplicateOptions(Rule):
         unknowns = set(project.unknown_texts)
         reported: set[tuple] = set()
         for template in project.templates:
-            if template.kind != "bbq":
+            persons = _vocab_persons(template)
+            if persons is None:
                 for row in _other_kind_rows(ctx, template):
                     options = [row[k] for k in ("ans0", "ans1", "ans2") if row.get(k) is not None]
                     duplicated = len(options) > 1 and len(set(options)) < len(options)
@@ -118,7 +129,7 @@ class DuplicateOptions(Rule):
                         reported.add((template.path, tuple(options)))
                         yield Finding(template.doc, ("id",), f"a row has identical options: {options}")
                 continue
-            for target, other in bbq_pairs(project, template):
+            for target, other in person_pairs(project, persons):
                 if target.option == other.option and (template.path, target.option) not in reported:
                     reported.add((template.path, target.option))
                     yield Finding(
@@ -161,14 +172,14 @@ class OptionNotInContext(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         project = ctx.project
         for template in project.templates:
-            if template.kind != "bbq":
+            persons = _vocab_persons(template)
+            if persons is None:
                 yield from self._other_kind(ctx, template)
                 continue
-            model = template.model
-            contexts = [t for t in ctx.texts if t.template is template and t.field == ("ambiguous_context",)]
+            contexts = [t for t in ctx.texts if t.template is template and t.field in persons.contexts]
             reported: set[KeyPath] = set()
-            for slot_name, slot in model.persons.items():
-                for person in people(project, slot.group, slot.only):
+            for slot_name, (group, only) in persons.slots.items():
+                for person in people(project, group, only):
                     if not person.explicit_option or person.option_key_path in reported:
                         continue
                     filled = [ctx.filled(text, {slot_name: person.text}) for text in contexts]

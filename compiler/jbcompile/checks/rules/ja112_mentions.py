@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...diagnostics import Severity
-from ...kinds.base import slots_in
+from ...templating import slots_in
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext
 

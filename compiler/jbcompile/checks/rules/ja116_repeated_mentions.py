@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from ...kinds.bbq_rationale import sentences
+from ...text import sentences
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext, SourceText
 

@@ -1,0 +1,156 @@
+"""The compile part of a benchmark design: its source model, configs, expansion and verification.
+
+The build, ``check``, ``stats`` and the importers' round trips call these methods and never branch on
+which design answers. A design subclasses :class:`Kind` (the name its templates give in ``kind:``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+    from pydantic import BaseModel
+
+    from ..checks.slots import SlotFill
+    from ..diagnostics import Diagnostic
+    from ..loader import KeyPath
+    from ..project import Project, SourceTemplate
+    from ..templating import FilledText
+
+Row = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ConfigSpec:
+    """One dataset config a kind contributes (e.g. ``lite``), with its arrow schema."""
+
+    name: str
+    description: str
+    schema_factory: Any  # () -> pa.Schema, so pyarrow is imported only when writing
+    default: bool = False
+
+    @property
+    def schema(self) -> pa.Schema:
+        return self.schema_factory()
+
+
+@dataclass
+class TemplateRows:
+    """What one template contributes: rows per config, and problems found while building them.
+
+    A config's rows may be made lazily (a template can make hundreds of thousands), so the pipeline
+    holds only a batch of them at a time. It consumes them in one fixed order, which a kind may rely
+    on: config by config in the order of ``rows``, each iterated once, to its end. ``diagnostics`` is
+    complete once every config's rows have been consumed (a kind may find problems while expanding).
+    """
+
+    rows: dict[str, Iterable[Row]] = field(default_factory=dict)
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+
+
+class Verifier(Protocol):
+    """The invariants of one whole config (balance, coverage), checked while its rows stream past.
+
+    ``add`` sees every row of the config once, in build order, one batch at a time, and keeps only the
+    summaries its checks need (counts, cells, the ids of rows that break a rule), never the rows; so a
+    build's memory does not grow with its rows. Which example ids repeat is the one check that needs
+    every row: the pipeline finds those (see ``build.RepeatedIds``) and hands them to ``finish``.
+    """
+
+    def add(self, rows: Sequence[Row]) -> None:
+        """Take the next rows of the config."""
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        """Every problem of the config, given the example ids that occur more than once (id → count)."""
+
+
+@dataclass(frozen=True)
+class VocabPersons:
+    """A template's persons drawn from vocab groups, so that checks can report at the vocab entry.
+
+    ``slots``: person slot → (vocab group, the fillers it is limited to, or None for all);
+    ``pairs``: the slots whose persons stand side by side as the options of one row;
+    ``contexts``: the template fields whose text names each person (the options must occur there).
+    """
+
+    slots: Mapping[str, tuple[str, Sequence[str] | None]]
+    pairs: Sequence[tuple[str, str]]
+    contexts: Sequence[KeyPath]
+
+
+class Kind(ABC):
+    """How one design's templates become rows: validate, expand, split into configs, verify."""
+
+    name: ClassVar[str]
+    template_model: ClassVar[type[BaseModel]]
+    configs: ClassVar[Sequence[ConfigSpec]]
+    # top-level template keys whose texts hold placeholders of their own or regular expressions, not
+    # ``{{SLOT}}`` texts (the stray-brace check leaves them alone)
+    own_placeholder_keys: ClassVar[frozenset[str]] = frozenset()
+
+    @abstractmethod
+    def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:
+        """Cross-reference problems of one template (unknown slots, unknown vocab groups …)."""
+
+    @abstractmethod
+    def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
+        """All rows of every config this template contributes (see ``TemplateRows`` for the order they
+        are consumed in); depends on this template alone."""
+
+    @abstractmethod
+    def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
+        """Every row of the template (the largest config)."""
+
+    @abstractmethod
+    def verifier(self, config: str, project: Project) -> Verifier:
+        """A fresh check of a whole config's invariants; the build refuses output that breaks them."""
+
+    @abstractmethod
+    def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
+        """Every distinct filled variant of each template text."""
+
+    @abstractmethod
+    def language_coverage(self, template: SourceTemplate, lang: str) -> str:
+        """ "all", "some" or "none" of the template's texts exist in ``lang``."""
+
+    # ---- check hooks (``jbcompile check``) ----------------------------------------------------------
+
+    def template_slots(self, template: SourceTemplate, project: Project) -> dict[str, SlotFill]:
+        """Slot name → the distinct fillers it takes; by default collected from ``filled_texts``."""
+        from ..checks.slots import SlotFill
+
+        fillers: dict[str, dict[str, None]] = {}
+        roles: dict[str, str] = {}
+        for variant in self.filled_texts(template, project):
+            for span in variant.spans:
+                fillers.setdefault(span.slot, {})[span.filler] = None
+                roles[span.slot] = span.role
+        return {slot: SlotFill(slot, roles[slot], tuple(values)) for slot, values in fillers.items()}
+
+    def vocab_persons(self, template: SourceTemplate) -> VocabPersons | None:
+        """The template's persons named by their group through vocab slots; None when the design names
+        people otherwise (proper names, or not at all): the option checks then read its rows."""
+        return None
+
+
+def config_problem(
+    code: str, config: str, message: str, project: Project, hint: str | None = None
+) -> Diagnostic:
+    """A problem of a whole config (a build invariant), reported at the dataset file: ``[config] message``."""
+    from ..diagnostics import Diagnostic
+
+    return Diagnostic(code=code, message=f"[{config}] {message}", path=project.dataset_doc.path, hint=hint)
+
+
+def repeated_id_problems(
+    code: str, config: str, repeated: Mapping[str, int], project: Project
+) -> list[Diagnostic]:
+    """One diagnostic per example id that occurs more than once in ``config``."""
+    return [
+        config_problem(code, config, f"example_id {example_id} occurs {count} times", project)
+        for example_id, count in repeated.items()
+    ]

@@ -1,0 +1,923 @@
+"""The ``bbq`` kind (JBBQ design): expansion, the ``full`` and ``lite`` configs, rationales, invariants.
+
+Expansion per template: target filler × other filler × lexical alternatives × both slot assignments ×
+{ambig, disambig} × {neg, nonneg} × the 6 orders of the three options. Intersectional templates (persons
+with an ``attribute``) pair only the persons their ``intersections`` ask for.
+
+Lite: 12 rows per template — each (condition × polarity) cell in three option orders that rotate the gold
+and the unknown positions over 0/1/2, with the disambiguated rows split 3/3 between biased and
+counter-biased contexts. Each template is balanced on its own, so every category is balanced, and a
+template's lite rows depend on that template alone.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache, cached_property
+from typing import TYPE_CHECKING, Any
+
+from ...diagnostics import Diagnostic, Severity
+from ...schema import LocalizedText, as_filler, text_in
+from ...templating import CompiledText, FilledText, join_contexts, stable_hash, stable_id
+from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
+from . import rationale
+from .schema import BbqTemplate
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+    from ...checks.slots import SlotFill
+    from ...loader import KeyPath
+    from ...project import Project, SourceTemplate
+
+ROLES = ("T", "O", "U")  # target person, other person, unknown option
+ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES))  # type: ignore[assignment]
+CONDITIONS = ("ambig", "disambig")
+POLARITIES = ("neg", "nonneg")
+_QUESTION_FIELD = {"neg": "negative", "nonneg": "non_negative"}
+_ORDER_POSITIONS = tuple((order, {role: i for i, role in enumerate(order)}) for order in ORDERS)
+ASSIGNMENTS = ("a", "b")  # a: target filler in the target slot; b: the two fillers swapped
+LITE_ROWS_PER_CELL = 3
+_LITE_BIAS = {
+    "neg": ("biased", "counter_biased", "biased"),
+    "nonneg": ("counter_biased", "biased", "counter_biased"),
+}
+
+
+@cache
+def row_schema() -> pa.Schema:
+    import pyarrow as pa
+
+    answer = pa.list_(pa.string())
+    return pa.schema(
+        [
+            ("example_id", pa.string()),
+            ("template_id", pa.string()),
+            ("question_index", pa.string()),
+            ("category", pa.string()),
+            ("subcategory", pa.string()),
+            ("question_polarity", pa.string()),
+            ("context_condition", pa.string()),
+            ("context", pa.string()),
+            ("question", pa.string()),
+            ("ans0", pa.string()),
+            ("ans1", pa.string()),
+            ("ans2", pa.string()),
+            ("label", pa.int64()),
+            ("answer_info", pa.struct([("ans0", answer), ("ans1", answer), ("ans2", answer)])),
+            (
+                "additional_metadata",
+                pa.struct(
+                    [
+                        ("stereotyped_groups", pa.list_(pa.string())),
+                        ("subcategory", pa.string()),
+                        ("version", pa.string()),
+                        ("source", pa.string()),
+                    ]
+                ),
+            ),
+            ("target_label", pa.int64()),
+            ("unknown_label", pa.int64()),
+            ("biased_label", pa.int64()),
+            ("context_bias", pa.string()),
+            ("is_additional", pa.bool_()),
+            ("fillers", pa.list_(pa.struct([("slot", pa.string()), ("text", pa.string())]))),
+            ("rationale", pa.string()),
+        ]
+    )
+
+
+@dataclass(frozen=True)
+class Person:
+    text: str  # wording in the context
+    option: str  # wording as an answer option
+    tag: str
+    attribute: str | None = None  # intersectional templates: the filler of the person's attribute slot
+
+    @property
+    def key(self) -> str:
+        """What tells this person apart in ids and seeds (unchanged for persons without an attribute)."""
+        return self.text if self.attribute is None else f"{self.text}+{self.attribute}"
+
+
+def _text_key(base: KeyPath, value: Any, lang: str) -> KeyPath:
+    return base + (lang,) if isinstance(value, LocalizedText) else base
+
+
+def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
+    """Every text of a template that may carry slots, with its key path."""
+    texts: list[tuple[KeyPath, Any]] = [
+        (("ambiguous_context",), model.ambiguous_context),
+        (("disambiguating_context",), model.disambiguating_context),
+    ]
+    for slot, person in model.persons.items():
+        if person.answer is not None:
+            texts.append((("persons", slot, "answer"), person.answer))
+    for field in ("negative", "non_negative"):
+        question = getattr(model.questions, field)
+        texts.append((("questions", field, "text"), question.text))
+        if question.predicate is not None:
+            texts.append((("questions", field, "predicate"), question.predicate))
+    for field, override in model.rationale.items():
+        for condition in ("ambig", "disambig"):
+            value = getattr(override, condition)
+            if value is not None:
+                texts.append((("rationale", field, condition), value))
+    return texts
+
+
+RowKey = tuple[str, str, str, int, tuple[str, str, str]]  # condition, polarity, assignment, combo, order
+
+
+@dataclass(frozen=True)
+class _Plan:
+    """A template resolved against the vocabulary and compiled once, ready to expand."""
+
+    model: BbqTemplate
+    targets: tuple[Person, ...]
+    others: tuple[Person, ...]
+    word_slots: tuple[str, ...]
+    word_choices: tuple[tuple[str, ...], ...]
+    ambiguous: CompiledText
+    disambiguating: CompiledText
+    questions: dict[str, CompiledText]
+    predicates: dict[str, CompiledText | None]
+    overrides: dict[tuple[str, str], CompiledText]
+    answers: dict[str, CompiledText]  # person slot → its answer wording, where the template gives one
+    rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
+    ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
+    # intersectional templates: the (target, other, intersection) pairs their intersections ask for
+    pairs: tuple[tuple[int, int, str], ...] | None = None
+
+    def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
+        """The template's rewrites that apply to a row with these slot values, as one function."""
+        slots = [*self.model.persons, *self.model.attribute_slots.values()]
+        persons = [values[slot] for slot in slots]
+        active = [
+            (pattern, replacement)
+            for pattern, replacement, when in self.rewrites
+            if when is None or any(when.search(person) for person in persons)
+        ]
+        if not active:
+            return _unchanged
+
+        def rewrite(text: str) -> str:
+            for pattern, replacement in active:
+                text = pattern.sub(replacement, text)
+            return text
+
+        return rewrite
+
+    @property
+    def first_person_slot(self) -> str:
+        """The person slot the ambiguous context mentions first (the order evidence is quoted in)."""
+        for slot in self.ambiguous.slots:
+            if slot in self.model.persons:
+                return slot
+        return next(iter(self.model.persons))
+
+    @cached_property
+    def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
+        """Every target × other filler × word choice; a row never names the same person twice.
+        Intersectional templates pair only the persons their ``intersections`` ask for."""
+        if self.pairs is not None:
+            pairs = [(t, o) for t, o, _ in self.pairs]
+        else:
+            pairs = [
+                (t, o)
+                for t in range(len(self.targets))
+                for o in range(len(self.others))
+                if self.targets[t].text != self.others[o].text
+            ]
+        return [(t, o, words) for t, o in pairs for words in itertools.product(*self.word_choices)]
+
+    @cached_property
+    def ambiguous_source(self) -> dict[tuple[int, str], int]:
+        """(combo, assignment) → the first combo whose ambiguous rows show the same: a word only the
+        disambiguating context uses makes no new ambiguous rows, its combos share the first one's."""
+        first: dict[tuple, int] = {}
+        source = {}
+        for combo_index, (t, o, words) in enumerate(self.combos):
+            for assignment in ASSIGNMENTS:
+                shown = (t, o, assignment, tuple(words[i] for i in self.ambiguous_words))
+                source[(combo_index, assignment)] = first.setdefault(shown, combo_index)
+        return source
+
+    def row_of(self, key: RowKey) -> RowKey:
+        """The key of the row ``key`` shows: its own, unless an ambiguous row an earlier combo made."""
+        condition, polarity, assignment, combo, order = key
+        if condition == "ambig":
+            combo = self.ambiguous_source[(combo, assignment)]
+        return (condition, polarity, assignment, combo, order)
+
+    @cached_property
+    def subcategories(self) -> dict[tuple[int, int], str | None]:
+        """The subcategory of each pair's rows: the intersection's, else the template's."""
+        labels = self.model.intersections
+        return {(t, o): labels[name] or self.model.subcategory for t, o, name in self.pairs or ()}
+
+
+def _unchanged(text: str) -> str:
+    return text
+
+
+def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Person, ...]:
+    group = project.vocab[slot_group].group
+    people = []
+    for raw in group.fillers:
+        filler = as_filler(raw)
+        if only is not None and text_in(filler.text, "ja") not in only:
+            continue
+        text = text_in(filler.text, project.lang)
+        option = text_in(filler.option, project.lang) if filler.option is not None else text
+        people.append(Person(text or "", option or text or "", filler.tag or group.tag))
+    return tuple(people)
+
+
+def _intersections(
+    model: BbqTemplate, project: Project
+) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, str], ...]]:
+    """Composite persons (group filler + attribute filler) and the pairs the template's intersections
+    ask for. A same_group partner is another filler of the target's group with the target's tag — or
+    the target's own filler when no other has its tag (a word naming a whole group, like a nationality)."""
+    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
+    assert target.attribute is not None and other.attribute is not None
+    groups = _people(target.group, project, target.only)
+    attributes = _people(target.attribute.group, project, None)
+    other_groups = _people(other.group, project, other.only)
+    other_attributes = _people(other.attribute.group, project, None)
+
+    def person(group: Person, attribute: Person) -> Person:
+        return Person(group.text, group.option, f"{attribute.tag}-{group.tag}", attribute.text)
+
+    targets = [person(g, a) for g in groups for a in attributes]
+    others: dict[Person, int] = {}
+    pairs: dict[tuple[int, int], str] = {}
+    for t, mine in enumerate(targets):
+        group = next(g for g in groups if g.text == mine.text)
+        kin = [g for g in groups if g.tag == group.tag and g.text != group.text] or [group]
+        attribute = next(a for a in attributes if a.text == mine.attribute)
+        candidates = {
+            "same_group": [person(g, a) for g in kin for a in other_attributes],
+            "same_attribute": [person(g, attribute) for g in other_groups],
+            "both_differ": [person(g, a) for g in other_groups for a in other_attributes],
+        }
+        for intersection in model.intersections:
+            for partner in candidates[intersection]:
+                if partner.key != mine.key:
+                    pairs.setdefault((t, others.setdefault(partner, len(others))), intersection)
+    return tuple(targets), tuple(others), tuple((t, o, name) for (t, o), name in pairs.items())
+
+
+def _plan(template: SourceTemplate, project: Project) -> _Plan:
+    model: BbqTemplate = template.model
+    lang = project.lang
+
+    def compiled(value: Any) -> CompiledText:
+        return CompiledText.parse(text_in(value, lang) or "")
+
+    target_slot = model.persons[model.target_slot]
+    other_slot = model.persons[model.other_slot]
+    overrides = {}
+    for field, override in model.rationale.items():
+        polarity = "neg" if field == "negative" else "nonneg"
+        for condition in CONDITIONS:
+            value = getattr(override, condition)
+            if value is not None:
+                overrides[(polarity, condition)] = compiled(value)
+    answers = {
+        slot: compiled(person.answer) for slot, person in model.persons.items() if person.answer is not None
+    }
+    questions = {p: compiled(getattr(model.questions, _QUESTION_FIELD[p]).text) for p in POLARITIES}
+    shown = {
+        slot
+        for text in (compiled(model.ambiguous_context), *questions.values(), *answers.values())
+        for slot in text.slots
+    }
+    if model.intersections:
+        targets, others, pairs = _intersections(model, project)
+    else:
+        targets = _people(target_slot.group, project, target_slot.only)
+        others, pairs = _people(other_slot.group, project, other_slot.only), None
+    return _Plan(
+        model=model,
+        targets=targets,
+        others=others,
+        pairs=pairs,
+        word_slots=tuple(model.words),
+        word_choices=tuple(tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()),
+        ambiguous=compiled(model.ambiguous_context),
+        disambiguating=compiled(model.disambiguating_context),
+        questions=questions,
+        predicates={
+            p: (
+                compiled(q.predicate)
+                if (q := getattr(model.questions, _QUESTION_FIELD[p])).predicate
+                else None
+            )
+            for p in POLARITIES
+        },
+        overrides=overrides,
+        answers=answers,
+        rewrites=tuple(
+            (re.compile(r.pattern), r.replacement, re.compile(r.when_person) if r.when_person else None)
+            for r in model.rewrites
+        ),
+        ambiguous_words=tuple(i for i, slot in enumerate(model.words) if slot in shown),
+    )
+
+
+class BbqKind(Kind):
+    name = "bbq"
+    template_model = BbqTemplate
+    own_placeholder_keys = frozenset({"rewrites"})  # regular expressions, not slot texts
+    configs = (
+        ConfigSpec("lite", "12 rows per template, balanced per category", row_schema, default=True),
+        ConfigSpec("full", "every filler, assignment, condition, polarity and option order", row_schema),
+    )
+
+    # ----------------------------------------------------------------------------------------- validation
+    def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:
+        model: BbqTemplate = template.model
+        lang = project.lang
+        problems: list[Diagnostic] = []
+        slot_names = set(model.persons) | set(model.words) | set(model.attribute_slots.values())
+        problems += _attribute_problems(template, project)
+        for slot_name, slot in model.persons.items():
+            if slot.group not in project.vocab:
+                problems.append(
+                    template.diagnostic(
+                        ("persons", slot_name, "group"),
+                        "R002",
+                        f"unknown vocab group {slot.group!r}",
+                        hint="define it in sources/vocab/*.yaml or fix the name",
+                    )
+                )
+                continue
+            group = project.vocab[slot.group].group
+            known = {text_in(as_filler(f).text, "ja") for f in group.fillers}
+            for index, wanted in enumerate(slot.only or []):
+                if wanted not in known:
+                    problems.append(
+                        template.diagnostic(
+                            ("persons", slot_name, "only", index),
+                            "R005",
+                            f"{wanted!r} is not a filler of group {slot.group!r}",
+                            hint="list fillers by their Japanese text",
+                        )
+                    )
+            people = _people(slot.group, project, slot.only)
+            if not people:
+                problems.append(
+                    template.diagnostic(("persons", slot_name), "R005", f"slot {slot_name} has no filler")
+                )
+            for person in people:
+                if not person.text:
+                    problems.append(
+                        project.vocab[slot.group].doc.diagnostic(
+                            project.vocab[slot.group].key_path,
+                            "R010",
+                            f"a filler of group {slot.group!r} has no {lang!r} text",
+                            hint=f"add `{lang}:` to the filler",
+                        )
+                    )
+                    break
+            tags = {person.tag for person in people}
+            stereotyped = set(model.stereotyped_groups)
+            if slot.target and not tags <= stereotyped:
+                problems.append(
+                    template.diagnostic(
+                        ("stereotyped_groups",),
+                        "R009",
+                        f"the target slot {slot_name}'s tags {sorted(tags - stereotyped)} are not in "
+                        "stereotyped_groups",
+                        hint="list the target group's tag in stereotyped_groups",
+                    )
+                )
+            if not slot.target and tags & stereotyped:
+                problems.append(
+                    template.diagnostic(
+                        ("persons", slot_name, "group"),
+                        "R009",
+                        f"the non-target slot {slot_name} uses stereotyped tags {sorted(tags & stereotyped)}",
+                        hint="the other person must come from a non-stereotyped group",
+                    )
+                )
+        for key_path, value in _template_texts(model):
+            text = text_in(value, lang)
+            if text is None:
+                problems.append(
+                    template.diagnostic(
+                        key_path,
+                        "R010",
+                        f"no {lang!r} text",
+                        hint=f"add `{lang}:` (or translate the template)",
+                    )
+                )
+                continue
+            allowed = slot_names | ({"ANSWER", "UNKNOWN"} if key_path[0] == "rationale" else set())
+            for slot, start, _ in rationale_slots(text):
+                if slot not in allowed:
+                    pos = template.doc.text_position(_text_key(key_path, value, lang), start)
+                    problems.append(
+                        Diagnostic(
+                            code="R001",
+                            message=f"unknown slot {{{{{slot}}}}}",
+                            path=template.path,
+                            line=pos.line if pos else None,
+                            col=pos.col if pos else None,
+                            hint=f"use one of: {', '.join(sorted(allowed))}",
+                            key_path=key_path,
+                        )
+                    )
+        for slot_name, alternatives in model.words.items():
+            for index, alternative in enumerate(alternatives):
+                text = text_in(alternative, lang)
+                if text is None:
+                    problems.append(
+                        template.diagnostic(("words", slot_name, index), "R010", f"no {lang!r} text")
+                    )
+                elif rationale_slots(text):
+                    problems.append(
+                        template.diagnostic(
+                            ("words", slot_name, index), "R001", "a lexical alternative cannot hold a slot"
+                        )
+                    )
+        answers = {}
+        for field in ("negative", "non_negative"):
+            answer = getattr(model.questions, field).answer
+            answers[field] = answer
+            if answer not in model.persons:
+                problems.append(
+                    template.diagnostic(
+                        ("questions", field, "answer"),
+                        "R006",
+                        f"{answer!r} is not a person slot",
+                        hint=f"use one of: {', '.join(model.persons)}",
+                    )
+                )
+        if answers["negative"] == answers["non_negative"] and answers["negative"] in model.persons:
+            problems.append(
+                template.diagnostic(
+                    ("questions", "non_negative", "answer"),
+                    "R007",
+                    "the negative and the non-negative question have the same answer",
+                    hint="in the disambiguated context one person answers each question",
+                )
+            )
+        return problems
+
+    def language_coverage(self, template: SourceTemplate, lang: str) -> str:
+        present = [text_in(value, lang) is not None for _, value in _template_texts(template.model)]
+        return "all" if all(present) else "some" if any(present) else "none"
+
+    # ------------------------------------------------------------------------------------------ expansion
+    def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
+        """``full`` row by row as it is made, then ``lite``: the rows of ``full`` that lite picks, kept
+        while ``full`` streams past (lite finishes ``full`` itself when asked for first)."""
+        plan = _plan(template, project)
+        problems: list[Diagnostic] = []
+        lite_keys = [plan.row_of(key) for key in _lite_keys(plan, project.dataset.seed)]
+        wanted = set(lite_keys)
+        picked: dict[RowKey, Row] = {}
+
+        def full() -> Iterator[Row]:
+            for key, row in _expand(plan, template, project, problems):
+                if key in wanted:
+                    picked[key] = row
+                yield row
+
+        full_rows = full()
+
+        def lite() -> Iterator[Row]:
+            for _ in full_rows:  # nothing left when the pipeline consumed full first
+                pass
+            yield from (picked[key] for key in lite_keys)
+
+        return TemplateRows(rows={"full": full_rows, "lite": lite()}, diagnostics=problems)
+
+    def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
+        return list(self.build(template, project).rows["full"])
+
+    def filled_texts(self, template: SourceTemplate, project: Project) -> Iterable[FilledText]:
+        plan = _plan(template, project)
+        model = plan.model
+        roles = {name: "person" for name in (*model.persons, *model.attribute_slots.values())}
+        roles |= {name: "word" for name in model.words}
+        fields = [(("ambiguous_context",), model.ambiguous_context, plan.ambiguous)]
+        fields.append((("disambiguating_context",), model.disambiguating_context, plan.disambiguating))
+        for polarity in POLARITIES:
+            field = _QUESTION_FIELD[polarity]
+            question = getattr(model.questions, field)
+            fields.append((("questions", field, "text"), question.text, plan.questions[polarity]))
+        seen: set[tuple[KeyPath, str]] = set()
+        for t, o, words in plan.combos:
+            for assignment in ASSIGNMENTS:
+                values = _slot_values(plan, plan.targets[t], plan.others[o], words, assignment)
+                for key_path, value, compiled in fields:
+                    filled = compiled.fill_with_spans(values, roles)
+                    key = (key_path, filled.text)
+                    if key in seen:
+                        continue
+                    seen.add(key)
+                    yield FilledText(_text_key(key_path, value, project.lang), filled.text, filled.spans)
+
+    # ------------------------------------------------------------------------------------------- verify
+    # ----------------------------------------------------------------------------------------- checks
+
+    def template_slots(self, template: SourceTemplate, project: Project) -> dict[str, SlotFill]:
+        """Read from the model, without expanding the template (its rows can number in the millions)."""
+        from ...checks.slots import SlotFill, people
+
+        model = template.model
+        slots = {
+            name: SlotFill(
+                name, "person", tuple(dict.fromkeys(p.text for p in people(project, s.group, s.only)))
+            )
+            for name, s in model.persons.items()
+        }
+        for s in model.persons.values():
+            if s.attribute is not None:  # an intersectional person's second attribute, in its own slot
+                texts = (p.text for p in people(project, s.attribute.group))
+                slots[s.attribute.slot] = SlotFill(s.attribute.slot, "person", tuple(dict.fromkeys(texts)))
+        for name, alternatives in model.words.items():
+            texts = (text_in(alt, project.lang) or "" for alt in alternatives)
+            slots[name] = SlotFill(name, "word", tuple(dict.fromkeys(texts)))
+        return slots
+
+    def vocab_persons(self, template: SourceTemplate) -> VocabPersons:
+        model: BbqTemplate = template.model
+        return VocabPersons(
+            slots={name: (slot.group, slot.only) for name, slot in model.persons.items()},
+            pairs=[(model.target_slot, model.other_slot)],
+            contexts=[("ambiguous_context",)],
+        )
+
+    def verifier(self, config: str, project: Project) -> BbqVerifier:
+        return BbqVerifier(config, project)
+
+
+class BbqVerifier:
+    """A ``bbq`` config's invariants: gold fits the condition, balanced option positions per category
+    (and biased vs counter-biased in ``lite``), every template in all four condition × polarity cells."""
+
+    def __init__(self, config: str, project: Project) -> None:
+        self.config, self.project = config, project
+        self.misfits: list[str] = []  # example ids whose gold does not fit their condition
+        self.gold: Counter[tuple[str, int]] = Counter()  # (category, position) → rows
+        self.unknown: Counter[tuple[str, int]] = Counter()
+        self.bias: Counter[tuple[str, str]] = Counter()  # (category, context_bias) → rows
+        self.cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
+
+    def add(self, rows: Sequence[Row]) -> None:
+        for row in rows:
+            if (row["label"] == row["unknown_label"]) != (row["context_condition"] == "ambig"):
+                self.misfits.append(row["example_id"])
+        self.gold.update([(row["category"], row["label"]) for row in rows])
+        self.unknown.update([(row["category"], row["unknown_label"]) for row in rows])
+        if self.config == "lite":
+            self.bias.update([(row["category"], row["context_bias"]) for row in rows if row["context_bias"]])
+        for template_id, cell in {
+            (row["template_id"], (row["context_condition"], row["question_polarity"])) for row in rows
+        }:
+            self.cells[template_id].add(cell)
+
+    def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
+        config, project = self.config, self.project
+        problems = repeated_id_problems("B201", config, repeated, project)
+        problems += [
+            config_problem(
+                "B202", config, f"{example_id}: the gold label does not fit its condition", project
+            )
+            for example_id in self.misfits
+        ]
+        for category in sorted({category for category, _ in self.gold}):
+            for name, counts in (("gold label", self.gold), ("unknown option", self.unknown)):
+                values = [counts[(category, i)] for i in range(3)]
+                if max(values) - min(values) > 1:
+                    problems.append(
+                        config_problem(
+                            "B203",
+                            config,
+                            f"{category}: {name} positions are unbalanced {values}",
+                            project,
+                            hint="a template's rows must rotate the option positions",
+                        )
+                    )
+            biased, counter = self.bias[(category, "biased")], self.bias[(category, "counter_biased")]
+            if config == "lite" and abs(biased - counter) > 1:
+                problems.append(
+                    config_problem(
+                        "B204",
+                        config,
+                        f"{category}: biased {biased} vs counter-biased {counter} disambiguated rows",
+                        project,
+                    )
+                )
+        for template in project.templates:
+            if template.kind == BbqKind.name and len(self.cells.get(template.id, ())) != 4:
+                problems.append(
+                    template.diagnostic(
+                        ("id",),
+                        "B205",
+                        f"[{config}] template {template.id} misses a condition × polarity cell",
+                    )
+                )
+        return problems
+
+
+def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diagnostic]:
+    """The attribute groups of an intersectional template exist, have fillers, and keep the target's
+    attribute stereotyped and the other person's not."""
+    model: BbqTemplate = template.model
+    stereotyped = set(model.stereotyped_groups)
+    problems: list[Diagnostic] = []
+    for slot_name, slot in model.persons.items():
+        if slot.attribute is None:
+            continue
+        where = ("persons", slot_name, "attribute", "group")
+        if slot.attribute.group not in project.vocab:
+            problems.append(
+                template.diagnostic(
+                    where, "R002", f"unknown vocab group {slot.attribute.group!r}", hint="define it"
+                )
+            )
+            continue
+        tags = {person.tag for person in _people(slot.attribute.group, project, None)}
+        if not tags:
+            problems.append(template.diagnostic(where, "R005", f"{slot.attribute.slot} has no filler"))
+        elif slot.target and not tags <= stereotyped:
+            problems.append(
+                template.diagnostic(
+                    ("stereotyped_groups",),
+                    "R009",
+                    f"the target's attribute tags {sorted(tags - stereotyped)} are not in stereotyped_groups",
+                    hint="list the target attribute's tag in stereotyped_groups",
+                )
+            )
+        elif not slot.target and tags & stereotyped:
+            problems.append(
+                template.diagnostic(
+                    where,
+                    "R009",
+                    f"the other person's attribute uses stereotyped tags {sorted(tags & stereotyped)}",
+                    hint="the other person's attribute must come from a non-stereotyped group",
+                )
+            )
+    return problems
+
+
+def rationale_slots(text: str) -> list[tuple[str, int, int]]:
+    from ...templating import slots_in
+
+    return slots_in(text)
+
+
+def _slot_values(plan: _Plan, target: Person, other: Person, words: tuple[str, ...], assignment: str) -> dict:
+    model = plan.model
+    first, second = (target, other) if assignment == "a" else (other, target)
+    values = {model.target_slot: first.text, model.other_slot: second.text}
+    attributes = model.attribute_slots
+    if attributes:
+        values[attributes[model.target_slot]] = first.attribute or ""
+        values[attributes[model.other_slot]] = second.attribute or ""
+    values.update(zip(plan.word_slots, words, strict=True))
+    return values
+
+
+def _context_bias(polarity: str, gold_role: str) -> str:
+    agrees = (polarity == "neg" and gold_role == "T") or (polarity == "nonneg" and gold_role == "O")
+    return "biased" if agrees else "counter_biased"
+
+
+def _gold_role(plan: _Plan, polarity: str, assignment: str) -> str:
+    answer_slot = getattr(plan.model.questions, _QUESTION_FIELD[polarity]).answer
+    in_target_slot = answer_slot == plan.model.target_slot
+    return "T" if in_target_slot == (assignment == "a") else "O"
+
+
+def _expand(
+    plan: _Plan, template: SourceTemplate, project: Project, problems: list[Diagnostic]
+) -> Iterator[tuple[RowKey, Row]]:
+    """Every full row of the template with its key, in order, as it is made; the problems of its
+    rationales go into ``problems`` on the way (each (condition, polarity, reason) once)."""
+    model = plan.model
+    seed = project.dataset.seed
+    unknowns = project.unknown_texts
+    reported: set[tuple[str, str, str]] = set()
+    metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
+    slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
+    for combo_index, (t, o, words) in enumerate(plan.combos):
+        target, other = plan.targets[t], plan.others[o]
+        subcategory = plan.subcategories[(t, o)] if plan.pairs else model.subcategory
+        by_attribute = target.text == other.text  # an intersectional pair of one group
+        for assignment in ASSIGNMENTS:
+            values = _slot_values(plan, target, other, words, assignment)
+            rewrite = plan.rewriter(values)
+            first_slot = plan.first_person_slot
+            first_is_target = (first_slot == model.target_slot) == (assignment == "a")
+            context_order = ("T", "O") if first_is_target else ("O", "T")
+            ambiguous = rewrite(plan.ambiguous.fill(values))
+            disambiguating = rewrite(plan.disambiguating.fill(values))
+            fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
+            metadata = metadata_base | {"version": assignment, "source": model.attested}
+            metadata["subcategory"] = subcategory
+            people = {"T": _answering(plan, target, "T", assignment, values, rewrite)}
+            people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
+            mentioned = _as_mentioned(people, by_attribute)
+            shared_ambiguous = plan.ambiguous_source[(combo_index, assignment)] != combo_index
+            for condition in CONDITIONS:
+                if condition == "ambig" and shared_ambiguous:
+                    continue  # an earlier combo made these ambiguous rows (see _Plan.ambiguous_source)
+                context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
+                for polarity in POLARITIES:
+                    question = rewrite(plan.questions[polarity].fill(values))
+                    qkey = "|".join(
+                        (model.id, target.key, other.key, *words, assignment, condition, polarity)
+                    )
+                    unknown = unknowns[stable_hash(seed, "unknown", qkey) % len(unknowns)]
+                    gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
+                    answer_text = unknown if gold_role == "U" else people[gold_role].option
+                    predicate = _predicate(plan, polarity, values, question)
+                    text = _rationale(
+                        plan,
+                        condition,
+                        polarity,
+                        values,
+                        disambiguating,
+                        mentioned,
+                        context_order,
+                        answer_text,
+                        unknown,
+                        predicate,
+                        project.lang,
+                    )
+                    for problem in rationale.verify_rationale(
+                        text,
+                        context=context,
+                        question=question,
+                        persons=(mentioned["T"].text, mentioned["O"].text),
+                        answer=answer_text,
+                        disambiguating=disambiguating if condition == "disambig" else None,
+                        lang=project.lang,
+                    ):
+                        key = (condition, polarity, problem.reason)
+                        if key not in reported:
+                            reported.add(key)
+                            problems.append(
+                                _rationale_problem(template, plan, condition, polarity, problem, text)
+                            )
+                    options = {"T": people["T"].option, "O": people["O"].option, "U": unknown}
+                    info = {
+                        "T": [people["T"].option, target.tag],
+                        "O": [people["O"].option, other.tag],
+                        "U": [unknown, "unknown"],
+                    }
+                    question_id = f"{model.id}-{stable_id(qkey)}"
+                    shared = {
+                        "template_id": model.id,
+                        "question_index": model.id,
+                        "category": model.category,
+                        "subcategory": subcategory,
+                        "question_polarity": polarity,
+                        "context_condition": condition,
+                        "context": context,
+                        "question": question,
+                        "additional_metadata": metadata,
+                        "context_bias": None if condition == "ambig" else _context_bias(polarity, gold_role),
+                        "is_additional": model.origin == "added",
+                        "fillers": fillers,
+                        "rationale": text,
+                    }
+                    biased_role = "T" if polarity == "neg" else "O"
+                    for order_index, (order, position) in enumerate(_ORDER_POSITIONS):
+                        first, second, third = order
+                        row = {
+                            "example_id": f"{question_id}-{order_index}",
+                            "ans0": options[first],
+                            "ans1": options[second],
+                            "ans2": options[third],
+                            "label": position[gold_role],
+                            "answer_info": {"ans0": info[first], "ans1": info[second], "ans2": info[third]},
+                            "target_label": position["T"],
+                            "unknown_label": position["U"],
+                            "biased_label": position[biased_role],
+                        }
+                        row.update(shared)
+                        yield (condition, polarity, assignment, combo_index, order), row
+
+
+def _as_mentioned(people: dict[str, Person], by_attribute: bool) -> dict[str, Person]:
+    """The persons as the rationale finds them in the context: by their attributes when they share the
+    group filler (an intersectional pair of one group)."""
+    if not by_attribute:
+        return people
+    return {role: Person(p.attribute or p.text, p.option, p.tag) for role, p in people.items()}
+
+
+def _answering(
+    plan: _Plan, person: Person, role: str, assignment: str, values: dict, rewrite: Callable[[str], str]
+) -> Person:
+    """The person with the option wording of the slot it fills in this assignment, when the template
+    words its answers itself."""
+    model = plan.model
+    in_target_slot = (role == "T") == (assignment == "a")
+    wording = plan.answers.get(model.target_slot if in_target_slot else model.other_slot)
+    if wording is None:
+        return person
+    return Person(person.text, rewrite(wording.fill(values)), person.tag, person.attribute)
+
+
+def _predicate(plan: _Plan, polarity: str, values: dict[str, str], question: str) -> str | None:
+    compiled = plan.predicates[polarity]
+    if compiled is not None:
+        return compiled.fill(values)
+    return rationale.derive_predicate(question)
+
+
+def _rationale(
+    plan: _Plan,
+    condition: str,
+    polarity: str,
+    values: dict[str, str],
+    disambiguating: str,
+    people: dict[str, Person],
+    context_order: tuple[str, str],
+    answer: str,
+    unknown: str,
+    predicate: str | None,
+    lang: str,
+) -> str:
+    override = plan.overrides.get((polarity, condition))
+    if override is not None:
+        return override.fill(values | {"ANSWER": answer, "UNKNOWN": unknown})
+    first, second = (people[role] for role in context_order)
+    if condition == "ambig":
+        return rationale.ambiguous_rationale(first.option, second.option, unknown, predicate, lang)
+    found = rationale.find_evidence(disambiguating, first.text, second.text, lang)
+    names = {first.text: first.option, second.text: second.option}
+    return rationale.disambiguated_rationale(found, (first.text, second.text), names, answer, predicate, lang)
+
+
+def _rationale_problem(
+    template: SourceTemplate, plan: _Plan, condition: str, polarity: str, problem, text: str
+) -> Diagnostic:
+    field = _QUESTION_FIELD[polarity]
+    overridden = (polarity, condition) in plan.overrides
+    key_path: KeyPath = ("rationale", field, condition) if overridden else ("disambiguating_context",)
+    return template.diagnostic(
+        key_path,
+        "B101",
+        f"{'hand-written' if overridden else 'derived'} rationale ({condition}, {polarity}): {problem.reason}"
+        + (f": 「{problem.quote}」" if problem.quote else ""),
+        hint="quote only verbatim context about one person in 「」, and end with the gold answer in 「」"
+        if overridden
+        else "give each person its own clause in the disambiguating context, or write a rationale override",
+        severity=Severity.ERROR,
+    )
+
+
+def _lite_choices(plan: _Plan, row: int) -> list[int]:
+    """The combos a lite row may show: any; for an intersectional template, those of one contrast, the
+    contrasts taking turns (so the twelve rows show each of them)."""
+    if not plan.pairs:
+        return list(range(len(plan.combos)))
+    names = list(dict.fromkeys(name for _, _, name in plan.pairs))
+    contrast = {(t, o): names.index(name) for t, o, name in plan.pairs}
+    wanted = row % len(names)
+    return [i for i, (t, o, _) in enumerate(plan.combos) if contrast[(t, o)] == wanted]
+
+
+def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
+    """Twelve rows per template: every cell, rotating gold and unknown positions, biased/counter 3/3."""
+    template_id = plan.model.id
+    keys: list[RowKey] = []
+    for cell, (condition, polarity) in enumerate(itertools.product(CONDITIONS, POLARITIES)):
+        for k in range(LITE_ROWS_PER_CELL):
+            combos = _lite_choices(plan, cell * LITE_ROWS_PER_CELL + k)
+            combo = combos[stable_hash(seed, "lite", template_id, condition, polarity, k) % len(combos)]
+            slots: list[str | None] = [None, None, None]
+            if condition == "ambig":
+                assignment = ASSIGNMENTS[(k + cell) % 2]
+                slots[k] = "U"
+                target_at = (k + 1 + cell) % 3
+                slots[target_at] = "T"
+            else:
+                wanted = _LITE_BIAS[polarity][k]
+                assignment = next(
+                    a for a in ASSIGNMENTS if _context_bias(polarity, _gold_role(plan, polarity, a)) == wanted
+                )
+                gold = _gold_role(plan, polarity, assignment)
+                slots[k] = gold
+                slots[(k + 1) % 3] = "U"
+            missing = [role for role in ROLES if role not in slots]
+            order = tuple(slot if slot is not None else missing.pop(0) for slot in slots)
+            keys.append((condition, polarity, assignment, combo, order))  # type: ignore[arg-type]
+    return keys
+
+
+KIND = BbqKind()

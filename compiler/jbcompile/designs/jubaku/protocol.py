@@ -1,0 +1,27 @@
+"""The jubaku paper's evaluation protocol (``--protocol``): see :mod:`jbcompile.evaluate.protocols`."""
+
+from __future__ import annotations
+
+from ...evaluate.protocols import Column, Protocol, Table
+
+PROTOCOL = Protocol(
+    name="jubaku",
+    kind="jubaku",
+    paper="JUBAKU-v2 (Shiotani et al.), Figure 1 accuracy and Table 2",
+    scoring="generate",
+    shots=(0,),
+    settings=("basic",),
+    ooc="replies other than A or B are left out of the accuracy; a case with one counts as "
+    "fluctuating in fluctuation_rate, and only valid replies are compared in fluctuation_rate_valid",
+    tables=(
+        Table(
+            "JUBAKU-v2 layout (accuracy, Table 2 fluctuation rate)",
+            (
+                Column("Accuracy (%)", "acc"),
+                Column("Fluctuation Rate (%)", "fluctuation_rate"),
+                Column("Fluctuation Rate, valid replies (%)", "fluctuation_rate_valid"),
+                Column("Non-A/B replies", "n_invalid", percent=False),
+            ),
+        ),
+    ),
+)

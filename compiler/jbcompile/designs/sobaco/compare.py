@@ -1,0 +1,78 @@
+"""SOBACO's part of `jbcompile compare`: each model's summary over settings (:mod:`.summary`) and
+Spearman's ρ of the change rates pooled over all models (SOBACO Table 4, last row)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...evaluate.compare import Run, _md_table, _num, _p
+from .summary import SUMMARY_JSON, SUMMARY_MD, permutation_p, spearman, summarize, write_summary
+
+
+def compare_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
+    """Each model's summary over settings, and the change-rate correlation pooled over all models."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for run in runs:
+        groups.setdefault(str((run.results.get("model") or {}).get("name")), []).append(run.results)
+    models = {model: summarize(group) for model, group in groups.items()}
+    points = [
+        (model, method, entry["bias_score"]["mean"], entry["culture_acc"]["mean"])
+        for model, summary in models.items()
+        for method, scopes in summary["change_rates"].items()
+        for entry in [scopes["overall"]]
+        if entry["bias_score"]["mean"] is not None and entry["culture_acc"]["mean"] is not None
+    ]
+    bias_cr, culture_cr = [p[2] for p in points], [p[3] for p in points]
+    pooled = {
+        "points": [
+            {"model": m, "method": d, "bias_score_cr": b, "culture_acc_cr": c} for m, d, b, c in points
+        ],
+        "spearman": spearman(bias_cr, culture_cr),
+        "p_value": permutation_p(bias_cr, culture_cr, seed=seed),
+    }
+    return {"models": models, "pooled_correlation": pooled}
+
+
+def compare_markdown(section: Mapping[str, Any]) -> list[str]:
+    """One row per model: basic scores (mean (std) over wordings), mean change rates, ρ and its p."""
+    methods = [
+        m
+        for m in ("debias", "cot-j", "cot-e", "cot-r")
+        if any(m in s["change_rates"] for s in section["models"].values())
+    ]
+    lines = ["## SOBACO: models over settings", ""]
+    rows = []
+    for model, summary in section["models"].items():
+        basic = (summary["scores"].get("basic") or {}).get("overall") or {}
+        cells = [
+            f"{_num((basic.get(m) or {}).get('mean'))} ({_num((basic.get(m) or {}).get('std'))})"
+            for m in ("bias_score", "culture_acc")
+        ]
+        for method in methods:
+            rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
+            cells.append(
+                " / ".join(_num((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc"))
+            )
+        corr = summary["correlation"]["overall"]
+        rows.append([model, *cells, _num(corr["spearman"]), _p(corr["p_value"])])
+    header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
+    lines += _md_table([*header, "ρ Bias-Culture", "p"], rows)
+    pooled = section["pooled_correlation"]
+    lines += [
+        "",
+        f"All models pooled ({len(pooled['points'])} model × method points): ρ = {_num(pooled['spearman'])}, "
+        f"upper-tailed permutation p = {_p(pooled['p_value'])}.",
+        "",
+    ]
+    return lines
+
+
+def write_compare_files(out: Path, section: Mapping[str, Any]) -> list[str]:
+    """A comparison of one model's runs also gets that model's summary (summary.json and .md)."""
+    models = section.get("models") or {}
+    if len(models) != 1:
+        return []
+    write_summary(out, next(iter(models.values())))
+    return [SUMMARY_JSON, SUMMARY_MD]

@@ -1,0 +1,273 @@
+"""Comparing sobaco runs of one model: what debiasing prompts gain on bias and lose on culture.
+
+Input: the ``results.json`` of runs with the bundled settings (``basic-1`` … ``cot-r-3``). Output, per
+scope (overall and each category):
+
+- ``scores``: each method's metric in each wording, their mean and standard deviation (sample standard
+  deviation, ``ddof=1``, over the wordings present; null with one wording);
+- ``change_rates``: CR = (S_d − S_b) / S_b × 100 of each debiasing method d against ``basic`` in the
+  same wording, then mean and standard deviation over the wordings (undefined where S_b = 0);
+- ``correlation``: Spearman's ρ between the mean CRs of the bias score and of the culture accuracy over
+  the debiasing methods, with an exact upper-tailed permutation p-value (every ordering of the methods).
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from ...diagnostics import Diagnostic, DiagnosticError
+from ...evaluate.compare import same_data
+from .evaluate import METHODS, split_setting
+
+SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
+CHANGE_METRICS = ("bias_score", "culture_acc")
+SUMMARY_JSON = "summary.json"
+SUMMARY_MD = "summary.md"
+
+
+def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    if not values:
+        return None, None
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, None
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+
+
+def change_rate(debiased: float | None, basic: float | None) -> float | None:
+    """CR = (S_d − S_b) / S_b × 100; None when either score is missing or S_b is 0."""
+    if debiased is None or basic is None or basic == 0:
+        return None
+    return (debiased - basic) / basic * 100.0
+
+
+def ranks(values: Sequence[float]) -> list[float]:
+    """1-based ranks, ties sharing their average rank."""
+    order = sorted(range(len(values)), key=lambda i: values[i])
+    out = [0.0] * len(values)
+    start = 0
+    while start < len(order):
+        end = start
+        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
+            end += 1
+        for k in range(start, end + 1):
+            out[order[k]] = (start + end) / 2 + 1
+        start = end + 1
+    return out
+
+
+def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
+    mx, my = sum(x) / len(x), sum(y) / len(y)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
+    sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
+    return None if sxx == 0 or syy == 0 else sxy / math.sqrt(sxx * syy)
+
+
+def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Spearman's ρ (Pearson correlation of the ranks); None for fewer than 2 points or constant ranks."""
+    if len(x) != len(y) or len(x) < 2:
+        return None
+    return pearson(ranks(x), ranks(y))
+
+
+def permutation_p(
+    x: Sequence[float], y: Sequence[float], limit: int = 8, resamples: int = 9999, seed: int = 0
+) -> float | None:
+    """Upper-tailed permutation p-value of Spearman's ρ: the share of orderings of ``y`` with ρ ≥ the
+    observed one.
+
+    Up to ``limit`` points every ordering is tried (exact; SOBACO Table 4's per-model p-values over four
+    methods are multiples of 1/24). Beyond, ``resamples`` seeded random orderings, with the observed one
+    counted in: (hits + 1) / (resamples + 1), the convention that gives Table 4's pooled p of 0.0001.
+    """
+    observed = spearman(x, y)
+    if observed is None or len(x) < 3:
+        return None
+    if len(x) <= limit:
+        hits = total = 0
+        for permuted in itertools.permutations(y):
+            rho = spearman(x, permuted)
+            total += 1
+            hits += rho is not None and rho >= observed - 1e-12
+        return hits / total
+    import numpy as np
+
+    rank_x, rank_y = np.array(ranks(x)), np.array(ranks(y))
+    rng = np.random.default_rng(seed)
+    shuffled = rank_y[np.argsort(rng.random((resamples, len(y))), axis=1)]
+    centred_x = rank_x - rank_x.mean()
+    centred = shuffled - shuffled.mean(axis=1, keepdims=True)
+    rhos = centred @ centred_x / np.sqrt((centred**2).sum(axis=1) * (centred_x**2).sum())
+    hits = int(np.sum(rhos >= observed - 1e-12))
+    return (hits + 1) / (resamples + 1)
+
+
+def _scopes(metrics: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+    return {"overall": metrics.get("overall", {}), **dict(metrics.get("by_category", {}))}
+
+
+def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The comparison of runs (results.json contents) of one model; raises on runs it cannot compare."""
+    table: dict[tuple[str, int], dict[str, Mapping[str, Any]]] = {}
+    problems = []
+    for run in runs:
+        setting = (run.get("prompt") or {}).get("setting", "")
+        parsed = split_setting(setting)
+        if run.get("kind") != "sobaco" or parsed is None:
+            problems.append(Diagnostic("SB303", f"not a sobaco run with a bundled setting: {setting!r}"))
+        elif parsed in table:
+            problems.append(Diagnostic("SB304", f"two runs with the setting {setting!r}"))
+        else:
+            table[parsed] = _scopes(run["metrics"])
+    models = {json.dumps((run.get("model") or {}).get("name")) for run in runs}
+    if len(models) > 1:
+        problems.append(Diagnostic("SB305", "the runs are of different models; compare one model at a time"))
+    if not same_data(runs):
+        problems.append(
+            Diagnostic(
+                "SB307",
+                "the runs are on different data (another config, build or Hub commit)",
+                hint="rerun the settings on one dataset version; results.json `dataset` tells each run's",
+            )
+        )
+    if problems:
+        raise DiagnosticError(problems)
+    methods = [m for m in METHODS if any(key[0] == m for key in table)]
+    wordings = sorted({key[1] for key in table})
+    scopes = sorted(
+        {scope for values in table.values() for scope in values}, key=lambda s: (s != "overall", s)
+    )
+
+    def value(method: str, wording: int, scope: str, metric: str) -> float | None:
+        found = table.get((method, wording), {}).get(scope, {}).get(metric)
+        return float(found) if isinstance(found, int | float) else None
+
+    def summary_of(per_wording: dict[int, float | None]) -> dict[str, Any]:
+        present = [v for v in per_wording.values() if v is not None]
+        mean, std = mean_std(present)
+        return {"values": {str(w): v for w, v in per_wording.items()}, "mean": mean, "std": std}
+
+    scores = {
+        method: {
+            scope: {
+                metric: summary_of(
+                    {w: value(method, w, scope, metric) for w in wordings if (method, w) in table}
+                )
+                for metric in SUMMARY_METRICS
+            }
+            for scope in scopes
+        }
+        for method in methods
+    }
+    change_rates = {
+        method: {
+            scope: {
+                metric: summary_of(
+                    {
+                        w: change_rate(value(method, w, scope, metric), value("basic", w, scope, metric))
+                        for w in wordings
+                        if (method, w) in table and ("basic", w) in table
+                    }
+                )
+                for metric in CHANGE_METRICS
+            }
+            for scope in scopes
+        }
+        for method in methods
+        if method != "basic"
+    }
+    correlation = {}
+    for scope in scopes:
+        points = [
+            (
+                method,
+                change_rates[method][scope]["bias_score"]["mean"],
+                change_rates[method][scope]["culture_acc"]["mean"],
+            )
+            for method in change_rates
+        ]
+        points = [(m, b, c) for m, b, c in points if b is not None and c is not None]
+        bias_cr, culture_cr = [b for _, b, _ in points], [c for _, _, c in points]
+        correlation[scope] = {
+            "methods": [m for m, _, _ in points],
+            "bias_score_cr": bias_cr,
+            "culture_acc_cr": culture_cr,
+            "spearman": spearman(bias_cr, culture_cr),
+            "p_value": permutation_p(bias_cr, culture_cr),
+        }
+    return {
+        "kind": "sobaco",
+        "model": (runs[0].get("model") or {}).get("name") if runs else None,
+        "settings": [f"{m}-{w}" for (m, w) in sorted(table, key=lambda k: (METHODS.index(k[0]), k[1]))],
+        "scores": scores,
+        "change_rates": change_rates,
+        "correlation": correlation,
+    }
+
+
+def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
+    runs = []
+    for folder in folders:
+        path = Path(folder) / "results.json"
+        if not path.is_file():
+            raise DiagnosticError([Diagnostic("SB306", "no results.json here", path=str(folder))])
+        runs.append(json.loads(path.read_text(encoding="utf-8")))
+    return runs
+
+
+def _fmt(value: float | None, digits: int = 3) -> str:
+    return "—" if value is None else f"{value:.{digits}f}"
+
+
+def summary_markdown(summary: Mapping[str, Any]) -> str:
+    """The overall numbers as tables: scores (mean ± std), change rates (%), and the correlation."""
+    lines = [
+        f"# sobaco comparison ({summary.get('model')})",
+        "",
+        "Settings: " + ", ".join(summary["settings"]),
+        "",
+    ]
+    lines += [
+        "## Scores (mean ± std over wordings, overall)",
+        "",
+        "| method | " + " | ".join(SUMMARY_METRICS) + " |",
+    ]
+    lines.append("|---|" + "---:|" * len(SUMMARY_METRICS))
+    for method, scopes in summary["scores"].items():
+        cells = [
+            f"{_fmt(c['mean'])} ± {_fmt(c['std'])}" for c in (scopes["overall"][m] for m in SUMMARY_METRICS)
+        ]
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "## Change rate against basic (%, mean ± std over wordings, overall)", ""]
+    lines += ["| method | " + " | ".join(CHANGE_METRICS) + " |", "|---|" + "---:|" * len(CHANGE_METRICS)]
+    for method, scopes in summary["change_rates"].items():
+        cells = [
+            f"{_fmt(c['mean'], 1)} ± {_fmt(c['std'], 1)}"
+            for c in (scopes["overall"][m] for m in CHANGE_METRICS)
+        ]
+        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    lines += ["", "## Spearman correlation of the change rates (bias score vs culture accuracy)", ""]
+    lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
+    for scope, entry in summary["correlation"].items():
+        methods = ", ".join(entry["methods"])
+        lines.append(f"| {scope} | {methods} | {_fmt(entry['spearman'])} | {_fmt(entry['p_value'])} |")
+    lines += [
+        "",
+        "Undefined values (an empty denominator, or a basic score of 0 for a change rate) show as —.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write_summary(out: Path, summary: Mapping[str, Any]) -> None:
+    from ...evaluate.predictions import dump_json, write_atomic
+
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    write_atomic(out / SUMMARY_JSON, dump_json(summary))
+    write_atomic(out / SUMMARY_MD, summary_markdown(summary))

@@ -1,0 +1,64 @@
+"""The spec object of a benchmark design: one per design, registered once (see :mod:`jbcompile.designs`).
+
+A design is one package holding everything of one benchmark format — its source model, row contract,
+expansion and verification (``compiler``), its evaluator part (prompts, reading replies, metrics, the
+paper's protocol, release formats, compare section), its prompt templates and card section, and its
+importers. The spec only says where those parts are; each is loaded when first asked for, so a command
+that never evaluates never imports the evaluator.
+"""
+
+from __future__ import annotations
+
+import sys
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+if TYPE_CHECKING:
+    from ..evaluate.kind import EvalKind
+    from .base import Kind
+
+
+class Design(ABC):
+    """What the pipeline asks of one design. Subclass it in the design's package, set ``name`` and
+    ``summary``, return the parts from ``compiler`` and ``evaluator`` (import them inside the method),
+    and expose one instance through the ``jbcompile.designs`` entry-point group."""
+
+    name: ClassVar[str]  # what the design's templates write in ``kind:``; also its results' ``kind``
+    summary: ClassVar[str]  # one line for help texts and docs: the paper, and what a row asks
+    # where this design's configs stand in a dataset that mixes designs, and in listings: lower first,
+    # ties by name (the built-in designs take 0, 10 and 20)
+    position: ClassVar[int] = 100
+
+    @abstractmethod
+    def compiler(self) -> Kind:
+        """The compile part (:class:`jbcompile.designs.base.Kind`)."""
+
+    @abstractmethod
+    def evaluator(self) -> EvalKind:
+        """The evaluator part (:class:`jbcompile.evaluate.kind.EvalKind`)."""
+
+    def importers(self) -> Sequence[Any]:
+        """The release formats this design can import as sources (none by default)."""
+        return ()
+
+    @property
+    def folder(self) -> Path:
+        """The design's package folder: its ``prompts/`` and ``card.md.j2`` live there."""
+        module = sys.modules[type(self).__module__]
+        return Path(module.__file__ or ".").resolve().parent
+
+    @property
+    def prompts_dir(self) -> Path:
+        """The design's prompt templates (``<setting>.j2``; ``_*.j2`` are layouts to extend)."""
+        return self.folder / "prompts"
+
+    @property
+    def card_section(self) -> Path | None:
+        """A Jinja2 fragment the dataset card shows when the build holds this design's configs."""
+        path = self.folder / "card.md.j2"
+        return path if path.is_file() else None
+
+    def __repr__(self) -> str:
+        return f"<design {self.name}>"
