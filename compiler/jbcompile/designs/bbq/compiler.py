@@ -336,7 +336,9 @@ class BbqKind(Kind):
     template_model = BbqTemplate
     own_placeholder_keys = frozenset({"rewrites"})  # regular expressions, not slot texts
     configs = (
-        ConfigSpec("lite", "12 rows per template, balanced per category", row_schema, default=True),
+        ConfigSpec(
+            "lite", "12 rows per template, balanced per category", row_schema, default=True, stable=True
+        ),
         ConfigSpec("full", "every filler, assignment, condition, polarity and option order", row_schema),
     )
 
