@@ -10,12 +10,14 @@ bias score, culture accuracy), ``summary`` (change rates over settings, Table 4)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
+    from ...importers import Importer
     from ..base import Kind
 
 
@@ -33,6 +35,11 @@ class SobacoDesign(Design):
         from .evaluate import SOBACO
 
         return SOBACO
+
+    def importers(self) -> Sequence[Importer]:
+        from .importer import IMPORTER
+
+        return (IMPORTER,)
 
 
 DESIGN = SobacoDesign()
