@@ -13,11 +13,12 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from ..codes import Code
     from ..evaluate.kind import EvalKind
+    from ..importers import Importer
     from .base import Kind
 
 
@@ -43,8 +44,9 @@ class Design(ABC):
     def evaluator(self) -> EvalKind:
         """The evaluator part (:class:`jbcompile.evaluate.kind.EvalKind`)."""
 
-    def importers(self) -> Sequence[Any]:
-        """The release formats this design can import as sources (none by default)."""
+    def importers(self) -> Sequence[Importer]:
+        """The release formats this design can import as sources (none by default): each a
+        :class:`jbcompile.importers.Importer`, which ``jbcompile import <name>`` runs."""
         return ()
 
     @property

@@ -9,6 +9,7 @@ script's output), ``importer``, ``prompts/`` and ``card.md.j2``.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...codes import declare
@@ -16,6 +17,7 @@ from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
+    from ...importers import Importer
     from ..base import Kind
 
 
@@ -68,6 +70,11 @@ class JubakuDesign(Design):
         from .evaluate import JUBAKU
 
         return JUBAKU
+
+    def importers(self) -> Sequence[Importer]:
+        from .importer import IMPORTER
+
+        return (IMPORTER,)
 
 
 DESIGN = JubakuDesign()

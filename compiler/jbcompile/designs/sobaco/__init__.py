@@ -10,6 +10,7 @@ bias score, culture accuracy), ``summary`` (change rates over settings, Table 4)
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ...codes import declare
@@ -17,6 +18,7 @@ from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
+    from ...importers import Importer
     from ..base import Kind
 
 
@@ -67,6 +69,11 @@ class SobacoDesign(Design):
         from .evaluate import SOBACO
 
         return SOBACO
+
+    def importers(self) -> Sequence[Importer]:
+        from .importer import IMPORTER
+
+        return (IMPORTER,)
 
 
 DESIGN = SobacoDesign()
