@@ -160,6 +160,7 @@ CODES: tuple[Code, ...] = (
             "DS001": "a design plug-in cannot be loaded, or no default design is registered",
             "DS002": "a design plug-in that is not a Design",
             "DS003": "a design plug-in registered under another name, or twice",
+            "DS004": "a design's importer that is not an Importer, or an import name used twice",
         },
     ),
     *declare(
