@@ -100,7 +100,10 @@ class IdenticalRows:
     def of(cls, kind: str, spec: ConfigSpec) -> IdenticalRows:
         from ..designs import get_kind
 
-        return cls(spec.name, get_kind(kind).shown_columns, spec.stable)
+        shown = get_kind(kind).shown_columns
+        if shown is None:
+            shown = tuple(name for name in spec.schema.names if name != "example_id")
+        return cls(spec.name, shown, spec.stable)
 
     def start(self, template: Any) -> None:
         """The rows of a new template follow."""
@@ -141,13 +144,13 @@ def identical_notes(template: Any, filters: Iterable[IdenticalRows]) -> list[Dia
             "AU010",
             Severity.INFO,
             "identical to an earlier row in every shown text and option order were emitted once "
-            "({} rows left out)",
+            "(left out: {})",
             "make the fillers or wordings differ, or drop a template that repeats another",
         ),
         (
             "AU011",
             Severity.WARNING,
-            "repeat rows of an earlier template in every shown text and option order ({} rows); they "
+            "repeat rows of an earlier template in every shown text and option order ({}); they "
             "stay, so that a template's rows in these configs depend on it alone",
             "make the two templates differ, or drop the one that repeats the other",
         ),
@@ -156,7 +159,8 @@ def identical_notes(template: Any, filters: Iterable[IdenticalRows]) -> list[Dia
         template.diagnostic(
             ("id",),
             code,
-            f"rows of {template.id} " + message.format(", ".join(f"{c} {n:,}" for c, n in found.items())),
+            f"rows of {template.id} "
+            + message.format(", ".join(f"{c}: {n:,} row{'' if n == 1 else 's'}" for c, n in found.items())),
             severity=severity,
             hint=hint,
         )

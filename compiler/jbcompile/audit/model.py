@@ -145,7 +145,8 @@ def _tokens(question: str, option: str) -> list[str]:
 
 
 def _features(rows: list[tuple[str, str, str]]):
-    """Per row: features(question, first) − features(question, second), a sparse matrix."""
+    """Per row: features(question, first) − features(question, second), a sparse matrix. Each distinct
+    (question, candidate) is featurised once: a question and its persons recur over many rows."""
     from sklearn.feature_extraction.text import HashingVectorizer
 
     from .probe import differing_parts
@@ -153,7 +154,10 @@ def _features(rows: list[tuple[str, str, str]]):
     vectorizer = HashingVectorizer(
         analyzer=lambda pair: _tokens(*pair), n_features=FEATURES, alternate_sign=False, norm=None
     )
-    parts = [(question, *differing_parts(first, second)) for question, first, second in rows]
-    first = vectorizer.transform([(q, a) for q, a, _ in parts])
-    second = vectorizer.transform([(q, b) for q, _, b in parts])
-    return (first - second).tocsr()
+    index: dict[tuple[str, str], int] = {}
+    sides: tuple[list[int], list[int]] = ([], [])
+    for question, first, second in rows:
+        for side, candidate in zip(sides, differing_parts(first, second), strict=True):
+            side.append(index.setdefault((question, candidate), len(index)))
+    distinct = vectorizer.transform(list(index)).tocsr()
+    return (distinct[sides[0]] - distinct[sides[1]]).tocsr()

@@ -7,7 +7,7 @@ the whole config (``prepare_columns``) gets one pass of its own before the scori
 
 Where rows come from: a build folder's parquet files (``jbcompile audit BUILD``, and the build itself,
 which audits its staged data before writing the card and the manifest), a release's files in a format a
-design reads (BBQ/JBBQ JSONL, JUBAKU-v2 JSONL …, see :mod:`jbcompile.evaluate.formats`), or sources
+design reads (its ``release_formats``, see :mod:`jbcompile.evaluate.formats`), or sources
 compiled on the fly.
 """
 

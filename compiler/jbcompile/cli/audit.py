@@ -31,8 +31,8 @@ SOURCES_HELP = (
 def audit(
     targets: list[Path] = typer.Argument(
         None,
-        help="A build folder, or a release's files in a format a design reads (BBQ/JBBQ JSONL, JUBAKU-v2 "
-        "JSONL, lm-eval samples …). Default: the sources.",
+        help="A build folder, or a release's files in a format a design reads (the release formats "
+        "`eval --dataset` reads, e.g. a paper's released JSONL). Default: the sources.",
         show_default=False,
     ),
     sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),

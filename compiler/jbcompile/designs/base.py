@@ -95,8 +95,9 @@ class Kind(ABC):
     # ``{{SLOT}}`` texts (the stray-brace check leaves them alone)
     own_placeholder_keys: ClassVar[frozenset[str]] = frozenset()
     # the columns of a row that a model is shown (texts and options, in order): two rows of a config
-    # that agree in all of them are identical, and the build emits such a row once (AU010)
-    shown_columns: ClassVar[tuple[str, ...]] = ("context", "question", "ans0", "ans1", "ans2")
+    # that agree in all of them are identical, and the build emits such a row once (AU010). None: every
+    # column but example_id (only rows equal in everything else are identical)
+    shown_columns: ClassVar[tuple[str, ...] | None] = None
 
     @abstractmethod
     def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:
