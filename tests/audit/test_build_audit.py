@@ -13,7 +13,7 @@ from jbcompile.build import build_folder
 from jbcompile.diagnostics import DiagnosticError, Severity
 from jbcompile.project import load_project
 from jbcompile.publish.buildfolder import open_build
-from jbcompile.publish.release import audit_problems
+from jbcompile.publish.release import audit_problems, prepare_release
 
 from tests.conftest import REPO
 from tests.helpers import edit
@@ -68,6 +68,9 @@ def test_publish_refuses_a_build_above_its_bar_or_without_an_audit(
     project, build = load_project(shortcut_sources), open_build(tmp_path / "build")
     found = audit_problems(project, build)
     assert found and {d.code for d in found} == {"AU001"} and all(d.severity is Severity.ERROR for d in found)
+    with pytest.raises(DiagnosticError) as refused:
+        prepare_release(project, build, "lab/bench", private=False, token=None, require_token=False)
+    assert "AU001" in {d.code for d in refused.value.diagnostics}
     build.manifest.pop("audit")
     assert [d.code for d in audit_problems(project, build)] == ["AU004"]
     build.manifest["audit"] = {"results": "?"}
