@@ -267,7 +267,7 @@ def _joined(texts: Sequence[CompiledText]) -> CompiledText:
     parts: list[tuple[bool, str]] = []
     for text in texts:
         last = parts[-1][1][-1:] if parts and not parts[-1][0] else ""
-        if last.isascii() and last and not last.isspace():
+        if last and last.isascii() and not last.isspace():
             parts.append((False, " "))
         parts.extend(text.parts)
     return CompiledText(tuple(parts))
@@ -280,20 +280,19 @@ def _renderings(model: BbqTemplate, compiled: Callable[[Any], CompiledText]) -> 
     persons = list(model.persons)
     ambiguous = compiled(model.ambiguous_context)
     statements = model.statements
+    evidence: list[tuple[str, str] | None] = [None, None]
     if statements is None:
-        disambiguating = compiled(model.disambiguating_context)
-        evidence: list[tuple[str, ...] | None] = [None, None]
-        disambiguations = [disambiguating, disambiguating]
+        disambiguations = [compiled(model.disambiguating_context)] * 2
     else:
-        written = tuple(statements.statements)
-        evidence = [written, written[::-1]]
+        first, second = statements.statements  # one per person slot (the schema checks it)
+        evidence = [(first, second), (second, first)]
         lead = [compiled(statements.lead)] if statements.lead is not None else []
         connective = [compiled(statements.connective)] if statements.connective is not None else []
         disambiguations = [
             _joined(
                 [*lead, compiled(statements.statements[a]), *connective, compiled(statements.statements[b])]
             )
-            for a, b in evidence  # type: ignore[misc]
+            for a, b in ((first, second), (second, first))
         ]
     ambiguities = [ambiguous, ambiguous]
     if model.symmetric_mention:
@@ -307,7 +306,7 @@ def _renderings(model: BbqTemplate, compiled: Callable[[Any], CompiledText]) -> 
             ambiguous=ambiguities[m],
             disambiguating=disambiguations[m],
             first_slot=_first_person(ambiguities[m], persons),
-            evidence_order=evidence[m],  # type: ignore[arg-type]
+            evidence_order=evidence[m],
         )
         for m in range(2)
     )
@@ -768,6 +767,8 @@ def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
     (see _MENTION_MEASURES): over the whole context where ``symmetric_mention`` lets the compiler order
     the ambiguous context's mentions, over the disambiguating context where it has per-person
     statements."""
+    if row["context_condition"] == "ambig":
+        return []
     model = plan.model
     values = {filler["slot"]: filler["text"] for filler in row["fillers"]}
     names = {slot: values[slot] for slot in model.persons}
@@ -780,8 +781,6 @@ def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
         theirs = rationale.mention_spans(text, names[other], names[slot])
         return mine[0] < theirs[0] if mine and theirs else None
 
-    if row["context_condition"] == "ambig":
-        return []
     context = row["context"]
     gold = getattr(model.questions, _QUESTION_FIELD[row["question_polarity"]]).answer
     right_if_first = row["question_polarity"] == "nonneg"
