@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 if TYPE_CHECKING:
+    from ..codes import Code
     from ..evaluate.kind import EvalKind
     from .base import Kind
 
@@ -30,6 +31,9 @@ class Design(ABC):
     # where this design's configs stand in a dataset that mixes designs, and in listings: lower first,
     # ties by name (the built-in designs take 0, 10 and 20)
     position: ClassVar[int] = 100
+    # the diagnostic codes only this design reports, with their titles and docs:
+    # ``codes = declare(name, "docs/….md#anchor", {code: "one-line title", …})`` (jbcompile.codes)
+    codes: ClassVar[tuple[Code, ...]] = ()
 
     @abstractmethod
     def compiler(self) -> Kind:
