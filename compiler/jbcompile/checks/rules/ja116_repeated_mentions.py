@@ -31,8 +31,8 @@ def _openings(text: str) -> Iterator[tuple[int, frozenset[str]]]:
 
 
 def _whole_context(field: tuple) -> bool:
-    """A context field, or one part of a context given in parts (a bbq template's per-person
-    statements, each of which follows the ambiguous context in one of the two orders)."""
+    """A context field, or one part of a context given in parts (per-person ``statements``, each of
+    which follows the ambiguous context in one of the two orders)."""
     return len(field) == 1 or (len(field) == 3 and field[1] == "statements")
 
 
@@ -43,7 +43,7 @@ class RepeatedMentions(Rule):
     Japanese does not name the topic again in the next sentence: 「佐藤さんと鈴木さんは…。佐藤さんと鈴木さんは
     …」 reads like a list of facts pasted together. Write 二人は, かれらは, drop the repeated topic, or join
     the sentences. The check reads each context after the one it follows (a disambiguating context after
-    the ambiguous one — each per-person statement of a bbq template on its own —, a problem's context
+    the ambiguous one — each per-person statement of a two-order context on its own —, a problem's context
     after the shared background).
 
     Anti-pattern:
