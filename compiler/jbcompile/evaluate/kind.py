@@ -235,8 +235,9 @@ class EvalKind(ABC):
         return right, len(valid) - right
 
     def compare_section(self, runs: Sequence[Any], seed: int) -> dict[str, Any] | None:
-        """The design's own part of a comparison of ``runs`` (``compare.Run``), kept in compare.json
-        under the design's name; None: the generic tables say it all."""
+        """The design's own part of a comparison of ``runs`` (``compare.Run``: its folder, its
+        results.json as ``results.Results`` and its predictions), kept in compare.json under the
+        design's name; None: the generic tables say it all."""
         return None
 
     def compare_markdown(self, section: Mapping[str, Any]) -> list[str]:

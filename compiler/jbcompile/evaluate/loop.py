@@ -58,6 +58,7 @@ class Batch:
 
         sequences = [self.encoded[i] for i in batch]
         keys = [self.items[i].prefix_keys for i in batch]
+        results: list[Any]
         try:
             if self.label_ids is not None:
                 results = self.backend.score(sequences, keys, self.label_ids)

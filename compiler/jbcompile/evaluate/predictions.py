@@ -185,7 +185,7 @@ def _same_file(named: str | None, path: Path) -> bool:
 
 def check_other_run(folder: Path, command: str, scored: Path | None = None) -> list[Diagnostic]:
     """A run folder holding another command's run, or the scores of another file, is not replaced
-    without ``--overwrite`` (eval's own settings are compared by the runner, EV007 too)."""
+    without ``--overwrite`` (eval's own settings are compared by :mod:`.resume`, EV007 too)."""
     held = held_run(folder) if folder.is_dir() else None
     if held is None:
         return []

@@ -265,9 +265,9 @@ def _draw(folder: Path, results: Results, charts: Sequence[ChartSpec], plt: Any,
     folder.mkdir(parents=True, exist_ok=True)
     metrics = results.metrics
     scopes = ["overall", *metrics.by_category]
-    values_of = {"overall": metrics.overall, **metrics.by_category}
+    values_of: dict[str, dict[str, Any]] = {"overall": metrics.overall, **metrics.by_category}
     intervals = results.metrics_ci or Intervals()
-    cis_of = {"overall": intervals.overall, **intervals.by_category}
+    cis_of: dict[str, dict[str, Any]] = {"overall": intervals.overall, **intervals.by_category}
     written = []
     for chart in charts:
         fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(scopes) + 2), 4.0), dpi=100)

@@ -30,7 +30,7 @@ from .requests import (
     check_run_options,
     with_defaults,
 )
-from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
+from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
 
 STOP_STRINGS = ("###",)
@@ -131,12 +131,12 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
 
     owned = backend is None
     # built only if a row is left to compute (a resume may need none)
-    backend = backend or LazyBackend(request.backend, config)
+    active: Any = backend or LazyBackend(request.backend, config)
     try:
-        texts = kind.prompt_texts(items, backend, options, prepared, earlier=existing)
+        texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
-            backend.close()
+            active.close()
         kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
         raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
     hashes = [prompt_hash(text) for text in texts]
@@ -144,21 +144,21 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
     }
     if owned and len(done) < len(items):
-        backend.build()  # before anything is written: a model that cannot load leaves no run folder
+        active.build()  # before anything is written: a model that cannot load leaves no run folder
 
     if dist.main:
         log.start()
     dist.barrier()
 
-    batch, batches = _plan(request, kind, backend, items, prepared, texts, hashes, done)
+    batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
         if owned:
-            backend.close()
+            active.close()
         raise
     if owned:
-        backend.close()
+        active.close()
     dist.barrier()
     if not dist.main:
         return None
@@ -166,7 +166,7 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     latest = files.latest_by_id(files.read_records(log.path))
     records = [latest[item.example_id] for item in items if item.example_id in latest]
     block = metrics_block(kind, records, request.bootstrap, options.seed, options.protocol)
-    results = _results(request, kind, loaded, template, prepared, batch, backend, len(records), block)
+    results = _results(request, kind, loaded, template, prepared, batch, active, len(records), block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
         files.write_atomic(log.run_path, files.dump_json(settings))
@@ -241,45 +241,47 @@ def _results(
     """results.json of an eval run: what was run, on what, how, and the metrics ``block``."""
     options = request.options
     generate = options.scoring == "generate"
-    results = Results(
-        schema_version=SCHEMA_VERSION,
-        kind=kind.name,
-        task=options.task,
-        model={
-            "name": request.model,
-            "revision": request.model_revision,
-            "dtype": backend.dtype,
-            "trust_remote_code": request.trust_remote_code,
-        },
-        dataset={
-            "path": request.dataset,
-            "config": request.config,
-            "revision": request.revision,
-            "commit": loaded.commit,
-            "manifest": loaded.manifest,
-            "rows": len(loaded.rows),
-            "evaluated": evaluated,
-        },
-        prompt={
-            "setting": options.setting,
-            "template": template.name,
-            "template_sha256": template.source_sha256,
-            "prompt_file": str(options.prompt_file) if options.prompt_file else None,
-            "chat": options.chat,
-            "shots": options.shots,
-            "shot_ids": prepared.shot_ids,
-        },
-        scoring={
-            "method": options.scoring,
-            "max_new_tokens": batch.max_new_tokens if generate else None,
-            "stop_strings": list(batch.stop_strings) if generate else None,
-            "stop_at_answer_line": generate and batch.answer_is_final is not None,
-        },
-        backend=backend.describe(),
-        thinking=request.thinking,
-        seeds={"shots": options.seed, "bootstrap": options.seed},
-        versions=library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
-        **block,
+    results = Results.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "kind": kind.name,
+            "task": options.task,
+            "model": {
+                "name": request.model,
+                "revision": request.model_revision,
+                "dtype": backend.dtype,
+                "trust_remote_code": request.trust_remote_code,
+            },
+            "dataset": {
+                "path": request.dataset,
+                "config": request.config,
+                "revision": request.revision,
+                "commit": loaded.commit,
+                "manifest": loaded.manifest,
+                "rows": len(loaded.rows),
+                "evaluated": evaluated,
+            },
+            "prompt": {
+                "setting": options.setting,
+                "template": template.name,
+                "template_sha256": template.source_sha256,
+                "prompt_file": str(options.prompt_file) if options.prompt_file else None,
+                "chat": options.chat,
+                "shots": options.shots,
+                "shot_ids": prepared.shot_ids,
+            },
+            "scoring": {
+                "method": options.scoring,
+                "max_new_tokens": batch.max_new_tokens if generate else None,
+                "stop_strings": list(batch.stop_strings) if generate else None,
+                "stop_at_answer_line": generate and batch.answer_is_final is not None,
+            },
+            "backend": backend.describe(),
+            "thinking": request.thinking,
+            "seeds": {"shots": options.seed, "bootstrap": options.seed},
+            "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
+            **block,
+        }
     )
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         assert results.dataset is not None and results.prompt is not None
@@ -287,7 +289,7 @@ def _results(
         results.dataset.sha256 = loaded.sha256
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
-        results.ambiguous_rows = loaded.ambiguous
+        results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
 
 

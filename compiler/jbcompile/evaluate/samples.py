@@ -77,9 +77,11 @@ def over_runs(metrics: Sequence[Metrics]) -> tuple[dict[str, Any], dict[str, Any
             mean[name], sd[name] = spread([select(m).get(name) for m in metrics])
         return mean, sd
 
+    def category(name: str) -> Callable[[Metrics], dict[str, Any]]:
+        return lambda m: m.by_category.get(name, {})
+
     overall = scope(lambda m: m.overall)
-    categories = sorted(metrics[0].by_category)
-    by_category = {c: scope(lambda m, c=c: m.by_category.get(c, {})) for c in categories}
+    by_category = {c: scope(category(c)) for c in sorted(metrics[0].by_category)}
     return (
         {"overall": overall[0], "by_category": {c: v[0] for c, v in by_category.items()}},
         {"overall": overall[1], "by_category": {c: v[1] for c, v in by_category.items()}},
@@ -89,6 +91,7 @@ def over_runs(metrics: Sequence[Metrics]) -> tuple[dict[str, Any], dict[str, Any
 def total_usage(backends: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
     """The runs' usage added up; None when a backend does not count it."""
     usages = [backend.get("usage") for backend in backends]
-    if any(usage is None for usage in usages):
+    counted = [usage for usage in usages if usage is not None]
+    if len(counted) < len(usages):
         return None
-    return {key: sum(usage.get(key, 0) for usage in usages) for key in usages[0]}
+    return {key: sum(usage.get(key, 0) for usage in counted) for key in counted[0]}

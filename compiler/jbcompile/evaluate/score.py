@@ -108,23 +108,25 @@ def run_score(request: ScoreRequest) -> RunResult:
                 )
             ]
         )
-    results = Results(
-        schema_version=SCHEMA_VERSION,
-        kind=kind.name,
-        task=task,
-        source={
-            "predictions": where,
-            "format": source_format,
-            "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
-            "dataset": request.dataset,
-            "config": request.config if request.dataset else None,
-            "revision": request.revision,
-            "commit": commit,
-        },
-        seeds={"bootstrap": request.seed},
-        versions=library_versions(["numpy", "datasets"]),
-        ambiguous_rows=ambiguous,
-        **metrics_block(kind, records, request.bootstrap, request.seed, request.protocol),
+    results = Results.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "kind": kind.name,
+            "task": task,
+            "source": {
+                "predictions": where,
+                "format": source_format,
+                "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
+                "dataset": request.dataset,
+                "config": request.config if request.dataset else None,
+                "revision": request.revision,
+                "commit": commit,
+            },
+            "seeds": {"bootstrap": request.seed},
+            "versions": library_versions(["numpy", "datasets"]),
+            "ambiguous_rows": ambiguous,
+            **metrics_block(kind, records, request.bootstrap, request.seed, request.protocol),
+        }
     )
     out = request.out_folder
     replaced = files.held_run(out) if out.is_dir() else None

@@ -133,7 +133,7 @@ class Backend(Protocol):
         ...
 
 
-def options_for(backend: type[Backend], config: BackendConfig) -> Any:
+def options_for(backend: type[Any], config: BackendConfig) -> Any:
     """``config``'s options as ``backend`` takes them (its ``Options``); an option it does not take, or
     a value out of range, is refused (EV308) as ``jbcompile eval`` refuses it."""
     from .registry import check_options
