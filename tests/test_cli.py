@@ -201,7 +201,7 @@ def test_import_of_json_nested_100000_deep_is_a_diagnostic(tmp_path: Path) -> No
 
 
 def test_import_exits_1_when_it_reported_errors(tmp_path: Path) -> None:
-    from tests.translate.conftest import EN_CLASS_A, generate_rows, write_jsonl
+    from tests.importers.conftest import EN_CLASS_A, generate_rows, write_jsonl
 
     rows = generate_rows([EN_CLASS_A], "en")
     odd = rows[0]["context"]

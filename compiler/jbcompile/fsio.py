@@ -55,6 +55,17 @@ def write_atomic(path: Path, data: bytes | str) -> None:
         raise
 
 
+def rewrite_between(path: Path, start: str, end: str, content: str) -> bool:
+    """Replace the part of a text file from the line ``start`` to the line ``end`` (both included) by
+    ``content`` (a generated section of a doc), atomically; True when the file changed."""
+    text = path.read_text("utf-8")
+    first, last = text.index(start), text.index(end) + len(end)
+    new = text[:first] + content.rstrip("\n") + text[last:]
+    if new != text:
+        write_atomic(path, new)
+    return new != text
+
+
 def staging_folder(out: Path, purpose: str) -> Path:
     """An empty folder beside ``out`` (same file system, so the final rename is atomic)."""
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -32,6 +32,18 @@ def bundled_cards() -> Path:
     return _first_existing(_PACKAGE / "bundled" / "cards", _CHECKOUT / "cards")
 
 
+def docs_root() -> Path:
+    """The folder holding README.md and docs/ (the repository, or their copy in an installed wheel)."""
+    bundled = _PACKAGE / "bundled"
+    return bundled if (bundled / "docs").is_dir() else _CHECKOUT
+
+
+def shown_path(path: Path) -> str:
+    """A path of the repository as written from its root (``compiler/jbcompile/…``); others as they are."""
+    resolved = path.resolve()
+    return resolved.relative_to(_CHECKOUT).as_posix() if resolved.is_relative_to(_CHECKOUT) else str(path)
+
+
 def home_as_tilde(value: Any) -> Any:
     """``value`` (JSON data) with every path in the user's home folder written ``~/…``.
 

@@ -57,15 +57,9 @@ def update_markdown(path: str) -> bool:
     """Rewrite the generated section of a markdown file in place; True when it changed."""
     from pathlib import Path
 
-    from ..fsio import write_atomic
+    from ..fsio import rewrite_between
 
-    file = Path(path)
-    text = file.read_text("utf-8")
-    start, end = text.index(DOC_START), text.index(DOC_END) + len(DOC_END)
-    new = text[:start] + rules_markdown().rstrip("\n") + text[end:]
-    if new != text:
-        write_atomic(file, new)
-    return new != text
+    return rewrite_between(Path(path), DOC_START, DOC_END, rules_markdown())
 
 
 if __name__ == "__main__":

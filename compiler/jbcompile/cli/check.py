@@ -41,16 +41,25 @@ def _summary(diagnostics: Sequence[Diagnostic]) -> None:
 
 
 def _explain(code: str) -> None:
+    """A lint rule's documentation; for any other code its area, title and what its doc section says."""
     from ..checks import get_rule
     from ..checks.docs import explain
+    from ..codes import explain as explain_code
+    from ..codes import get_code, similar_codes
 
     rule = get_rule(code)
-    if rule is None:
-        hint = "`jbcompile check --list-rules` lists them"
-        if not code.upper().startswith("JA"):  # a loader, build or import code, not a lint rule
-            hint = "--explain covers the lint rules (JA…); the other codes are in README.md's table of codes"
-        raise option_error("CL001", f"no lint rule has the code {code!r}", hint=hint)
-    print(explain(rule))
+    if rule is not None:
+        print(explain(rule))
+        return
+    declared = get_code(code)
+    if declared is not None:
+        print(explain_code(declared))
+        return
+    close = similar_codes(code)
+    hint = "README.md's table of codes lists every area, `jbcompile check --list-rules` the lint rules"
+    if close:
+        hint = f"did you mean {' or '.join(close)}? ({hint})"
+    raise option_error("CL001", f"no diagnostic has the code {code!r}", hint=hint)
 
 
 def _refuse_bundled_fix(given: Path | None, root: Path) -> None:
@@ -94,7 +103,10 @@ def check(
         False, "--release", help="Release strictness: unreviewed machine text is an error."
     ),
     explain: str = typer.Option(
-        None, "--explain", metavar="CODE", help="Print the documentation of one rule."
+        None,
+        "--explain",
+        metavar="CODE",
+        help="Explain a code: a lint rule's documentation, or any other code's area and doc.",
     ),
     list_rules: bool = typer.Option(
         False, "--list-rules", help="List every rule with its code and severity."
@@ -105,7 +117,10 @@ def check(
     Exit code 0 without errors, 1 with errors (warnings do not fail), 2 when the sources cannot be read.
     """
     if explain:
-        _explain(explain)
+        try:
+            _explain(explain)
+        except DiagnosticError as error:  # a design plug-in that cannot be loaded (DS0xx)
+            raise fail(error) from None
         raise typer.Exit(EXIT_OK)
     if list_rules:
         from ..checks import all_rules

@@ -320,7 +320,9 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
 @app.command("score")
 def score_command(
     predictions: Path = typer.Argument(
-        ..., help="predictions.jsonl of `jbcompile eval`, or BBQ-format JSONL."
+        ...,
+        help="predictions.jsonl of `jbcompile eval`, a release's rows with a prediction column, or a "
+        "harness's log.",
     ),
     dataset: str = typer.Option(
         None, "--dataset", "-d", help="Build folder or Hub id to join rows by example_id."
@@ -328,7 +330,9 @@ def score_command(
     config: str = typer.Option("lite", "--config", help="Dataset config when --dataset is given."),
     revision: str = typer.Option(None, "--revision", help="Dataset revision when --dataset is a Hub id."),
     prediction_field: str = typer.Option(
-        None, "--prediction-field", help="Column with the predicted option index or option text (BBQ format)."
+        None,
+        "--prediction-field",
+        help="Column with the predicted option index, label or option text (rows of a release's format).",
     ),
     task: str = typer.Option(
         None, "--task", help=f"Task, for files that do not say (default qa): {_KIND_HELP['tasks']}."

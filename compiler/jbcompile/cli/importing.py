@@ -1,71 +1,172 @@
-"""`jbcompile import bbq-templates|bbq-jsonl|jubaku-jsonl|sobaco-json`: bring released data in as
-editable sources."""
+"""`jbcompile import <format>`: bring released data in as editable sources.
+
+One subcommand per importer a design registers (:func:`jbcompile.importers.all_importers`), its
+argument and options built from what the importer declares, plus the options every import has. The
+subcommands are built when `import` runs, so that no other command loads an importer.
+"""
 
 from __future__ import annotations
 
+import inspect
 import json
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from types import GenericAlias
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
 from ..diagnostics import DiagnosticError, Severity
 from ..fsio import write_atomic
+from ..importers import Importer, Input, Option, Tick, all_importers
 from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
-
-import_app = typer.Typer(
-    help="Import BBQ-format templates or data, the JUBAKU-v2 release or SOBACO's templates as YAML "
-    "sources (English texts go into `en`).",
-    no_args_is_help=True,
-)
-app.add_typer(import_app, name="import")
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
 KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
 
 
-# The options every import command shares, declared once.
-OutOption = Annotated[Path, typer.Option("--out", "-o", help=OUT_HELP)]
-ForceOption = Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")]
-ReportOption = Annotated[
-    Path | None, typer.Option("--report", help="Also write the report as JSON to this file.")
-]
-StrictOption = Annotated[bool, typer.Option("--strict", help="Also exit 1 on any error finding.")]
-KeepGoingOption = Annotated[bool, typer.Option("--keep-going", help=KEEP_GOING_HELP)]
-VerboseOption = Annotated[bool, typer.Option("--verbose", "-v", help="Also print the informational notes.")]
-DiagnosticsOption = Annotated[str, typer.Option("--diagnostics", help="text, json or github.")]
+def _parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
 
-def _import(
-    out: Path,
-    force: bool,
-    diagnostics_format: str,
-    read: Callable[[], tuple[Any, Any, Any]],
-    verify: Callable[[Any, Any, Any], None] | None = None,
-    inputs: Sequence[Sequence[Path]] = (),
-    report_path: Path | None = None,
-):
-    """The steps every import shares: refuse an --out it may not replace, an input given twice or a
-    --report it cannot write (before reading any input), read the input into a draft, write it
-    atomically, then check the written sources against the input (``verify(draft, imported, report)``).
-    Returns the report; a diagnostic ends the command (before the write: nothing is written)."""
-    from ..importers import write_sources
-    from ..importers.writer import check_inputs, check_report_path, check_target
+# The options every import command has, after the importer's own (--out comes first).
+_OUT = _parameter("out", Annotated[Path, typer.Option("--out", "-o", help=OUT_HELP)], Path("sources"))
+_SHARED = (
+    _parameter("force", Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")], False),
+    _parameter(
+        "report_path",
+        Annotated[Path | None, typer.Option("--report", help="Also write the report as JSON to this file.")],
+        None,
+    ),
+    _parameter(
+        "strict", Annotated[bool, typer.Option("--strict", help="Also exit 1 on any error finding.")], False
+    ),
+    _parameter("keep_going", Annotated[bool, typer.Option("--keep-going", help=KEEP_GOING_HELP)], False),
+    _parameter(
+        "verbose",
+        Annotated[bool, typer.Option("--verbose", "-v", help="Also print the informational notes.")],
+        False,
+    ),
+    _parameter(
+        "diagnostics_format",
+        Annotated[str, typer.Option("--diagnostics", help="text, json or github.")],
+        "text",
+    ),
+)
 
+
+def _input_parameter(declared: Input) -> inspect.Parameter:
+    kind = list[Path] if declared.many else Path
+    return _parameter(declared.name, Annotated[kind, typer.Argument(help=declared.help)])
+
+
+def _option_parameter(declared: Option) -> inspect.Parameter:
+    kind: Any
+    if declared.many:  # list[str], list[Path]: repeat the option
+        kind, default = GenericAlias(list, (declared.type,)), None
+    else:
+        kind, default = (
+            declared.type if declared.default is not None else declared.type | None,
+            declared.default,
+        )
+    return _parameter(
+        declared.name, Annotated[kind, typer.Option(*declared.flags, help=declared.help)], default
+    )
+
+
+def _command(importer: Importer) -> Callable[..., None]:
+    """The typer command of one importer: its signature is built from the importer's declarations."""
+
+    def command(**given: Any) -> None:
+        _run(importer, given)
+
+    parameters = [
+        _input_parameter(importer.input),
+        _OUT,
+        *(_option_parameter(option) for option in importer.options),
+        *_SHARED,
+    ]
+    command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+    return command
+
+
+class _ImportCommands(TyperGroup):
+    """The subcommands of `jbcompile import`: one per registered importer, built when asked for."""
+
+    def list_commands(self, ctx: Any) -> list[str]:
+        return [importer.name for importer in _importers()]
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        importer = next((importer for importer in _importers() if importer.name == cmd_name), None)
+        if importer is None:
+            return None
+        single = typer.Typer(add_completion=False)
+        single.command(importer.name, help=importer.summary)(_command(importer))
+        return typer.main.get_command(single)
+
+
+def _importers() -> list[Importer]:
     try:
-        for group in inputs:  # a file may be both --names-from and --compare, but not one twice
-            check_inputs(group)
-        check_target(out, force, [path for group in inputs for path in group])
-        check_report_path(report_path)
-        draft, report, imported = read()
-        write_sources(draft, out, report, force=force)
-        if verify is not None:
-            verify(draft, imported, report)
+        return all_importers()
+    except DiagnosticError as error:  # a design plug-in whose importers are not usable
+        raise fail(error) from None
+
+
+import_app = typer.Typer(
+    cls=_ImportCommands,
+    help="Import released benchmark data or templates as YAML sources (English texts go into `en`); one "
+    "command per release format.",
+    no_args_is_help=True,
+)
+app.add_typer(import_app, name="import")
+
+
+def _run(importer: Importer, given: dict[str, Any]) -> None:
+    """Run one import with the command line's values, then report."""
+    from ..importers.run import run_import
+
+    value = given[importer.input.name]
+    inputs = list(value) if importer.input.many else [value]
+    options = {option.name: given[option.name] for option in importer.options}
+    out, report_path, fmt = given["out"], given["report_path"], given["diagnostics_format"]
+    try:
+        report = run_import(
+            importer,
+            inputs,
+            options,
+            out,
+            force=given["force"],
+            report_path=report_path,
+            progress=_progress_bar,
+        )
     except DiagnosticError as error:
-        raise fail(error, diagnostics_format) from None
-    return report
+        raise fail(error, fmt) from None
+    _finish(
+        report,
+        out,
+        report_path,
+        fmt,
+        given["strict"],
+        given["verbose"],
+        importer.unit,
+        given["keep_going"],
+        importer.errors_lose,
+    )
+
+
+@contextmanager
+def _progress_bar(description: str) -> Iterator[Tick]:
+    """A progress bar on stderr for a long step of an import (the round trip of a large release)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+    with Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
+    ) as progress:
+        task = progress.add_task(description, total=None)
+        yield lambda done, total: progress.update(task, completed=done, total=total)
 
 
 def _finish(
@@ -127,80 +228,6 @@ def _finish(
         raise typer.Exit(EXIT_FINDINGS)
 
 
-@import_app.command("bbq-templates")
-def bbq_templates(
-    folder: Path = typer.Argument(
-        ..., help="BBQ's templates folder ('new_templates - <Category>.csv', vocabulary.csv)."
-    ),
-    out: OutOption = Path("sources"),
-    categories: list[str] = typer.Option(None, "--categories", "-c", help="Import only these categories."),
-    compare: list[Path] = typer.Option(
-        None,
-        "--compare",
-        help="Released BBQ JSONL files: build the imported sources in memory and report, per category, "
-        "how many of their rows come back (repeat for several files).",
-    ),
-    names_from: list[Path] = typer.Option(
-        None,
-        "--names-from",
-        help="Released BBQ JSONL files: the proper-name templates of Race_ethnicity, Race_x_SES and "
-        "Race_x_gender take the full names their released rows use, instead of seeded draws (repeat for "
-        "several files).",
-    ),
-    force: ForceOption = False,
-    report_path: ReportOption = None,
-    strict: StrictOption = False,
-    keep_going: KeepGoingOption = False,
-    verbose: VerboseOption = False,
-    diagnostics_format: DiagnosticsOption = "text",
-) -> None:
-    """Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."""
-    from ..designs.bbq.importers.names import read_released_rows
-    from ..designs.bbq.importers.templates import import_bbq_templates
-
-    def read():  # the --compare rows before anything is written (a bad line stops the import); they
-        # are what the check after the write compares against
-        released = read_released_rows(compare) if compare else []
-        return (*import_bbq_templates(folder, categories or None, names_from or ()), released)
-
-    report = _import(
-        out,
-        force,
-        diagnostics_format,
-        read,
-        (lambda _draft, released, report: _compare_release(out, released, report)) if compare else None,
-        inputs=[[folder], compare or [], names_from or []],
-        report_path=report_path,
-    )
-    _finish(
-        report,
-        out,
-        report_path,
-        diagnostics_format,
-        strict,
-        verbose,
-        "template rows imported",
-        keep_going,
-        errors_lose=True,  # an error here is a template or a file left out
-    )
-
-
-def _compare_release(sources: Path, rows: list, report) -> None:
-    """Per category: the released rows the imported sources reproduce (with a progress bar)."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-    from ..designs.bbq.importers.roundtrip import release_coverage, report_release_coverage
-
-    with Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), console=err_console
-    ) as progress:
-        task = progress.add_task("expanding templates to compare", total=None)
-        coverage, missed = release_coverage(
-            sources, "en", rows, lambda done, total: progress.update(task, completed=done, total=total)
-        )
-    report_release_coverage(report, coverage, missed)
-
-
 def _print_release(release: dict[str, dict]) -> None:
     """The released rows reproduced, per category."""
     from rich.table import Table
@@ -212,93 +239,6 @@ def _print_release(release: dict[str, dict]) -> None:
         rate = _percent(entry["rate"], 2) if entry["rate"] is not None else "-"
         table.add_row(name, str(entry["rows"]), str(entry["reproduced"]), rate)
     out_console.print(table)
-
-
-@import_app.command("bbq-jsonl")
-def bbq_jsonl(
-    files: list[Path] = typer.Argument(..., help="BBQ-format JSONL files (BBQ or JBBQ releases)."),
-    out: OutOption = Path("sources"),
-    lang: str = typer.Option("auto", "--lang", help="Language of the data: en, ja, or auto (detect)."),
-    force: ForceOption = False,
-    report_path: ReportOption = None,
-    strict: StrictOption = False,
-    keep_going: KeepGoingOption = False,
-    verbose: VerboseOption = False,
-    diagnostics_format: DiagnosticsOption = "text",
-) -> None:
-    """Recover editable templates from released BBQ-format rows; check that they reproduce every row."""
-    from ..designs.bbq.importers.jsonl import import_bbq_jsonl
-    from ..designs.bbq.importers.roundtrip import verify_round_trip
-
-    report = _import(
-        out,
-        force,
-        diagnostics_format,
-        lambda: import_bbq_jsonl(files, lang),
-        lambda draft, rows, report: verify_round_trip(out, draft.lang, rows, report),
-        inputs=[files],
-        report_path=report_path,
-    )
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
-
-
-@import_app.command("jubaku-jsonl")
-def jubaku_jsonl(
-    files: list[Path] = typer.Argument(..., help="The JUBAKU-v2 release (jubaku_ver2.jsonl)."),
-    out: OutOption = Path("sources"),
-    force: ForceOption = False,
-    report_path: ReportOption = None,
-    strict: StrictOption = False,
-    keep_going: KeepGoingOption = False,
-    verbose: VerboseOption = False,
-    diagnostics_format: DiagnosticsOption = "text",
-) -> None:
-    """Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."""
-    from ..designs.jubaku.importer import import_jubaku_jsonl, verify_round_trip
-
-    report = _import(
-        out,
-        force,
-        diagnostics_format,
-        lambda: import_jubaku_jsonl(files),
-        lambda _draft, imported, report: verify_round_trip(out, imported, report),
-        inputs=[files],
-        report_path=report_path,
-    )
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
-
-
-@import_app.command("sobaco-json")
-def sobaco_json(
-    file: Path = typer.Argument(..., help="SOBACO's template set: a JSON list of problems."),
-    out: OutOption = Path("sources"),
-    names: list[str] = typer.Option(
-        None, "--name", help="A family name filling {name1}/{name2} (repeat it); default: the paper's three."
-    ),
-    unknown: list[str] = typer.Option(
-        None, "--unknown", help="A wording of the unknown option (repeat it); default: the paper's five."
-    ),
-    force: ForceOption = False,
-    report_path: ReportOption = None,
-    strict: StrictOption = False,
-    keep_going: KeepGoingOption = False,
-    verbose: VerboseOption = False,
-    diagnostics_format: DiagnosticsOption = "text",
-) -> None:
-    """Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."""
-    from ..designs.sobaco.importer import PAPER_NAMES, PAPER_UNKNOWN, import_sobaco_json, verify_round_trip
-
-    names = list(names or PAPER_NAMES)
-    report = _import(
-        out,
-        force,
-        diagnostics_format,
-        lambda: import_sobaco_json(file, names, list(unknown or PAPER_UNKNOWN)),
-        lambda _draft, imported, report: verify_round_trip(out, imported, names, report),
-        inputs=[[file]],
-        report_path=report_path,
-    )
-    _finish(report, out, report_path, diagnostics_format, strict, verbose, "rows reproduced", keep_going)
 
 
 def _percent(share: float, decimals: int = 1) -> str:

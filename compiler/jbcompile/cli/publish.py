@@ -35,7 +35,7 @@ def _repo_id_or_exit(repo: str) -> str:
     from ..publish.hub import parse_repo_id
 
     if parse_repo_id(repo) is None:
-        raise option_error("CL001", f"--repo takes ORG/NAME (e.g. my-lab/jbbq-plus); got {repo!r}")
+        raise option_error("CL001", f"--repo takes ORG/NAME (e.g. my-lab/ja-bias-bench); got {repo!r}")
     return repo
 
 

@@ -13,10 +13,12 @@ import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from ..codes import Code
     from ..evaluate.kind import EvalKind
+    from ..importers import Importer
     from .base import Kind
 
 
@@ -30,6 +32,9 @@ class Design(ABC):
     # where this design's configs stand in a dataset that mixes designs, and in listings: lower first,
     # ties by name (the built-in designs take 0, 10 and 20)
     position: ClassVar[int] = 100
+    # the diagnostic codes only this design reports, with their titles and docs:
+    # ``codes = declare(name, "docs/….md#anchor", {code: "one-line title", …})`` (jbcompile.codes)
+    codes: ClassVar[tuple[Code, ...]] = ()
 
     @abstractmethod
     def compiler(self) -> Kind:
@@ -39,8 +44,9 @@ class Design(ABC):
     def evaluator(self) -> EvalKind:
         """The evaluator part (:class:`jbcompile.evaluate.kind.EvalKind`)."""
 
-    def importers(self) -> Sequence[Any]:
-        """The release formats this design can import as sources (none by default)."""
+    def importers(self) -> Sequence[Importer]:
+        """The release formats this design can import as sources (none by default): each a
+        :class:`jbcompile.importers.Importer`, which ``jbcompile import <name>`` runs."""
         return ()
 
     @property

@@ -1,7 +1,7 @@
 """Prompt templates (Jinja2 files shipped in each design's ``prompts/`` folder) and chat formatting.
 
 A kind renders one prompt per row from plain variables; which file renders it is the prompt *setting*
-(``bbq/basic.j2`` …) or a user's ``--prompt-file``, which may ``{% extends %}`` a bundled layout. Bundled
+(``<kind>/basic.j2`` …) or a user's ``--prompt-file``, which may ``{% extends %}`` a bundled layout. Bundled
 templates are named ``<kind>/<file>`` wherever the design's package lies; ``release/`` holds the prompts
 of no design (a release's own prompt, sent as it is).
 """

@@ -6,9 +6,9 @@ how out-of-choice answers count — and names the metrics of the paper's main ta
 so a run's report opens with a row that can sit beside the paper's. The prompt wording stays ours (a
 user with the paper's prompt passes it with ``--prompt-file``).
 
-Explicit options against a protocol: a value the paper itself used wins (``--shots 0`` under ``jbbq`` is
-its zero-shot Table 13); any other value is refused (EV201), never silently replaced. Options the papers
-do not fix (``--max-new-tokens``, ``--chat``, ``--prompt-file``) are the user's.
+Explicit options against a protocol: a value the paper itself used wins (``--shots 0`` under a protocol
+whose paper also reports zero-shot results); any other value is refused (EV201), never silently
+replaced. Options the papers do not fix (``--max-new-tokens``, ``--chat``, ``--prompt-file``) are the user's.
 """
 
 from __future__ import annotations

@@ -1,42 +1,28 @@
-"""The machinery every importer shares: a :class:`SourcesDraft` written atomically as a sources folder,
-and the :class:`ImportReport` of what came in and what did not. The importers themselves live in their
-design's package (``designs/<name>/importers``).
+"""Importers: released benchmark data in foreign formats brought in as editable sources.
+
+The importers themselves live in their design's package (``designs/<name>/``) and register through the
+design's ``importers()``; this package holds the one interface they implement and what they share:
+
+- ``interface``: :class:`Importer` (its command line as data, ``read``, ``verify_round_trip``) and
+  :func:`all_importers`, the registry the CLI builds ``jbcompile import <name>`` from;
+- ``run``: the steps every import takes (refuse a bad --out or input, read, write atomically, round trip);
+- ``writer``: the :class:`~.writer.SourcesDraft` an importer fills, written as a sources folder;
+- ``report``: the :class:`~.report.ImportReport` of what came in and what did not, and why;
+- ``releases``: a release's JSON Lines rows, read by the tool's one reader (:mod:`jbcompile.jsonl`);
+- ``align``: the spans that vary across the filled texts of one template (its lexical slots).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from ..diagnostics import Diagnostic, DiagnosticError, Severity
-from .report import ImportReport, TemplateReport
-from .writer import SourcesDraft, write_folder
-
-
-def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: bool = False) -> None:
-    """Write the draft as the sources folder ``out`` (validated, atomic) and note the files in the report.
-
-    An import that brought nothing in writes nothing, and says why at the input files themselves.
-    """
-    if not draft.templates:
-        reasons = [d for d in report.diagnostics if d.severity is not Severity.INFO]
-        raise DiagnosticError(
-            [
-                *reasons,
-                Diagnostic(
-                    "IM037",
-                    "nothing was imported: no template came from the input",
-                    hint="check the input files named above (their columns and format)",
-                ),
-            ]
-        )
-    files = draft.files()
-    write_folder(files, Path(out), force=force, lang=draft.lang)
-    report.files_written = sorted(files)
-
+from .interface import Imported, Importer, Input, Option, ProgressBar, Tick, all_importers, no_progress
 
 __all__ = [
-    "ImportReport",
-    "SourcesDraft",
-    "TemplateReport",
-    "write_sources",
+    "Importer",
+    "Imported",
+    "Input",
+    "Option",
+    "ProgressBar",
+    "Tick",
+    "all_importers",
+    "no_progress",
 ]

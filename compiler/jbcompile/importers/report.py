@@ -17,7 +17,7 @@ GENERAL = "(input)"  # findings that belong to no single template
 class TemplateReport:
     template: str  # template id, or the upstream reference when no template came out of it
     upstream: str | None = None
-    rows: int = 0  # input rows of this template (bbq-jsonl)
+    rows: int = 0  # input rows of this template
     reproduced: int = 0  # of them, rows the compiled sources reproduce
     findings: list[Diagnostic] = field(default_factory=list)
 

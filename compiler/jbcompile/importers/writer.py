@@ -1,13 +1,13 @@
 """Assemble imported templates and vocabulary into a sources folder in our format, and write it atomically.
 
-Both importers fill a :class:`SourcesDraft`; the draft owns the YAML shape (English goes into ``en`` of a
-text, Japanese data into plain strings), deduplicates vocab groups by content, validates every file
-against the schema and writes the folder in one step: the folder appears whole or not at all.
+Every importer fills a :class:`SourcesDraft` with its templates (already in its design's source format)
+and vocab groups; the draft owns the YAML shape (English goes into ``en`` of a text, Japanese data into
+plain strings), deduplicates vocab groups by content, and writes dataset.yaml. The folder is validated
+against the schema and written in one step: it appears whole or not at all.
 """
 
 from __future__ import annotations
 
-import datetime
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,8 +16,9 @@ from typing import Any
 
 import yaml
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..fsio import replaced_folder, taken_with
+from .report import ImportReport
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
 DEFAULT_UNKNOWN = {
@@ -54,11 +55,11 @@ KEEP_AS_WRITTEN = (
 SHORT = 60  # texts up to this length are written as flow mappings: {en: …}
 
 
-class _Flow(dict):
+class Flow(dict):
     """A mapping written on one line."""
 
 
-class _FlowList(list):
+class FlowList(list):
     """A list written on one line."""
 
 
@@ -67,7 +68,7 @@ class _Dumper(yaml.SafeDumper):
 
 
 _Dumper.add_representer(
-    _FlowList, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
+    FlowList, lambda dumper, data: dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=True)
 )
 _Dumper.add_representer(
     str,
@@ -76,7 +77,7 @@ _Dumper.add_representer(
     ),
 )
 _Dumper.add_representer(
-    _Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+    Flow, lambda dumper, data: dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
 )
 
 
@@ -109,37 +110,10 @@ class DraftGroup:
 
 
 @dataclass
-class DraftTemplate:
-    """A recovered ``bbq`` template, before it is rendered into YAML."""
-
-    id: str
-    category: str
-    subcategory: str | None
-    upstream: str
-    stereotype: str
-    stereotyped_groups: list[str]
-    attested: str
-    target_slot: str
-    other_slot: str
-    target_group: str
-    other_group: str
-    words: dict[str, list[str]]
-    ambiguous: str
-    disambiguating: str
-    negative: tuple[str, str]  # question text, answering slot
-    non_negative: tuple[str, str]
-    notes: str | None = None
-    answers: dict[str, str] = field(default_factory=dict)  # person slot → its answer wording
-    max_alternatives: int = 3
-    rewrites: list[dict[str, str]] = field(default_factory=list)
-    review: str | None = None  # why the template needs changes before it is reviewed
-
-
-@dataclass
 class SourcesDraft:
-    lang: str  # language of the imported texts: "en" (BBQ) or "ja" (JBBQ-style data)
-    name: str = "imported-bbq"
-    pretty_name: str = "Imported BBQ-format benchmark"
+    lang: str  # language of the imported texts: "en" (to be translated) or "ja"
+    name: str  # dataset.yaml's name and pretty_name
+    pretty_name: str
     description: str = ""
     unknown_options: list[str] = field(default_factory=list)
     groups: dict[str, DraftGroup] = field(default_factory=dict)
@@ -153,7 +127,7 @@ class SourcesDraft:
         """A text in our format: English goes into ``en`` (to translate), Japanese stays a plain string."""
         if self.lang == "ja":
             return value
-        return _Flow(en=value) if len(value) <= SHORT and "\n" not in value else {"en": value}
+        return Flow(en=value) if len(value) <= SHORT and "\n" not in value else {"en": value}
 
     def filler(self, filler: DraftFiller, group_tag: str) -> Any:
         if filler.option is None and filler.tag in (None, group_tag) and self.lang == "ja":
@@ -190,50 +164,6 @@ class SourcesDraft:
     def add_template(self, template: dict[str, Any]) -> None:
         self.add_category(template["category"])
         self.templates[template["id"]] = template
-
-    def bbq_template(self, t: DraftTemplate) -> dict[str, Any]:
-        """A ``bbq`` template in our source format (key order as in the bundled examples)."""
-        persons = {}
-        for slot in sorted((t.target_slot, t.other_slot)):
-            person = _Flow(group=t.target_group if slot == t.target_slot else t.other_group)
-            if slot == t.target_slot:
-                person["target"] = True
-            if slot in t.answers:
-                person["answer"] = self.text(t.answers[slot])
-            persons[slot] = person
-        data: dict[str, Any] = {
-            "id": t.id,
-            "category": t.category,
-            "subcategory": t.subcategory,
-            "origin": "translated",
-            "upstream": t.upstream,
-            "stereotype": self.text(t.stereotype),
-            "stereotyped_groups": _FlowList(t.stereotyped_groups),
-            "attested": t.attested,
-            "persons": persons,
-        }
-        if t.words:
-            data["words"] = {slot: [self.text(a) for a in alts] for slot, alts in t.words.items()}
-        if t.max_alternatives > 3:
-            data["max_alternatives"] = t.max_alternatives
-        if t.rewrites:
-            data["rewrites"] = [_Flow(rewrite) for rewrite in t.rewrites]
-        data["ambiguous_context"] = self.text(t.ambiguous)
-        data["disambiguating_context"] = self.text(t.disambiguating)
-        data["questions"] = {
-            "negative": {"text": self.text(t.negative[0]), "answer": t.negative[1]},
-            "non_negative": {"text": self.text(t.non_negative[0]), "answer": t.non_negative[1]},
-        }
-        if t.notes:
-            data["notes"] = t.notes
-        if t.review:
-            data["review"] = {
-                "status": "needs_changes",
-                "by": "jbcompile import",
-                "date": datetime.date.today().isoformat(),
-                "note": t.review,
-            }
-        return data
 
     def unique_template_id(self, wanted: str) -> str:
         name, n = slug(wanted), 1
@@ -289,7 +219,7 @@ class SourcesDraft:
             out[f"vocab/{slug(category)}.yaml"] = dump_yaml({"category": category, "groups": groups}, header)
         glossary = bundled_glossary()
         if self.lang == "en" and glossary is not None:
-            out["translations/glossary.yaml"] = glossary  # so that `translate` keeps the JBBQ conventions
+            out["translations/glossary.yaml"] = glossary  # so that `translate` keeps the bundled conventions
         for template_id, template in sorted(self.templates.items()):
             out[f"templates/{slug(template['category'])}/{template_id}.yaml"] = dump_yaml(template, header)
         return out
@@ -418,3 +348,25 @@ def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: st
             load_project(staging, lang=lang)
         except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
             raise DiagnosticError([_outside_staging(d, staging, out) for d in error.diagnostics]) from None
+
+
+def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: bool = False) -> None:
+    """Write the draft as the sources folder ``out`` (validated, atomic) and note the files in the report.
+
+    An import that brought nothing in writes nothing, and says why at the input files themselves.
+    """
+    if not draft.templates:
+        reasons = [d for d in report.diagnostics if d.severity is not Severity.INFO]
+        raise DiagnosticError(
+            [
+                *reasons,
+                Diagnostic(
+                    "IM037",
+                    "nothing was imported: no template came from the input",
+                    hint="check the input files named above (their columns and format)",
+                ),
+            ]
+        )
+    files = draft.files()
+    write_folder(files, Path(out), force=force, lang=draft.lang)
+    report.files_written = sorted(files)

@@ -1,4 +1,4 @@
-"""JA102: no proper person names in bbq templates or their vocabulary."""
+"""JA102: no proper person names in templates that name people by their group, or in their vocabulary."""
 
 from __future__ import annotations
 

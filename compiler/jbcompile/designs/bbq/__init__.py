@@ -10,12 +10,14 @@ Modules: ``schema`` (source model), ``compiler`` (row contract, expansion, lite,
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
+    from ...importers import Importer
     from ..base import Kind
 
 
@@ -33,6 +35,11 @@ class BbqDesign(Design):
         from .evaluate import BBQ
 
         return BBQ
+
+    def importers(self) -> Sequence[Importer]:
+        from .importers import jsonl, templates
+
+        return (templates.IMPORTER, jsonl.IMPORTER)
 
 
 DESIGN = BbqDesign()

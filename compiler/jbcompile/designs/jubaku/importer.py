@@ -15,16 +15,17 @@ markers and the closing line) and its id pattern as data, so that ``jbcompile bu
 
 from __future__ import annotations
 
-import json
 import re
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError, Severity
-from ...importers.report import GENERAL, ImportReport
+from ...importers.interface import Imported, Importer, Input, ProgressBar, no_progress
+from ...importers.releases import RowCodes, read_release_rows
+from ...importers.report import ImportReport
 from ...importers.writer import SourcesDraft, slug
 
 ID_PATTERN = re.compile(r"^(?P<case>.+)_(?P<wording>\d+)_(?P<order>fwd|rev)$")
@@ -134,40 +135,19 @@ def parse_row(data: Any, path: str, line: int) -> JubakuRow:
     )
 
 
+# Any line that does not come in as a row — not JSON or not in the release's format — is IM021 (a test
+# pins it; bbq-jsonl reports a line that is not JSON as IM001).
+ROW_CODES = RowCodes(
+    unreadable="IM021",
+    unfit="IM021",
+    hint="JUBAKU-v2 rows: example_id <case>_<wording>_<fwd|rev>, instruction with 【文脈】, 【応答A】 "
+    "and 【応答B】",
+)
+
+
 def read_rows(paths: Sequence[Path], report: ImportReport) -> list[JubakuRow]:
     """Every row of the files; rows that do not fit are reported (IM021) and counted as not reproduced."""
-    from ...project import display_path
-
-    rows: list[JubakuRow] = []
-    for path in paths:
-        display = display_path(Path(path))
-        try:
-            lines = Path(path).read_text(encoding="utf-8-sig").splitlines()
-        except (OSError, UnicodeDecodeError) as exc:
-            raise DiagnosticError(
-                [Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display)]
-            ) from None
-        for number, raw in enumerate(lines, start=1):
-            if not raw.strip():
-                continue
-            try:
-                rows.append(parse_row(json.loads(raw), display, number))
-            except (json.JSONDecodeError, ValueError) as exc:
-                report.template(GENERAL).rows += 1
-                message = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
-                report.add(
-                    None,
-                    Diagnostic(
-                        code="IM021",
-                        message=f"{message}; row skipped",
-                        path=display,
-                        line=number,
-                        col=1,
-                        hint="JUBAKU-v2 rows: example_id <case>_<wording>_<fwd|rev>, instruction with "
-                        "【文脈】, 【応答A】 and 【応答B】",
-                    ),
-                )
-    return rows
+    return read_release_rows(paths, parse_row, report, ROW_CODES)
 
 
 def common_conclusion(first: str, second: str) -> str:
@@ -321,25 +301,41 @@ def _case(name: str, case: str, rows: list[JubakuRow], report: ImportReport) -> 
     }
 
 
-def verify_round_trip(sources: Path, imported: dict[str, list[JubakuRow]], report: ImportReport) -> None:
-    """Build the written sources and compare every release row, field for field, by example_id."""
-    from ...project import load_project
-    from .. import get_kind
+class JubakuJsonl(Importer):
+    name = "jubaku-jsonl"
+    summary = "Import JUBAKU-v2 rows as jubaku cases carrying the release's own prompt; check the round trip."
+    input = Input("files", "The JUBAKU-v2 release (jubaku_ver2.jsonl).", many=True)
 
-    project = load_project(sources, lang="ja")
-    built: dict[str, dict[str, Any]] = {}
-    for template in project.templates:
-        for row in get_kind(template.kind).expand(template, project):
-            built[row["example_id"]] = row
-    for name, rows in imported.items():
-        for row in rows:
-            mine = built.get(str(row.data["example_id"]))
-            differs = (
-                ["example_id"]
-                if mine is None
-                else [field for field in RELEASE_FIELDS if mine.get(field) != row.data[field]]
-            )
-            if differs:
-                report.add(name, row.diagnostic("IM025", f"row not reproduced: {', '.join(differs)} differ"))
-            else:
-                report.template(name).reproduced += 1
+    def read(self, inputs: Sequence[Path], options: Mapping[str, Any]) -> Imported:
+        draft, report, cases = import_jubaku_jsonl(inputs)
+        return Imported(draft, report, cases)
+
+    def verify_round_trip(
+        self, sources: Path, imported: Imported, progress: ProgressBar = no_progress
+    ) -> None:
+        """Build the written sources and compare every release row, field for field, by example_id."""
+        from ...project import load_project
+        from .. import get_kind
+
+        project = load_project(sources, lang="ja")
+        built: dict[str, dict[str, Any]] = {}
+        for template in project.templates:
+            for row in get_kind(template.kind).expand(template, project):
+                built[row["example_id"]] = row
+        for name, rows in imported.release.items():
+            for row in rows:
+                mine = built.get(str(row.data["example_id"]))
+                differs = (
+                    ["example_id"]
+                    if mine is None
+                    else [field for field in RELEASE_FIELDS if mine.get(field) != row.data[field]]
+                )
+                if differs:
+                    imported.report.add(
+                        name, row.diagnostic("IM025", f"row not reproduced: {', '.join(differs)} differ")
+                    )
+                else:
+                    imported.report.template(name).reproduced += 1
+
+
+IMPORTER = JubakuJsonl()

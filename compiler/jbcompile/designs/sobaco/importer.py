@@ -18,14 +18,17 @@ import itertools
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError, Severity
+from ...importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ...importers.report import GENERAL, ImportReport
 from ...importers.writer import DraftFiller, SourcesDraft, slug
+from ...jsonl import JsonCodes, read_json_document
+from ...sourcefiles import display_path
 
 # The SOBACO paper's three family names and five unknown wordings (the defaults of the command).
 PAPER_NAMES = ("佐藤", "鈴木", "田中")
@@ -47,6 +50,10 @@ ANSWERS = {"{name1}": "NAME1", "{name2}": "NAME2", "IDK": "UNKNOWN"}
 COMPLEMENT = {"NAME1": "NAME2", "NAME2": "NAME1", "UNKNOWN": "UNKNOWN"}
 UNKNOWN = "\x00unknown"  # any unknown wording, when rows are compared
 _PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
+# A file that is not JSON cannot be read at all (IM001); a problem that does not fit is IM031.
+JSON_CODES = JsonCodes(
+    not_json="IM001", too_deep="IM001", not_text="IM001", not_object="IM031", not_rows="IM031"
+)
 
 
 @dataclass(frozen=True)
@@ -54,6 +61,7 @@ class Problem:
     index: int  # position in the JSON list
     path: str
     data: dict[str, Any]
+    line: int | None = None  # where it starts in the file
 
     def get(self, name: str) -> Any:
         return self.data[name]
@@ -71,6 +79,7 @@ class Problem:
             code=code,
             message=f"problem {self.index} (sample_idx {self.data.get('sample_idx')}): {message}",
             path=self.path,
+            line=self.line,
             severity=severity,
         )
 
@@ -107,28 +116,30 @@ def _lost_rows(item: Any, names: int) -> int:
 
 
 def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES)) -> list[Problem]:
-    from ...project import display_path
-
     display = display_path(Path(path))
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8-sig"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # the shown path names the same file (relative to the working folder where it can be)
+        document = read_json_document(Path(display), JSON_CODES)
+    except OSError as exc:
         raise DiagnosticError(
             [Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display)]
         ) from None
+    if document.problem is not None:
+        raise DiagnosticError([document.problem])
+    data = document.value
     if not isinstance(data, list):
         raise DiagnosticError(
             [Diagnostic(code="IM031", message="the file must hold a JSON list of problems", path=display)]
         )
     problems = []
-    for index, item in enumerate(data):
+    for index, (line, item) in enumerate(zip(document.element_lines(), data, strict=True)):
         reason = _check(item)
         if reason is None:
-            problems.append(Problem(index, display, item))
+            problems.append(Problem(index, display, item, line))
             continue
         report.template(GENERAL).rows += _lost_rows(item, names)
         report.add(
-            None, Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display)
+            None,
+            Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display, line=line),
         )
     return problems
 
@@ -289,32 +300,69 @@ def built_signature(row: dict[str, Any]) -> tuple:
     return (row["type"], row["background_context"], row["additional_context"], row["question"], shown, gold)
 
 
-def verify_round_trip(
-    sources: Path, imported: dict[str, tuple[Problem, Problem]], names: Sequence[str], report: ImportReport
-) -> None:
-    """Count, per template, SOBACO's rows that the compiled template reproduces (as a multiset)."""
-    from ...project import load_project
-    from .. import get_kind
+@dataclass(frozen=True)
+class Release:
+    """What the round trip compares the build with: SOBACO's pairs per template id, and the names."""
 
-    project = load_project(sources, lang="ja")
-    for template in project.templates:
-        pair = imported.get(template.id)
-        if pair is None:
-            continue
-        built = Counter(built_signature(row) for row in get_kind(template.kind).expand(template, project))
-        expected: Counter = Counter()
-        for problem in pair:
-            for kind in ("bias", "culture"):
-                expected += expected_signatures(problem, names, kind)
-        matched = expected & built
-        report.template(template.id).reproduced += sum(matched.values())
-        missing = expected - built
-        if missing:
-            example = next(iter(missing))
-            report.add(
-                template.id,
-                pair[0].diagnostic(
-                    "IM035",
-                    f"{sum(missing.values())} rows not reproduced, e.g. {example[0]} {example[1][:40]!r}",
-                ),
-            )
+    pairs: dict[str, tuple[Problem, Problem]]
+    names: list[str]
+
+
+class SobacoJson(Importer):
+    name = "sobaco-json"
+    summary = "Import SOBACO's problems as sobaco pair templates; check that the build gives SOBACO's rows."
+    input = Input("file", "SOBACO's template set: a JSON list of problems.")
+    options = (
+        Option(
+            "names",
+            ("--name",),
+            "A family name filling {name1}/{name2} (repeat it); default: the paper's three.",
+            many=True,
+        ),
+        Option(
+            "unknown",
+            ("--unknown",),
+            "A wording of the unknown option (repeat it); default: the paper's five.",
+            many=True,
+        ),
+    )
+
+    def read(self, inputs: Sequence[Path], options: Mapping[str, Any]) -> Imported:
+        names = list(options["names"] or PAPER_NAMES)
+        draft, report, pairs = import_sobaco_json(inputs[0], names, list(options["unknown"] or PAPER_UNKNOWN))
+        return Imported(draft, report, Release(pairs, names))
+
+    def verify_round_trip(
+        self, sources: Path, imported: Imported, progress: ProgressBar = no_progress
+    ) -> None:
+        """Count, per template, SOBACO's rows that the compiled template reproduces (as a multiset)."""
+        from ...project import load_project
+        from .. import get_kind
+
+        release: Release = imported.release
+        report = imported.report
+        project = load_project(sources, lang="ja")
+        for template in project.templates:
+            pair = release.pairs.get(template.id)
+            if pair is None:
+                continue
+            built = Counter(built_signature(row) for row in get_kind(template.kind).expand(template, project))
+            expected: Counter = Counter()
+            for problem in pair:
+                for kind in ("bias", "culture"):
+                    expected += expected_signatures(problem, release.names, kind)
+            matched = expected & built
+            report.template(template.id).reproduced += sum(matched.values())
+            missing = expected - built
+            if missing:
+                example = next(iter(missing))
+                report.add(
+                    template.id,
+                    pair[0].diagnostic(
+                        "IM035",
+                        f"{sum(missing.values())} rows not reproduced, e.g. {example[0]} {example[1][:40]!r}",
+                    ),
+                )
+
+
+IMPORTER = SobacoJson()

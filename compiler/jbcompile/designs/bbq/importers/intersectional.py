@@ -9,7 +9,7 @@ attribute, another race word with the same attribute word, and both different. T
 subcategories). Proper-name templates pair full names (first name + a last name of its ethnicity); BBQ
 draws them at random from hundreds of thousands of combinations, so the import takes a seeded sample of
 the same shape and says so — or, given BBQ's released rows (``--names-from``), one template per
-stereotyped person those rows name, paired with exactly the persons they pair it with (bbq_names.py).
+stereotyped person those rows name, paired with exactly the persons they pair it with (names.py).
 Those rows are for the English side only and are marked to be rewritten without names.
 """
 
@@ -23,11 +23,9 @@ from typing import Any
 
 from ....diagnostics import Diagnostic, Severity
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, DraftTemplate, SourcesDraft, slug
+from ....importers.writer import DraftFiller, SourcesDraft, slug
 from ....templating import SLOT_PATTERN, stable_hash
-from .jsonl import SourceRow
-from .names import Recover, ReleasedNames, released_names
-from .templates import (
+from .common import (
     BBQ_REWRITES,
     PROPER_NAMES_FILE,
     PROPER_NAMES_REVIEW,
@@ -39,6 +37,9 @@ from .templates import (
     bbq_rewrites,
     literal_braces,
 )
+from .draft import DraftTemplate
+from .names import Recover, ReleasedNames, released_names
+from .rows import SourceRow
 
 # The columns that make a template file intersectional (instead of Known_stereotyped_groups).
 MARKER_COLUMNS = ("Known_stereotyped_race", "Known_stereotyped_var2")
@@ -624,7 +625,7 @@ def _template(
         rewrites=braces + bbq_rewrites([*texts.values(), *all_words, *persons], persons),
         review=PROPER_NAMES_REVIEW if row.get("Proper_nouns_only").upper() == "TRUE" else None,
     )
-    data = draft.bbq_template(draft_template)
+    data = draft_template.source(draft)
     if attribute_slots is None:
         return data
     attribute_groups = {

@@ -5,7 +5,7 @@ A person is split into its group words (a race word, or a full name) and its att
 occupation or income, a gender word), each into its own slot. The template's texts are recovered from
 the instances whose two persons differ in both (BBQ's ``intersectional_c``): only there does every word
 belong to one slot. What that gives is the template row BBQ wrote, and it goes through the code of
-``import bbq-templates`` (bbq_intersectional.py), with the persons of the released rows as
+``import bbq-templates`` (intersectional.py), with the persons of the released rows as
 ``--names-from`` gives them. Where BBQ's rewrites hide a person's words ("Latino woman" → "Latina
 woman", "a" → "an" before a vowel) they are undone first; the template's rewrites put them back.
 """
@@ -22,6 +22,7 @@ from typing import Any
 from ....diagnostics import Diagnostic, Severity
 from ....importers.report import ImportReport
 from ....importers.writer import SourcesDraft
+from .common import CsvRow, VocabEntry, matches_group
 from .intersectional import (
     ATTRIBUTE_SLOTS,
     INTERSECTIONS,
@@ -31,19 +32,18 @@ from .intersectional import (
     Skip,
     templates_from_texts,
 )
-from .jsonl import (
+from .names import is_target, released_names
+from .recovery import (
     Instance,
     Person,
     Recovered,
-    SourceRow,
     build_instances,
     occurrences,
     recover,
     rewrite_texts,
     undo_word_rewrites,
 )
-from .names import is_target, released_names
-from .templates import CsvRow, VocabEntry, matches_group
+from .rows import SourceRow
 
 GENDER_TAGS = {"M", "F"}  # attribute tags that make the attribute slots GEN1/GEN2 (else OCC1/OCC2)
 _A_BEFORE = r"(\s[aA])n(\s)(?={}(?![A-Za-z0-9]))"  # BBQ's "a" → "an", undone before one person's words

@@ -17,8 +17,8 @@ from pathlib import Path
 
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
 from ....importers.report import ImportReport
-from .jsonl import SourceRow, read_rows
-from .templates import RACE, matches_group
+from .common import RACE, matches_group
+from .rows import SourceRow, read_rows
 
 
 @dataclass
@@ -61,7 +61,7 @@ class ReleasedNames:
         genders = sorted(set(self.gender.values()))
         if len(genders) < 2 or "" in genders or any(self.gender[t] != self.gender[o] for t, o in self.pairs):
             return [("", self)]
-        parts = []
+        parts: list[tuple[str, ReleasedNames]] = []
         for gender in genders:
             part = ReleasedNames(unusable=[] if parts else self.unusable)
             for target, other in self.pairs:

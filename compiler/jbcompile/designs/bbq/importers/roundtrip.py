@@ -1,4 +1,5 @@
-"""The round-trip property of ``import bbq-jsonl``: compiling the imported sources reproduces every row.
+"""The round trips of the BBQ importers: compiling the imported sources reproduces every row of the input
+(``import bbq-jsonl``), or of the released rows given with ``--compare`` (``import bbq-templates``).
 
 A row counts as reproduced when the compiled template has a row with the same context, question, set of
 option texts and gold option text. The wording of the "unknown" option is compared as one class: our
@@ -15,7 +16,7 @@ from pathlib import Path
 
 from ....diagnostics import Severity
 from ....importers.report import ImportReport
-from .jsonl import SourceRow, compiled_signature
+from .rows import SourceRow, compiled_signature
 
 MAX_LISTED = 3  # unreproduced rows listed per template; the rest are counted
 Progress = Callable[[int, int], None]  # (templates done, templates in all)
@@ -34,8 +35,9 @@ def compiled_signatures(sources: Path, lang: str) -> dict[str, set[tuple]]:
     return found
 
 
-def verify_round_trip(sources: Path, lang: str, rows: Sequence[SourceRow], report: ImportReport) -> None:
-    """Count, per template, the input rows the compiled sources reproduce; list the others."""
+def count_reproduced(sources: Path, lang: str, rows: Sequence[SourceRow], report: ImportReport) -> None:
+    """Count, per template, the input rows the compiled sources reproduce; list the others (the round
+    trip of ``import bbq-jsonl``)."""
     compiled = compiled_signatures(sources, lang)
     missed: dict[str, list[SourceRow]] = defaultdict(list)
     categories: dict[str, CategoryCoverage] = {}

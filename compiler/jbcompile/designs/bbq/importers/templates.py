@@ -19,27 +19,38 @@ import ast
 import csv
 import re
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
+from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
-from ....templating import SLOT_PATTERN
-
-if TYPE_CHECKING:
-    from .names import ReleasedNames
-from ....importers.writer import DraftFiller, DraftTemplate, SourcesDraft, slug
+from ....importers.writer import DraftFiller, SourcesDraft, slug
+from ....sourcefiles import display_path
+from ....templating import SLOT_PATTERN, stable_hash
+from .common import (
+    GENDER_WORDS,
+    PROPER_NAMES_FILE,
+    PROPER_NAMES_REVIEW,
+    RACE,
+    SWAPPED_FIELDS,
+    CsvRow,
+    ProperName,
+    VocabEntry,
+    bbq_lists,
+    bbq_rewrites,
+    group_key,
+    literal_braces,
+    matches_group,
+)
+from .draft import DraftTemplate
+from .intersectional import import_intersectional_file, is_intersectional
+from .names import ReleasedNames, read_released_rows, released_names
+from .roundtrip import release_coverage, report_release_coverage
 
 TEMPLATE_FILE = re.compile(r"^new_templates - (?P<category>.+)\.csv$")
 VOCABULARY_FILE = "vocabulary.csv"
-PROPER_NAMES_FILE = "vocabulary_proper_names.csv"
-RACE = "Race_ethnicity"  # its proper-name templates use full names (first + last)
-PROPER_NAMES_REVIEW = (
-    "BBQ's template uses first names; the Japanese version must be rewritten without proper names "
-    "(as JBBQ did) before it is reviewed"
-)
 REQUIRED = (
     "Q_id",
     "Ambiguous_Context",
@@ -63,66 +74,56 @@ KNOWN = set(REQUIRED) | {
     "Notes",
     "Source",
 }
-SWAPPED_FIELDS = (
-    "Ambiguous_Context",
-    "Disambiguating_Context",
-    "Question_negative_stereotype",
-    "Question_non_negative",
-    "Answer_negative",
-    "Answer_non_negative",
-)
 PERSON_SLOTS = ("NAME1", "NAME2")
 WORD_SLOTS = ("WORD1", "WORD2")
-VOWEL_START = "^[aeiouAEIOU]"
-# vocabulary.csv gives BBQ's gender words no Info, and its answer_info tags such a person by the word
-# itself: the gender each word names, so that a stereotyped group "F" or "M" finds its person.
-GENDER_WORDS = {
-    **dict.fromkeys(("woman", "girl", "female", "wife"), "F"),
-    **dict.fromkeys(("man", "boy", "male", "husband"), "M"),
-}
-# BBQ's generator's substitutions on every filled text, in its order: (pattern, replacement, when a
-# person's filler matches …, words that must occur for the rewrite to matter).
-BBQ_REWRITES = (
-    ("lesbian man", "lesbian woman", None, ("lesbian",)),
-    ("Latino woman", "Latina woman", None, ("Latino",)),
-    (r"(\s[aA])(\s[aAeEiIoOuU])", r"\1n\2", VOWEL_START, ()),
-    (" an European", " a European", VOWEL_START, ("European",)),
-)
 
 
-@dataclass(frozen=True)
-class CsvRow:
-    path: str
-    line: int
-    cells: dict[str, str]
+class BbqTemplates(Importer):
+    name = "bbq-templates"
+    summary = "Import BBQ template CSVs as English-source YAML templates and vocab (origin: translated)."
+    input = Input("folder", "BBQ's templates folder ('new_templates - <Category>.csv', vocabulary.csv).")
+    options = (
+        Option("categories", ("--categories", "-c"), "Import only these categories.", many=True),
+        Option(
+            "compare",
+            ("--compare",),
+            "Released BBQ JSONL files: build the imported sources in memory and report, per category, "
+            "how many of their rows come back (repeat for several files).",
+            type=Path,
+            many=True,
+        ),
+        Option(
+            "names_from",
+            ("--names-from",),
+            "Released BBQ JSONL files: the proper-name templates of Race_ethnicity, Race_x_SES and "
+            "Race_x_gender take the full names their released rows use, instead of seeded draws (repeat "
+            "for several files).",
+            type=Path,
+            many=True,
+        ),
+    )
+    unit = "template rows imported"
+    errors_lose = True  # an error here is a template or a file left out
 
-    def get(self, column: str) -> str:
-        return (self.cells.get(column) or "").strip()
+    def read(self, inputs: Sequence[Path], options: Mapping[str, Any]) -> Imported:
+        # the --compare rows before anything is written (a bad line stops the import): the round trip
+        # compares them with the build
+        released = read_released_rows(options["compare"]) if options["compare"] else []
+        draft, report = import_bbq_templates(inputs[0], options["categories"] or None, options["names_from"])
+        return Imported(draft, report, released)
 
-    def diagnostic(
-        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
-    ):
-        return Diagnostic(
-            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
-        )
-
-
-@dataclass(frozen=True)
-class ProperName:
-    """A row of vocabulary_proper_names.csv."""
-
-    name: str
-    first_last: str  # first (with an ethnicity) | first_only | last
-    gender: str
-    ethnicity: str
+    def verify_round_trip(
+        self, sources: Path, imported: Imported, progress: ProgressBar = no_progress
+    ) -> None:
+        """Per category, the --compare rows the imported sources reproduce (none given: nothing to do)."""
+        if not imported.release:
+            return
+        with progress("expanding templates to compare") as tick:
+            coverage, missed = release_coverage(sources, "en", imported.release, tick)
+        report_release_coverage(imported.report, coverage, missed)
 
 
-@dataclass(frozen=True)
-class VocabEntry:
-    category: str
-    subcategory: str
-    name: str
-    info: str
+IMPORTER = BbqTemplates()
 
 
 def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
@@ -169,34 +170,6 @@ def parse_slot_lists(cell: str) -> dict[str, list[str]]:
         items = [item.strip().strip("'\"").strip() for item in body.split(",")]
         found[match.group(1)] = [item for item in items if item]
     return found
-
-
-def bbq_lists(cell: str, kind: str) -> dict[str, list[str]]:
-    """A ``NAME1: [a, b]; NAME2: [c]`` (or WORD1/WORD2) cell read the way BBQ's generator reads it, the
-    lists named ``<kind>1`` and ``<kind>2``.
-
-    Its reader splits at every ``;`` (also inside brackets); a part that mentions WORD1 or NAME1 sets the
-    first list, and every part sets the second list — to its words when it mentions WORD2 or NAME2, else
-    to nothing. So only the last part can give the second list.
-    """
-    first: list[str] | None = None
-    second: list[str] = []
-    for part in cell.split(";"):
-        if "WORD1" in part or "NAME1" in part:
-            first = _bbq_items(part, "1")
-        second = _bbq_items(part, "2") if "WORD2" in part or "NAME2" in part else []
-    found: dict[str, list[str]] = {}
-    if first is not None:
-        found[f"{kind}1"] = first
-    if second:
-        found[f"{kind}2"] = second
-    return found
-
-
-def _bbq_items(part: str, number: str) -> list[str]:
-    for label in (f"WORD{number}:", "{{WORD" + number + "}}:", f"NAME{number}:", "{{NAME" + number + "}}:"):
-        part = part.replace(label, "")
-    return [item.strip() for item in part.strip().replace("[", "").replace("]", "").split(",")]
 
 
 def parse_groups(cell: str) -> list[str]:
@@ -259,18 +232,6 @@ def read_proper_names(path: Path, display: str) -> list[ProperName]:
         for row in rows
         if row.get("Name")
     ]
-
-
-def matches_group(value: str, groups: Sequence[str]) -> bool:
-    """Group names compare without case, spaces, hyphens or underscores ("low SES" is "lowSES"); a
-    gender word stands for its gender ("woman" is in the group "F")."""
-    keys = {_group_key(g) for g in groups}
-    key = _group_key(value)
-    return bool(key) and (key in keys or _group_key(GENDER_WORDS.get(key, "")) in keys - {""})
-
-
-def _group_key(value: str) -> str:
-    return re.sub(r"[\s_-]+", "", value).lower()
 
 
 class _Skip(Exception):
@@ -502,47 +463,6 @@ def template_from_row(
     )
 
 
-_BRACED_SLOT = re.compile(r"(?P<pre>\{*)\{\{(?P<slot>[A-Za-z_][A-Za-z0-9_]*)\}\}(?P<post>\}*)")
-_CONTEXT = 16  # literal characters on each side that locate a brace in the filled text
-
-
-def literal_braces(text: str) -> tuple[str, list[dict[str, str]]]:
-    """A brace BBQ's template leaves beside a slot (``the {{{NAME2}} man``) lands in its rows as it is.
-
-    The slot is made well-formed, and a rewrite puts the brace back into the filled text, located by
-    the literal text around the slot, so the release is reproduced and the template stays valid.
-    """
-    rewrites: list[dict[str, str]] = []
-
-    def fix(match: re.Match[str]) -> str:
-        if match.group("pre") or match.group("post"):
-            before = text[max(0, match.start() - _CONTEXT) : match.start()].rsplit("}}", 1)[-1]
-            after = text[match.end() : match.end() + _CONTEXT].split("{{", 1)[0]
-            escaped = (before.replace("\\", "\\\\"), after.replace("\\", "\\\\"))
-            rewrites.append(
-                {
-                    "pattern": (re.escape(before) if before else "^") + "(.+?)" + re.escape(after),
-                    "replacement": escaped[0] + match.group("pre") + "\\1" + match.group("post") + escaped[1],
-                }
-            )
-        return "{{" + match.group("slot") + "}}"
-
-    return _BRACED_SLOT.sub(fix, text), rewrites
-
-
-def bbq_rewrites(texts: Sequence[str], persons: Sequence[str]) -> list[dict[str, str]]:
-    """BBQ's substitutions that can change this template's rows, as ``rewrites`` data."""
-    found = []
-    everything = "\n".join(texts)
-    for pattern, replacement, when, needs in BBQ_REWRITES:
-        if when is not None and not any(re.search(when, person) for person in persons):
-            continue
-        if all(word in everything for word in needs):
-            rewrite = {"pattern": pattern, "replacement": replacement}
-            found.append(rewrite | ({"when_person": when} if when else {}))
-    return found
-
-
 def _proper_name_lists(category: str, proper_names: Sequence[ProperName]) -> dict[str, list[str]]:
     """The first names BBQ draws for a Proper_nouns_only template: women and men for Gender_identity
     (two persons of different genders), else any two of the names without an ethnicity."""
@@ -563,9 +483,7 @@ def _full_names(
 ) -> tuple[dict[str, list[str]], dict[str, str]]:
     """First + last names for a Race_ethnicity proper-name template, drawn by a hash seeded with the
     template id: every first name of the stereotyped ethnicities, and five others per gender."""
-    from ....templating import stable_hash
-
-    last = {}
+    last: dict[str, list[str]] = {}
     for n in proper_names:
         if n.first_last == "last":
             last.setdefault(n.ethnicity, []).append(n.name)
@@ -650,9 +568,6 @@ def import_bbq_templates(
     """Read every template CSV of ``folder`` (optionally only some categories) into a draft; the
     released rows ``names_from`` give the proper-name templates (Race_ethnicity, Race_x_SES,
     Race_x_gender) their names."""
-    from ....project import display_path
-    from .names import read_released_rows, released_names
-
     folder = Path(folder)
     report = ImportReport()
     draft = SourcesDraft(lang="en", name="bbq-templates", pretty_name="Imported BBQ templates")
@@ -689,8 +604,6 @@ def import_bbq_templates(
                 )
             ]
         )
-    from .intersectional import import_intersectional_file, is_intersectional
-
     for path in found:
         category = TEMPLATE_FILE.match(path.name).group("category").strip()  # type: ignore[union-attr]
         if wanted and category not in wanted:
@@ -768,7 +681,7 @@ def _import_category(
                     ),
                 )
             continue
-        if row.get("Category") and _group_key(row.get("Category")) != _group_key(category):
+        if row.get("Category") and group_key(row.get("Category")) != group_key(category):
             report.add(
                 None,
                 row.diagnostic(
@@ -822,7 +735,7 @@ def _import_category(
                 entry = report.template(name, template.upstream)
                 entry.rows += (1 + len(also)) * counted
                 entry.reproduced = entry.rows
-                draft.add_template(draft.bbq_template(template))
+                draft.add_template(template.source(draft))
                 added = True
             if also and added:
                 report.add(
@@ -851,7 +764,7 @@ def _version_labels(group: list[CsvRow]) -> list[str]:
 
 
 def _same_rows(a: CsvRow, b: CsvRow) -> bool:
-    columns = (*SWAPPED_FIELDS, "Names", "Lexical_diversity", "NAME1_info", "NAME2_info")
+    columns: tuple[str, ...] = (*SWAPPED_FIELDS, "Names", "Lexical_diversity", "NAME1_info", "NAME2_info")
     columns += ("Known_stereotyped_groups", "Subcategory", "Proper_nouns_only")
     return all(a.get(column) == b.get(column) for column in columns)
 

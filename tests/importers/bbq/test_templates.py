@@ -11,8 +11,8 @@ from jbcompile.designs.bbq.importers.templates import parse_groups, parse_slot_l
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
-from .conftest import EN_SPECS, _spec, generate_rows, write_template_csvs
-from .test_translate_import_jsonl import _original_signatures, _signature
+from ..conftest import EN_SPECS, _spec, generate_rows, write_template_csvs
+from .test_jsonl import _original_signatures, _signature
 
 BAD_AGE_ROWS = [
     _spec(
@@ -116,26 +116,6 @@ def test_imported_templates_compile_to_the_rows_a_bbq_generator_makes(tmp_path):
     compiled = {_signature(row, row["unknown_label"]) for row in table}
     expected = _original_signatures(generate_rows(EN_SPECS, "en"))
     assert [s for s in expected if s not in compiled] == []
-
-
-def test_import_translate_build_workflow(tmp_path, fake_deepl):
-    folder = write_template_csvs(tmp_path / "bbq", EN_SPECS)
-    sources = tmp_path / "sources"
-    assert _import(folder, sources).exit_code == 0
-    assert "they: かれら" in (sources / "translations" / "glossary.yaml").read_text(encoding="utf-8")
-    runner = CliRunner()
-    before = runner.invoke(app, ["build", "--sources", str(sources), "--out", str(tmp_path / "ja0")])
-    assert before.exit_code == 2  # no Japanese yet
-    translated = runner.invoke(app, ["translate", "--sources", str(sources)])
-    assert translated.exit_code == 0, translated.output
-    built = runner.invoke(app, ["build", "--sources", str(sources), "--out", str(tmp_path / "ja")])
-    assert built.exit_code == 0, built.output
-    table = pq.read_table(tmp_path / "ja" / "data" / "full" / "test-00000-of-00001.parquet").to_pylist()
-    assert table and all(row["context"].startswith("訳:") for row in table)
-    (glossary,) = fake_deepl.glossaries.values()  # the imported glossary went to DeepL
-    assert glossary.entries[("EN", "JA")]["they"] == "かれら"
-    again = runner.invoke(app, ["translate", "--sources", str(sources), "--dry-run"])
-    assert "0 text(s), 0 characters would be billed" in again.output
 
 
 def test_list_cells_are_parsed_like_bbq_writes_them():

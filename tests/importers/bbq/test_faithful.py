@@ -12,11 +12,11 @@ from pathlib import Path
 import pyarrow.parquet as pq
 import pytest
 from jbcompile.cli import app
-from jbcompile.designs.bbq.importers.templates import bbq_lists
+from jbcompile.designs.bbq.importers.common import bbq_lists
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
-from .conftest import _spec, write_template_csvs
+from ..conftest import _spec, write_template_csvs
 
 ARTICLES = _spec(
     Q_id="1",
@@ -195,7 +195,7 @@ REGIONS = _spec(
 
 
 def test_jsonl_rows_tagged_by_region_and_worded_answers_round_trip(tmp_path: Path) -> None:
-    from .conftest import generate_rows, write_jsonl
+    from ..conftest import generate_rows, write_jsonl
 
     rows = generate_rows([REGIONS], "en")
     source = write_jsonl(tmp_path / "Nationality.jsonl", rows)
@@ -278,7 +278,7 @@ def test_proper_name_templates_come_in_marked_for_rewriting(tmp_path: Path) -> N
 
 
 def test_compare_reports_released_rows_per_category(tmp_path: Path) -> None:
-    from .conftest import EN_SPECS, generate_rows, write_jsonl
+    from ..conftest import EN_SPECS, generate_rows, write_jsonl
 
     folder = write_template_csvs(tmp_path / "bbq", EN_SPECS)
     rows = generate_rows(EN_SPECS, "en")
@@ -326,7 +326,7 @@ def test_repeated_versions_are_one_template_and_repeated_letters_are_kept(tmp_pa
 def test_literal_braces_are_put_back_into_the_filled_text(text: str, filled: str) -> None:
     import re
 
-    from jbcompile.designs.bbq.importers.templates import literal_braces
+    from jbcompile.designs.bbq.importers.common import literal_braces
 
     fixed, rewrites = literal_braces(text)
     assert fixed.count("{{NAME2}}") == 1 and "{{{" not in fixed and "}}}" not in fixed

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jbcompile.cli import app
-from jbcompile.designs.bbq.importers.jsonl import UNKNOWN, import_bbq_jsonl, substitute
-from jbcompile.designs.bbq.importers.roundtrip import verify_round_trip
-from jbcompile.importers import write_sources
+from jbcompile.designs.bbq.importers.jsonl import IMPORTER
+from jbcompile.designs.bbq.importers.recovery import substitute
+from jbcompile.designs.bbq.importers.rows import UNKNOWN
+from jbcompile.importers.writer import write_sources
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
-from .conftest import EN_SHARED_CONTEXT, EN_SPECS, JA_SPECS, _spec, generate_rows, write_jsonl
+from ..conftest import EN_SHARED_CONTEXT, EN_SPECS, JA_SPECS, _spec, generate_rows, write_jsonl
 
 
 def _signature(row: dict, unknown_index: int) -> tuple:
@@ -231,19 +232,20 @@ def test_round_trip_property_on_generated_templates(tmp_path_factory, old, young
         NAME1_info="old",
         NAME2_info="nonOld",
     )
-    from .conftest import _swap
+    from ..conftest import _swap
 
     rows = generate_rows([spec, _swap(spec)] if swap else [spec], "en", seed=seed)
     folder = tmp_path_factory.mktemp("prop")
     path = write_jsonl(folder / "rows.jsonl", rows)
-    draft, report, parsed = import_bbq_jsonl([path])
-    write_sources(draft, folder / "sources", report)
-    verify_round_trip(folder / "sources", draft.lang, parsed, report)
+    imported = IMPORTER.read([path], {"lang": "auto"})
+    report = imported.report
+    write_sources(imported.draft, folder / "sources", report)
+    IMPORTER.verify_round_trip(folder / "sources", imported)
     assert report.reproduced_rows == report.total_rows == len(rows)
 
 
 def test_an_instance_naming_a_person_differently_is_reported_not_guessed(tmp_path):
-    from .conftest import EN_CLASS_A
+    from ..conftest import EN_CLASS_A
 
     rows = generate_rows([EN_CLASS_A], "en")
     odd = rows[0]["context"]  # the first pair's ambiguous context

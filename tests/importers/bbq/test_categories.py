@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.designs.bbq.importers.jsonl import Person, _repaired
+from jbcompile.designs.bbq.importers.recovery import Person, _repaired
 from jbcompile.loader import load_yaml
 from typer.testing import CliRunner
 
-from .conftest import _spec, generate_rows, write_jsonl, write_template_csvs
+from ..conftest import _spec, generate_rows, write_jsonl, write_template_csvs
 
 # Names empty: the persons come from vocabulary.csv, whose gender words have no Info (as in BBQ's).
 CALM = _spec(

@@ -1,0 +1,67 @@
+"""A release's rows in JSON Lines, read by the tool's one reader (:mod:`jbcompile.jsonl`) and parsed by
+the importer that knows the format.
+
+A file that cannot be opened stops the import (IM001, after every file was tried: nothing is written);
+a line that is not a readable JSON object, or a row that does not fit the format, is skipped, reported
+where it stands and counted as an input row not reproduced.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from ..jsonl import JsonCodes, read_json_lines
+from ..sourcefiles import display_path
+from .report import GENERAL, ImportReport
+
+Row = TypeVar("Row")
+# Parses one JSON object of ``path`` at ``line`` as the format's row; a ValueError says what does not fit.
+Parse = Callable[[dict[str, Any], str, int], Row]
+
+
+@dataclass(frozen=True)
+class RowCodes:
+    """The codes an importer reports its rows' problems under."""
+
+    unreadable: str  # a line that is not JSON (nor UTF-8 text, nor shallow enough to parse)
+    unfit: str  # a JSON line that is not a row of the format (not an object, a field missing or wrong)
+    hint: str | None = None  # what the format's rows look like
+
+
+def read_release_rows(
+    paths: Sequence[Path], parse: Parse[Row], report: ImportReport, codes: RowCodes
+) -> list[Row]:
+    """Every row of the files, parsed; what cannot come in is in ``report`` (a row not reproduced)."""
+    json_codes = JsonCodes(
+        not_json=codes.unreadable,
+        too_deep=codes.unreadable,
+        not_text=codes.unreadable,
+        not_object=codes.unfit,
+        not_rows=codes.unfit,
+    )
+    rows: list[Row] = []
+    unopened: list[Diagnostic] = []
+    for path in paths:
+        display = display_path(Path(path))
+        try:  # the shown path names the same file (relative to the working folder where it can be)
+            lines = read_json_lines(Path(display), json_codes)
+        except OSError as exc:
+            unopened.append(Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display))
+            continue
+        skipped = list(lines.problems)
+        for number, data in lines.records:
+            try:
+                rows.append(parse(data, display, number))
+            except ValueError as exc:
+                skipped.append(Diagnostic(codes.unfit, str(exc), path=display, line=number, col=1))
+        for problem in sorted(skipped, key=lambda d: d.line or 0):
+            report.template(GENERAL).rows += 1
+            hint = codes.hint or problem.hint
+            report.add(None, replace(problem, message=f"{problem.message}; row skipped", hint=hint))
+    if unopened:
+        raise DiagnosticError(unopened)
+    return rows

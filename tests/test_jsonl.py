@@ -1,0 +1,57 @@
+"""The tool's one JSON Lines reader (``jbcompile.jsonl``): one decision of what is wrong with a line, each
+area reporting it under its own codes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from jbcompile.evaluate.jsonfile import CODES as EVALUATOR
+from jbcompile.importers.releases import RowCodes, read_release_rows
+from jbcompile.importers.report import ImportReport
+from jbcompile.jsonl import JsonCodes, read_json_lines
+
+IMPORTER = JsonCodes(not_json="X1", too_deep="X2", not_text="X3", not_object="X4", not_rows="X5")
+LINES = (
+    b'\xef\xbb\xbf{"a": 1}',  # a byte order mark is no problem
+    b"",
+    b"[1, 2]",
+    b"{oops",
+    b"[" * 100_000 + b"]" * 100_000,
+    b'{"b": "\xff"}',
+    b'{"c": "x\xe2\x80\xa8y"}',  # U+2028 inside a string: still one line
+)
+
+
+def _file(tmp_path: Path) -> Path:
+    path = tmp_path / "rows.jsonl"
+    path.write_bytes(b"\n".join(LINES) + b"\n")
+    return path
+
+
+def test_every_area_sees_the_same_problems_under_its_own_codes(tmp_path: Path) -> None:
+    path = _file(tmp_path)
+    mine, theirs = read_json_lines(path, IMPORTER), read_json_lines(path, EVALUATOR)
+    assert mine.records == theirs.records == [(1, {"a": 1}), (7, {"c": "x\u2028y"})]
+    assert [(d.code, d.line) for d in mine.problems] == [("X4", 3), ("X1", 4), ("X2", 5), ("X3", 6)]
+    assert [(d.code, d.line) for d in theirs.problems] == [
+        ("EV061", 3),
+        ("EV061", 4),
+        ("EV111", 5),
+        ("EV112", 6),
+    ]
+    assert [(d.message, d.col) for d in mine.problems] == [(d.message, d.col) for d in theirs.problems]
+
+
+def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -> None:
+    report = ImportReport()
+    rows = read_release_rows(
+        [_file(tmp_path)], lambda data, path, line: line, report, RowCodes("IM001", "IM002")
+    )
+    assert rows == [1, 7]
+    assert report.total_rows == 4 and report.reproduced_rows == 0
+    assert [(d.code, d.line) for d in report.diagnostics] == [
+        ("IM002", 3),
+        ("IM001", 4),
+        ("IM001", 5),
+        ("IM001", 6),
+    ]
