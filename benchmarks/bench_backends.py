@@ -185,7 +185,8 @@ def complete_resume(work: Path, build_dir: Path, names: list[str]) -> None:
     try:
         for name in names:
             # vllm without compilation, for a faster start (an option only vllm takes)
-            eager = BackendOptions(engine_args=(("enforce_eager", True),)) if name == "vllm" else BackendOptions()
+            engine = {"engine_args": (("enforce_eager", True),)} if name == "vllm" else {}
+            eager = BackendOptions(**engine)
             request = dict(model=str(model), dataset=str(build_dir), out=work / f"resume-{name}",
                            bootstrap=200, dtype="float32", backend=name, backend_options=eager)  # fmt: skip
             seconds = []
