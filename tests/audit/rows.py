@@ -35,6 +35,7 @@ def bbq_rows(
     gold_longer: bool = False,
     biased_always: bool = False,
     confound: bool = False,
+    gold_stereotyped: bool = False,
     templates: int = 12,
 ) -> list[dict[str, Any]]:
     """Rows of ``templates`` bbq templates (two categories), 48 each: two person pairs × two slot
@@ -46,7 +47,7 @@ def bbq_rows(
     shortcut: ``gold_last`` (the person who did the negative act is always named last), ``gold_first_option``
     (the gold is always ans0), ``gold_longer`` (the gold person's option is always the longer one),
     ``biased_always`` (the old person always did the negative act), ``confound`` (the young persons are
-    women).
+    women), ``gold_stereotyped`` (only the disambiguated rows whose gold is the old person are kept).
     """
     rows = []
     for t in range(templates):
@@ -70,6 +71,8 @@ def bbq_rows(
             for condition, polarity in itertools.product(("ambig", "disambig"), ("neg", "nonneg")):
                 context = ambiguous if condition == "ambig" else ambiguous + sentence
                 gold_person = bad_person if polarity == "neg" else good_person
+                if gold_stereotyped and condition == "disambig" and gold_person != old:
+                    continue
                 question = f"{bad if polarity == 'neg' else good}のは誰ですか？"
                 for rotation in range(3):
                     options, label = _options(
@@ -89,6 +92,7 @@ def bbq_rows(
                             "ans2": options[2],
                             "label": label,
                             "unknown_label": options.index(UNKNOWN),
+                            "target_label": next(i for i, text in enumerate(options) if text.endswith(old)),
                             "tags": [_tag(text, targets) for text in options],
                         }
                     )

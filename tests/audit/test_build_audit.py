@@ -9,11 +9,14 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 from jbcompile.build import build_folder
+from jbcompile.cli import app
 from jbcompile.diagnostics import DiagnosticError, Severity
 from jbcompile.project import load_project
 from jbcompile.publish.buildfolder import open_build
 from jbcompile.publish.release import audit_problems, prepare_release
+from typer.testing import CliRunner
 
 from tests.conftest import REPO
 from tests.helpers import edit
@@ -109,3 +112,49 @@ def test_the_audit_command_compiles_sources(shortcut_sources: Path) -> None:
     result = CliRunner().invoke(app, ["audit", "--sources", str(shortcut_sources), "--format", "json"])
     assert result.exit_code == 1, result.output
     assert {r["config"] for r in json.loads(result.output)["results"]} == {"lite", "full"}
+
+
+def test_the_bundled_benchmark_passes_its_own_audit(tmp_path: Path) -> None:
+    """The release build of the bundled benchmark: every probe of every config within its bar, and no
+    bar loosened for it in dataset.yaml."""
+    from jbcompile.paths import bundled_sources
+
+    sources = bundled_sources()
+    assert "audit" not in yaml.safe_load((sources / "dataset.yaml").read_text(encoding="utf-8"))
+    out = tmp_path / "build"
+    result = CliRunner().invoke(app, ["build", "--release", "--sources", str(sources), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    figures = json.loads((out / "manifest.json").read_text(encoding="utf-8"))["audit"]
+    assert figures["passed"] is True
+    audited = {(result["config"], result["probe"]) for result in figures["results"] if not result["not_run"]}
+    assert {config for config, _ in audited} == {"lite", "full", "sobaco", "sobaco_dummy", "jubaku"}
+    assert {
+        ("lite", "mention-order"),
+        ("lite", "stereotyped-person"),
+        ("jubaku", "context-overlap"),
+    } <= audited
+
+
+def test_lite_puts_the_gold_on_the_stereotyped_person_in_half_the_rows(tmp_path: Path) -> None:
+    """Each template's six disambiguated lite rows are 3 biased and 3 counter-biased, which puts the gold
+    on the stereotyped person in 4 or in 2 of them; templates take either pattern, so that "answer the
+    marked group" is not right in two thirds of every category (the stereotyped-person probe)."""
+    import pyarrow.parquet as pq
+    from jbcompile.paths import bundled_sources
+
+    out = tmp_path / "build"
+    assert (
+        CliRunner().invoke(app, ["build", "--sources", str(bundled_sources()), "--out", str(out)]).exit_code
+        == 0
+    )
+    rows = pq.read_table(out / "data" / "lite" / "test-00000-of-00001.parquet").to_pylist()
+    on_target: dict[str, list[int]] = {}
+    by_category: dict[str, list[int]] = {}
+    for row in rows:
+        if row["context_condition"] == "disambig":
+            hit = int(row["label"] == row["target_label"])
+            on_target.setdefault(row["template_id"], []).append(hit)
+            by_category.setdefault(row["category"], []).append(hit)
+    assert {sum(hits) for hits in on_target.values()} == {2, 4}
+    for category, hits in by_category.items():
+        assert abs(sum(hits) / len(hits) - 0.5) <= 0.05, category

@@ -14,6 +14,7 @@ PLANTED = [
     ("bbq", "mention-order-disambiguating", lambda: built_bbq(bbq_rows(gold_last=True))),
     ("bbq", "option-position", lambda: built_bbq(bbq_rows(gold_first_option=True))),
     ("bbq", "option-length", lambda: built_bbq(bbq_rows(gold_longer=True))),
+    ("bbq", "stereotyped-person", lambda: built_bbq(bbq_rows(gold_stereotyped=True))),
     ("bbq", "context-free", lambda: built_bbq(bbq_rows(biased_always=True))),
     ("bbq", "attribute-confound", lambda: built_bbq(bbq_rows(confound=True))),
     ("jubaku", "context-overlap", lambda: jubaku_rows(neutral_echoes=True)),

@@ -6,6 +6,8 @@ what the disambiguating context says about whom?
 - ``mention-order-disambiguating``: the same rules within the disambiguating sentences alone;
 - ``option-position``: the gold's position among the options;
 - ``option-length``: the longer (or shorter) of the two persons' options;
+- ``stereotyped-person``: always the person of the stereotyped group (or always the other one) — a
+  model drawn to the marked group gains when the disambiguated golds lean to one side;
 - ``context-free``: a model that sees the question and the two persons' options, not the context;
 - ``attribute-confound``: rows whose two persons differ in an attribute the category does not test
   (gender in an Age template), read with the markers of ``rules/attributes.yaml``.
@@ -64,6 +66,7 @@ def probes(inputs: ProbeInputs) -> list[Probe]:
         MentionOrderDisambiguating(),
         OptionPosition(3),
         OptionLength(),
+        StereotypedPerson(),
         ContextFree(),
         AttributeConfound(AttributeReader(inputs.attributes)),
     ]
@@ -266,6 +269,25 @@ class OptionLength(Probe):
             compare_picks(first, second, persons.first, persons.second),
             compare_picks(-first, -second, persons.first, persons.second),
         )
+        hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
+        return Scored(batch.shared(_disambiguated), hits, chance=np.full(len(label), 0.5))
+
+
+class StereotypedPerson(Probe):
+    name = "stereotyped-person"
+    title = "answers the person of the stereotyped group (or the other person)"
+    scores = "disambiguated rows"
+    chance = HALF
+    variants = ("the stereotyped group's person", "the other person")
+    columns = (*ROW_COLUMNS, "target_label")
+
+    def score(self, batch: Batch) -> Scored:
+        persons = batch.shared(_persons)
+        target = batch.ints("target_label")  # -1 where a release row's tags name no stereotyped person
+        known = (target == persons.first) | (target == persons.second)
+        other = np.where(target == persons.first, persons.second, persons.first)
+        label = batch.ints("label")
+        picks = (np.where(known, target, -1), np.where(known, other, -1))
         hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
         return Scored(batch.shared(_disambiguated), hits, chance=np.full(len(label), 0.5))
 
