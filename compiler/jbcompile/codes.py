@@ -151,6 +151,7 @@ CODES: tuple[Code, ...] = (
             "CL003": "input nested too deeply, or too large for memory",
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
+            "CL007": "init would overwrite a file: nothing was written",
         },
     ),
     *declare(

@@ -14,16 +14,16 @@ from .app import (
     EXIT_FINDINGS,
     app,
     check_choice,
-    default_sources,
     err_console,
     fail,
     option_error,
     out_console,
     print_diagnostics,
     print_table,
+    sources_for,
 )
+from .build import SOURCES_HELP
 
-SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
 FORMAT_HELP = "text (default) or json."
 
 
@@ -49,7 +49,9 @@ def publish(
         False, "--dry-run", help="Print what would be created and uploaded; write nothing."
     ),
     sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
-    build: Path = typer.Option(Path("build"), "--build", "-b", help="The build folder to publish."),
+    build: Path = typer.Option(
+        None, "--build", "-b", help="The build folder to publish. Default: the one `jbcompile build` writes."
+    ),
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
 ) -> None:
     """Publish the build of the version in dataset.yaml: one commit on main, tagged vX.Y.Z, gated.
@@ -63,9 +65,10 @@ def publish(
     from ..publish.release import execute_release, inspect_remote, plan_summary, prepare_release
 
     _check_format(fmt)
+    choice = sources_for(sources, "publishing")
     try:
-        project = load_project(sources or default_sources())
-        build_folder = open_build(build)
+        project = load_project(choice.root)
+        build_folder = open_build(build or choice.build_folder())
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     if repo is None and project.dataset.hub_repo is None:
@@ -195,10 +198,11 @@ def verify(
     offline = offline_problem("verify")
     if offline:
         raise fail(DiagnosticError([offline]), fmt)
+    root = sources_for(sources, f"verifying {ref} against").root
     session = open_session(resolve_token())
     with tempfile.TemporaryDirectory(prefix="jbcompile-verify-") as workdir:
         try:
-            report = verify_release(session, ref, sources or default_sources(), Path(workdir), cards)
+            report = verify_release(session, ref, root, Path(workdir), cards)
         except DiagnosticError as error:
             raise fail(error, fmt) from None
     if fmt == "json":
@@ -224,7 +228,7 @@ def _print_verify(report) -> None:
         table.add_column(column, overflow="fold")
     for d in report.differences:
         table.add_row(*_cells(d.kind, d.path, _short(d.expected), _short(d.actual), d.note))
-    out_console.print(table)
+    print_table(table)
     out_console.print(f"[bold red]{len(report.differences)} difference(s)[/]")
 
 
