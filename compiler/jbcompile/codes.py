@@ -248,6 +248,8 @@ CODES: tuple[Code, ...] = (
             "P014": "the Hub rejects the card's metadata",
             "P015": "an empty release",
             "P016": "a data file that cannot be read, or whose row count is not the manifest's",
+            "P017": "dataset.yaml still holds a placeholder of import or init",
+            "P018": "(warning) the card does not say its uses, its limitations or how to cite it",
         },
     ),
     *declare(
