@@ -345,7 +345,9 @@ def build_folder(
             except BaseException:
                 data.abort()
                 raise
-            manifest = finish_folder(compiled, staging, files, cards_dir=cards_dir, progress=progress)
+            manifest = finish_folder(
+                compiled, staging, files, cards_dir=cards_dir, progress=progress, arrow_bytes=data.arrow_bytes
+            )
     except DiagnosticError as error:
         if compiled is None:  # the compile's own error holds every diagnostic of the run
             raise
