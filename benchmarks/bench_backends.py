@@ -108,7 +108,8 @@ def openai_concurrency(work: Path, build_dir: Path, latency: float, levels: list
     from fake_api import serve_in_another_process
     from jbcompile.evaluate.backends import BackendOptions
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.runner import EvalRequest, Progress, run_eval
+    from jbcompile.evaluate.requests import EvalRequest, Progress
+    from jbcompile.evaluate.run import run_eval
 
     print(f"\nopenai backend, loopback server in its own process answering after {latency * 1000:.0f} ms")
     url, server = serve_in_another_process(latency)
@@ -125,7 +126,7 @@ def openai_concurrency(work: Path, build_dir: Path, latency: float, levels: list
                 start=lambda total, marks=marks: marks.setdefault("start", time.perf_counter()),
                 stop=lambda marks=marks: marks.setdefault("stop", time.perf_counter()),
             )
-            results = run_eval(request, timing)
+            results = run_eval(request, timing).results.to_json()
             seconds = marks["stop"] - marks["start"]
             rows = results["dataset"]["evaluated"]
             ideal = level / latency
@@ -141,7 +142,8 @@ def resume_cost(work: Path, build_dir: Path) -> None:
     from jbcompile.diagnostics import DiagnosticError
     from jbcompile.evaluate.backends import BackendOptions
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
 
     with FakeAPI() as api:
         request = EvalRequest(
@@ -157,7 +159,7 @@ def resume_cost(work: Path, build_dir: Path) -> None:
                   f"{api.state.requests} requests")  # fmt: skip
         api.state.sticky = None
         first = api.state.requests
-        results = run_eval(request)
+        results = run_eval(request).results.to_json()
         second = api.state.requests - first
         rows = results["dataset"]["evaluated"]
         refused = sum(count - 1 for count in api.state.received.values())
@@ -170,18 +172,21 @@ def resume_cost(work: Path, build_dir: Path) -> None:
 
 def complete_resume(work: Path, build_dir: Path, names: list[str]) -> None:
     from conftest import corpus, make_tiny_model
-    from jbcompile.evaluate.backends import BackendOptions, base
+    from jbcompile.evaluate.backends import BackendOptions, registry
     from jbcompile.evaluate.dataset import load_rows
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
 
     rows = load_rows(str(build_dir), "lite").rows
     model = make_tiny_model(work / "resume-model", corpus(rows), seed=3, hidden_size=128, heads=2, kv_heads=1)
     built: list[str] = []
-    real = base.create_backend
-    base.create_backend = lambda name, config: built.append(name) or real(name, config)
+    real = registry.create_backend
+    registry.create_backend = lambda name, config: built.append(name) or real(name, config)
     try:
         for name in names:
-            eager = BackendOptions(engine_args=(("enforce_eager", True),))
+            # vllm without compilation, for a faster start (an option only vllm takes)
+            engine = {"engine_args": (("enforce_eager", True),)} if name == "vllm" else {}
+            eager = BackendOptions(**engine)
             request = dict(model=str(model), dataset=str(build_dir), out=work / f"resume-{name}",
                            bootstrap=200, dtype="float32", backend=name, backend_options=eager)  # fmt: skip
             seconds = []
@@ -193,7 +198,7 @@ def complete_resume(work: Path, build_dir: Path, names: list[str]) -> None:
             print(f"complete resume, {name}: first run {seconds[0]:.1f} s, rerun with every row done "
                   f"{seconds[1]:.1f} s; backends built: {built.count(name)}")  # fmt: skip
     finally:
-        base.create_backend = real
+        registry.create_backend = real
 
 
 def main() -> None:

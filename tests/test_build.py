@@ -122,10 +122,10 @@ def test_the_verifier_rejects_unbalanced_lite(mini_sources: Path, monkeypatch: p
     def skewed(plan, seed):  # every lite row with the gold in position 0
         keys = original(plan, seed)
         out = []
-        for condition, polarity, assignment, combo, order in keys:
+        for condition, polarity, assignment, combo, mention, order in keys:
             gold = "U" if condition == "ambig" else bbq._gold_role(plan, polarity, assignment)
             rest = [role for role in order if role != gold]
-            out.append((condition, polarity, assignment, combo, (gold, *rest)))
+            out.append((condition, polarity, assignment, combo, mention, (gold, *rest)))
         return out
 
     monkeypatch.setattr(bbq, "_lite_keys", skewed)

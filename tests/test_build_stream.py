@@ -297,7 +297,7 @@ def test_lite_picks_the_rows_of_its_keys_however_the_rows_are_consumed(
     template = next(t for t in project.templates if t.id == "age-work")
     plan = bbq._plan(template, project)
     every = [
-        (condition, polarity, assignment, combo, order)
+        (condition, polarity, assignment, combo, 0, order)
         for condition, polarity, assignment in itertools.product(bbq.CONDITIONS, bbq.POLARITIES, "ab")
         for combo in range(len(plan.combos))
         for order in bbq.ORDERS
@@ -310,10 +310,10 @@ def test_lite_picks_the_rows_of_its_keys_however_the_rows_are_consumed(
     lite = list(in_order.rows["lite"])
     lite_first = list(get_kind("bbq").build(template, project).rows["lite"])
     assert lite == lite_first and len(lite) == len(every) > len(full)
-    for (condition, polarity, assignment, combo, order), row in zip(every, lite, strict=True):
+    for (condition, polarity, assignment, combo, _, order), row in zip(every, lite, strict=True):
         t, o, words = plan.combos[combo]
         values = bbq._slot_values(plan, plan.targets[t], plan.others[o], words, assignment)
-        shown = plan.ambiguous.fill(values)
+        shown = plan.renderings[0].ambiguous.fill(values)
         assert any(row is kept for kept in full)
         assert (row["context_condition"], row["question_polarity"]) == (condition, polarity)
         assert row["additional_metadata"]["version"] == assignment

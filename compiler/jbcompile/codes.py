@@ -121,6 +121,8 @@ CODES: tuple[Code, ...] = (
             "R014": "a template id that is not its file name",
             "R015": "a template in another category's folder",
             "R016": "two template ids that differ only in case",
+            "R017": "symmetric_mention, but the ambiguous context does not mention both persons",
+            "R018": "a lead-in or connective that names a person, or a statement not about its person first",
         },
     ),
     *declare(
@@ -140,6 +142,7 @@ CODES: tuple[Code, ...] = (
             "B203": "gold or unknown option positions unbalanced in a category",
             "B204": "biased and counter-biased disambiguated rows unbalanced in a category",
             "B205": "a template lacks a condition × polarity cell",
+            "B206": "mention orders that tell the answer in a category",
         },
     ),
     *declare(

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from jbcompile.evaluate.backends import BackendOptions
 from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.runner import EvalRequest, run_eval
+from jbcompile.evaluate.requests import EvalRequest
+from jbcompile.evaluate.run import run_eval
 
 from tests.eval.fake_api import FakeAPI
 
@@ -51,7 +52,7 @@ def test_each_kind_runs_on_each_remote_backend(
                 options=EvalOptions(setting=setting, scoring="generate", chat=chat), backend=backend,
                 backend_options=BackendOptions(base_url=base, backoff_seconds=0.01),
             )  # fmt: skip
-            results = run_eval(request)
+            results = run_eval(request).results.to_json()
             rows = [
                 json.loads(line)
                 for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()

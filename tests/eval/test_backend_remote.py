@@ -16,7 +16,8 @@ from jbcompile.evaluate.backends import BackendOptions, SamplingConfig, as_reply
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.parsing import first_line_ended
 from jbcompile.evaluate.prompting import prompt_hash
-from jbcompile.evaluate.runner import EvalRequest, run_eval
+from jbcompile.evaluate.requests import EvalRequest
+from jbcompile.evaluate.run import run_eval
 from typer.testing import CliRunner
 
 from tests.eval.fake_api import FakeAPI, expected_answer
@@ -72,7 +73,7 @@ def test_faults_are_retried_and_nothing_is_lost_or_sent_twice(build_dir: Path, t
     faults = ["rate_limit", "server_error", "drop", "slow", "rate_limit", "server_error"]
     api.state.faults = list(faults)
     api.state.slow_seconds = 1.5
-    results = run_eval(request(build_dir, tmp_path / "run", api.url, timeout=0.5))
+    results = run_eval(request(build_dir, tmp_path / "run", api.url, timeout=0.5)).results.to_json()
     rows = assert_exact(tmp_path / "run", api)
     n = results["dataset"]["evaluated"]
     assert len(rows) == n
@@ -106,7 +107,7 @@ def test_a_quota_error_stops_keeping_every_reply_and_a_rerun_sends_only_the_miss
     refused = api.state.requests - 10
     api.state.sticky = None
     before = api.state.requests
-    results = run_eval(request(build_dir, out, api.url))
+    results = run_eval(request(build_dir, out, api.url)).results.to_json()
     n = results["dataset"]["evaluated"]
     assert api.state.requests - before == n - 10  # only the missing requests
     assert_exact(out, api)
@@ -116,7 +117,7 @@ def test_a_quota_error_stops_keeping_every_reply_and_a_rerun_sends_only_the_miss
     run_eval(request(build_dir, out, api.url))
     again = request(build_dir, out, api.url)
     again.overwrite = True
-    results = run_eval(again)
+    results = run_eval(again).results.to_json()
     assert api.state.requests == before
     assert results["backend"]["usage"]["cached"] == n and results["backend"]["usage"]["requests"] == 0
     assert_exact(out, api)
@@ -167,7 +168,7 @@ def test_overwrite_keeps_the_earlier_run_until_the_new_results_are_written(
     assert stopped.value.diagnostics[0].code == "EV303"
     assert {name: (out / name).read_bytes() for name in earlier} == earlier
     api.state.sticky = None
-    results = run_eval(again)
+    results = run_eval(again).results.to_json()
     assert results["prompt"]["chat"] and json.loads(earlier["run.json"])["options"]["chat"] is False
     assert json.loads((out / "run.json").read_text(encoding="utf-8"))["options"]["chat"] is True
     old_hashes = {json.loads(line)["prompt_hash"] for line in earlier["predictions.jsonl"].splitlines()}
@@ -177,7 +178,7 @@ def test_overwrite_keeps_the_earlier_run_until_the_new_results_are_written(
 
 
 def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, api) -> None:
-    results = run_eval(request(build_dir, tmp_path / "chat", api.url, chat=True))
+    results = run_eval(request(build_dir, tmp_path / "chat", api.url, chat=True)).results.to_json()
     preds = Counter(r["pred"] for r in records(tmp_path / "chat"))
     assert preds == Counter(expected_answer(p) for p in api.state.received)
     assert results["prompt"]["chat"] is True
@@ -202,7 +203,7 @@ def test_reasoning_is_kept_apart_and_the_answer_read_from_the_final_text(
 ) -> None:
     api.state.thinking = style
     out = tmp_path / "run"
-    results = run_eval(request(build_dir, out, api.url, chat=True, thinking=True))
+    results = run_eval(request(build_dir, out, api.url, chat=True, thinking=True)).results.to_json()
     rows = records(out)
     assert Counter(r["pred"] for r in rows) == Counter(expected_answer(p) for p in api.state.received)
     for row in rows:
@@ -213,14 +214,18 @@ def test_reasoning_is_kept_apart_and_the_answer_read_from_the_final_text(
 
 def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Path, api) -> None:
     out = tmp_path / "run"
-    results = run_eval(request(build_dir, out, api.url, "anthropic", thinking_budget=2048, thinking=True))
+    results = run_eval(
+        request(build_dir, out, api.url, "anthropic", thinking_budget=2048, thinking=True)
+    ).results.to_json()
     rows = records(out)
     assert_exact(out, api)
     assert all(r["reasoning"] == f"{(r['pred'] + 2) % 3}?" for r in rows)
     assert results["backend"]["name"] == "anthropic"
     assert results["backend"]["usage"]["requests"] == len(rows)
     before = api.state.requests
-    plain = run_eval(request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True))
+    plain = run_eval(
+        request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True)
+    ).results.to_json()
     assert "reasoning" not in records(tmp_path / "plain")[0]
     assert plain["backend"]["usage"]["requests"] == api.state.requests - before
     assert all(h.get("temperature") == 0.0 for h in api.state.bodies if "thinking" not in h)
@@ -231,7 +236,7 @@ def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Pa
 
 def test_samples_give_mean_and_sd(build_dir: Path, tmp_path: Path, api) -> None:
     sampled = {"sampling": SamplingConfig(temperature=0.7, top_p=0.9, seed=5), "samples": 3}
-    results = run_eval(request(build_dir, tmp_path / "run", api.url, **sampled))
+    results = run_eval(request(build_dir, tmp_path / "run", api.url, **sampled)).results.to_json()
     assert results["samples"]["seeds"] == [5, 6, 7]
     assert results["samples"]["runs"] == ["sample-1", "sample-2", "sample-3"]
     assert results["samples"]["metrics_sd"]["overall"]["acc"] == 0.0  # the fake model does not sample

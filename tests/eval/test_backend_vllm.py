@@ -26,7 +26,8 @@ pytest.importorskip("vllm", reason="the vllm extra is not installed")
 from jbcompile.diagnostics import DiagnosticError  # noqa: E402
 from jbcompile.evaluate.backends import BackendConfig, BackendOptions  # noqa: E402
 from jbcompile.evaluate.kind import EvalOptions  # noqa: E402
-from jbcompile.evaluate.runner import EvalRequest, run_eval  # noqa: E402
+from jbcompile.evaluate.requests import EvalRequest  # noqa: E402
+from jbcompile.evaluate.run import run_eval  # noqa: E402
 
 CPU_SETTINGS = {"VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_CPU_OMP_THREADS_BIND": "nobind"}
 MIN_AGREEMENT = 0.99
@@ -108,7 +109,7 @@ def evaluate(model: Path, build: Path, out: Path, scoring: str, backend: str = "
         backend_options=options,
     )
     try:
-        results = run_eval(request, backend=kw.pop("engine", None))
+        results = run_eval(request, backend=kw.pop("engine", None)).results.to_json()
     except DiagnosticError as error:
         raise AssertionError([d.located() + " " + d.message for d in error.diagnostics]) from None
     rows = [json.loads(line) for line in (out / "predictions.jsonl").read_text(encoding="utf-8").splitlines()]

@@ -279,7 +279,8 @@ def test_an_eval_prints_no_deprecation_warning(
     """transformers' cache API as it is supported now: no deprecated argument in any path we run."""
     import warnings
 
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
     from transformers.utils import logging as hf_logging
 
     hf_logging.enable_propagation()
@@ -308,7 +309,8 @@ def test_sampled_runs_are_seeded_and_summarized(tiny_model: Path, build_dir: Pat
     import json
 
     from jbcompile.evaluate.backends import BackendOptions, SamplingConfig
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
 
     def run(out: Path, samples: int) -> dict:
         sampling = SamplingConfig(temperature=1.5, top_p=0.95, seed=3)
@@ -316,7 +318,7 @@ def test_sampled_runs_are_seeded_and_summarized(tiny_model: Path, build_dir: Pat
             model=str(tiny_model), dataset=str(build_dir), out=out, options=EvalOptions(scoring="generate"),
             bootstrap=10, limit=12, backend_options=BackendOptions(sampling=sampling), samples=samples,
         )  # fmt: skip
-        return run_eval(request)
+        return run_eval(request).results.to_json()
 
     results = run(tmp_path / "k", 2)
     assert results["samples"]["seeds"] == [3, 4]

@@ -15,7 +15,8 @@ from jbcompile.diagnostics import DiagnosticError
 from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
 from jbcompile.evaluate.compare import compare, read_run, write_comparison
 from jbcompile.evaluate.protocols import resolve_options
-from jbcompile.evaluate.runner import SCHEMA_VERSION, _metrics_block
+from jbcompile.evaluate.results import SCHEMA_VERSION
+from jbcompile.evaluate.results import metrics_block as _metrics_block
 from typer.testing import CliRunner
 
 from tests.eval.contract import SCHEMA_VERSION as CONTRACT_SCHEMA
@@ -278,7 +279,7 @@ def test_jubaku_compare_runs_the_chi_square_over_all_runs(tmp_path: Path) -> Non
 
 
 def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> None:
-    from tests.kinds.test_sobaco_eval_metrics import _run
+    from tests.designs.sobaco.test_sobaco_eval_metrics import _run
 
     # two models × basic + four debiasing methods; change rates rise together in both
     runs = []

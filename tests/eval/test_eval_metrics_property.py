@@ -12,7 +12,9 @@ from hypothesis import strategies as st
 from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.designs.jubaku.evaluate import JUBAKU
 from jbcompile.designs.sobaco.evaluate import SOBACO
-from jbcompile.evaluate.runner import ScoreRequest, _metrics_block, run_score
+from jbcompile.evaluate.requests import ScoreRequest
+from jbcompile.evaluate.results import metrics_block as _metrics_block
+from jbcompile.evaluate.score import run_score
 
 ANSWERS = ("B", "CB", "U", "ooc")
 
@@ -120,7 +122,7 @@ def test_score_and_eval_compute_the_same_results(tmp_path_factory, drawn) -> Non
         block = _metrics_block(BBQ, records, 30, 3, protocol)
         scored = run_score(
             ScoreRequest(predictions=predictions, out=folder / "out", bootstrap=30, seed=3, protocol=protocol)
-        )
+        ).results.to_json()
         assert scored["metrics"] == json.loads(json.dumps(block["metrics"]))
         assert scored["metrics_ci"] == json.loads(json.dumps(block["metrics_ci"]))
         assert scored["protocol"] == block["protocol"]
@@ -233,6 +235,6 @@ def test_score_and_eval_agree_on_jubaku(tmp_path_factory, drawn) -> None:
             seed=1,
             protocol="jubaku",
         )
-    )
+    ).results.to_json()
     assert scored["metrics"] == json.loads(json.dumps(block["metrics"]))
     assert scored["metrics_ci"] == json.loads(json.dumps(block["metrics_ci"]))

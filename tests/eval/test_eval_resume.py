@@ -148,7 +148,8 @@ def test_a_complete_remote_resume_needs_neither_server_nor_key(
     """Every (row, sample) done: no client is made, so neither the key nor the server is asked for."""
     from jbcompile.evaluate.backends import BackendOptions, SamplingConfig
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
 
     sampling = SamplingConfig(temperature=0.7, seed=3) if samples > 1 else SamplingConfig()
 
@@ -168,11 +169,11 @@ def test_a_complete_remote_resume_needs_neither_server_nor_key(
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test-resume")
     with FakeAPI() as api:
-        first = run_eval(request(api.url + "/v1"))
+        first = run_eval(request(api.url + "/v1")).results.to_json()
         url = api.url + "/v1"
     monkeypatch.delenv("OPENAI_API_KEY")  # and the server is gone
     never_built(monkeypatch, OpenAIBackend)
-    again = run_eval(request(url))
+    again = run_eval(request(url)).results.to_json()
     assert again["metrics"] == first["metrics"]
     assert again["backend"]["usage"]["requests"] == 0 and again["backend"]["base_url"] == url
 

@@ -115,7 +115,8 @@ def test_resume_skips_finished_rows(
 
     monkeypatch.setattr(files, "append_records", crash_after_two)
     with pytest.raises(KeyboardInterrupt):
-        from jbcompile.evaluate.runner import EvalRequest, run_eval
+        from jbcompile.evaluate.requests import EvalRequest
+        from jbcompile.evaluate.run import run_eval
 
         request = EvalRequest(
             model=str(tiny_model), dataset=str(build_dir), out=out, batch_size=4, bootstrap=200

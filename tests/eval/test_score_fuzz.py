@@ -13,8 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate import runner
-from jbcompile.evaluate.runner import ScoreRequest, run_score
+from jbcompile.evaluate import score as scoring
+from jbcompile.evaluate.requests import ScoreRequest
+from jbcompile.evaluate.score import run_score
 
 from tests.eval.test_eval_score import bbq_format
 
@@ -112,11 +113,11 @@ def test_score_reader_never_crashes_nor_lies(
     ids = [str(r.get("example_id")) for r in expected if isinstance(r, dict)]
     should_succeed = bool(expected) and all(valid_record(r) for r in expected) and len(set(ids)) == len(ids)
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runner, "_write_outputs", lambda out, results, kind: None)  # reading is under test
+        patch.setattr(scoring, "write_outputs", lambda out, results, kind: None)  # reading is under test
         path = Path(folder) / "predictions.jsonl"
         path.write_bytes(data)
         try:
-            results = run_score(ScoreRequest(path, out=Path(folder) / "out", bootstrap=0))
+            results = run_score(ScoreRequest(path, out=Path(folder) / "out", bootstrap=0)).results.to_json()
         except DiagnosticError as error:
             assert not should_succeed, [str(d) for d in error.diagnostics]
             assert error.diagnostics
@@ -168,13 +169,13 @@ def test_foreign_rows_never_crash_nor_pass_bad_values(bbq_rows: list[dict], chan
         rows[index][name] = value
     should_succeed = all(VALID_FIELD[name](rows[index][name]) for index, name, _ in changes)
     with tempfile.TemporaryDirectory() as folder, pytest.MonkeyPatch.context() as patch:
-        patch.setattr(runner, "_write_outputs", lambda out, results, kind: None)
+        patch.setattr(scoring, "write_outputs", lambda out, results, kind: None)
         path = Path(folder) / "bbq.jsonl"
         path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8")
         try:
             results = run_score(
                 ScoreRequest(path, prediction_field="prediction", out=Path(folder) / "o", bootstrap=0)
-            )
+            ).results.to_json()
         except DiagnosticError as error:
             assert not should_succeed, [str(d) for d in error.diagnostics]
             assert all(d.path == str(path) and d.line is not None for d in error.diagnostics)

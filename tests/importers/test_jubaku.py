@@ -132,8 +132,7 @@ def test_eval_of_the_built_import_sends_the_release_prompts_as_they_are(tmp_path
     loaded = load_rows(str(build), "jubaku", None)
     assert loaded.verbatim_prompt
     from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
-    from jbcompile.evaluate.prompting import load_prompt_template, prompt_hash
-    from jbcompile.evaluate.runner import VERBATIM_PROMPT
+    from jbcompile.evaluate.prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
 
     kind = get_eval_kind("jubaku")
     options = EvalOptions(setting=kind.settings[0], shots=0, prompt_file=VERBATIM_PROMPT)

@@ -1,13 +1,21 @@
-"""`jbcompile eval` and `jbcompile score`: thin wrappers over ``jbcompile.evaluate.runner``."""
+"""`jbcompile eval`, `score` and `compare`: thin wrappers over ``jbcompile.evaluate`` (``run.run_eval``,
+``score.run_score``, ``compare``)."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from ..diagnostics import DiagnosticError
+from ..evaluate.backends.openai import OpenAIOptions
+from ..evaluate.backends.remote import RemoteOptions
+from ..evaluate.backends.vllm import VllmOptions
 from .app import EXIT_INPUT, app, err_console, fail, out_console
+
+if TYPE_CHECKING:
+    from ..evaluate.run import RunResult
 
 
 def _configs_text(configs: list[tuple[str, bool]], default: str) -> str:
@@ -59,7 +67,7 @@ def _progress():
     )
     from rich.text import Text
 
-    from ..evaluate.runner import Progress as Callbacks
+    from ..evaluate.requests import Progress as Callbacks
 
     class RowsPerSecond(ProgressColumn):
         def render(self, task) -> Text:  # type: ignore[override]
@@ -86,16 +94,15 @@ def _progress():
     return Callbacks(start=start, advance=advance, stop=bar.stop)
 
 
-def _summary(results: dict, out: Path, written: tuple[str, ...]) -> None:
-    """The run's headline metrics: the ones its kind puts in the report's tables."""
+def _summary(run: RunResult) -> None:
+    """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
     from ..evaluate.kind import get_eval_kind
 
-    overall = results["metrics"]["overall"]
-    protocol = results.get("protocol")
-    names = (
-        protocol["headline"] if protocol else get_eval_kind(results.get("kind", DEFAULT_DESIGN)).table_metrics
-    )
+    results = run.results
+    overall = results.metrics.overall
+    headline = results.headline
+    names = headline if headline is not None else get_eval_kind(results.kind or DEFAULT_DESIGN).table_metrics
 
     def show(name: str) -> str:
         value = overall.get(name)
@@ -106,7 +113,12 @@ def _summary(results: dict, out: Path, written: tuple[str, ...]) -> None:
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
-    out_console.print("wrote " + ", ".join(str(out / name) for name in written), markup=False)
+    out_console.print("wrote " + ", ".join(str(run.out / name) for name in run.written), markup=False)
+
+
+def _default(options: Any, name: str) -> str:
+    """``(default 8)``: a backend option's default, as its backend's options model declares it."""
+    return f"(default {options.model_fields[name].default})"
 
 
 @app.command("eval")
@@ -168,10 +180,24 @@ def eval_command(
     base_url: str = typer.Option(
         None, "--base-url", help="openai/anthropic: the server's URL (key from env)."
     ),
-    concurrency: int = typer.Option(8, "--concurrency", help="openai/anthropic: requests in flight."),
-    max_attempts: int = typer.Option(6, "--max-attempts", help="openai/anthropic: tries per request."),
-    request_timeout: float = typer.Option(600.0, "--timeout", help="openai/anthropic: seconds per request."),
-    top_logprobs: int = typer.Option(20, "--top-logprobs", help="openai logprob scoring: tokens asked for."),
+    concurrency: int = typer.Option(
+        None,
+        "--concurrency",
+        help=f"openai/anthropic: requests in flight {_default(RemoteOptions, 'concurrency')}.",
+    ),
+    max_attempts: int = typer.Option(
+        None,
+        "--max-attempts",
+        help=f"openai/anthropic: tries per request {_default(RemoteOptions, 'max_attempts')}.",
+    ),
+    request_timeout: float = typer.Option(
+        None, "--timeout", help=f"openai/anthropic: seconds per request {_default(RemoteOptions, 'timeout')}."
+    ),
+    top_logprobs: int = typer.Option(
+        None,
+        "--top-logprobs",
+        help=f"openai logprob scoring: tokens asked for {_default(OpenAIOptions, 'top_logprobs')}.",
+    ),
     temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy; sampling uses --seed."),
     top_p: float = typer.Option(1.0, "--top-p", help="Nucleus sampling (with --temperature > 0)."),
     samples: int = typer.Option(1, "--samples", help="Sampled runs; metrics as mean and sd over them."),
@@ -179,11 +205,23 @@ def eval_command(
         False, "--thinking/--no-thinking", help="A reasoning model: parse only the answer after its thinking."
     ),
     thinking_budget: int = typer.Option(
-        None, "--thinking-budget", help="anthropic: extended thinking tokens."
+        None, "--thinking-budget", help="anthropic: extended thinking tokens (default: no thinking)."
     ),
-    tensor_parallel_size: int = typer.Option(1, "--tensor-parallel-size", help="vllm: GPUs per model copy."),
-    pipeline_parallel_size: int = typer.Option(1, "--pipeline-parallel-size", help="vllm: pipeline stages."),
-    data_parallel_size: int = typer.Option(1, "--data-parallel-size", help="vllm: model copies."),
+    tensor_parallel_size: int = typer.Option(
+        None,
+        "--tensor-parallel-size",
+        help=f"vllm: GPUs per model copy {_default(VllmOptions, 'tensor_parallel_size')}.",
+    ),
+    pipeline_parallel_size: int = typer.Option(
+        None,
+        "--pipeline-parallel-size",
+        help=f"vllm: pipeline stages {_default(VllmOptions, 'pipeline_parallel_size')}.",
+    ),
+    data_parallel_size: int = typer.Option(
+        None,
+        "--data-parallel-size",
+        help=f"vllm: model copies {_default(VllmOptions, 'data_parallel_size')}.",
+    ),
     vllm_args: list[str] = typer.Option(
         [], "--vllm-arg", help="vllm: another vllm.LLM argument, NAME=VALUE (JSON value), repeatable."
     ),
@@ -191,20 +229,24 @@ def eval_command(
     """Run a model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
     from ..evaluate.backends import BackendOptions, SamplingConfig
     from ..evaluate.protocols import resolve_options
-    from ..evaluate.runner import EvalRequest, Progress, run_eval
+    from ..evaluate.requests import EvalRequest, Progress
+    from ..evaluate.run import run_eval
 
+    given = {  # only the options given: the backend refuses those it does not take (EV308)
+        "tensor_parallel_size": tensor_parallel_size,
+        "pipeline_parallel_size": pipeline_parallel_size,
+        "data_parallel_size": data_parallel_size,
+        "engine_args": _engine_args(vllm_args) or None,
+        "base_url": base_url,
+        "concurrency": concurrency,
+        "max_attempts": max_attempts,
+        "timeout": request_timeout,
+        "top_logprobs": top_logprobs,
+        "thinking_budget": thinking_budget,
+    }
     backend_options = BackendOptions(
         sampling=SamplingConfig(temperature=temperature, top_p=top_p, seed=seed if temperature > 0 else None),
-        tensor_parallel_size=tensor_parallel_size,
-        pipeline_parallel_size=pipeline_parallel_size,
-        data_parallel_size=data_parallel_size,
-        engine_args=_engine_args(vllm_args),
-        base_url=base_url,
-        concurrency=concurrency,
-        max_attempts=max_attempts,
-        timeout=request_timeout,
-        top_logprobs=top_logprobs,
-        thinking_budget=thinking_budget,
+        **{name: value for name, value in given.items() if value is not None},
     )
     try:
         options = resolve_options(
@@ -241,14 +283,11 @@ def eval_command(
         samples=samples,
     )
     try:
-        results = run_eval(request, Progress() if quiet else _progress())
+        result = run_eval(request, Progress() if quiet else _progress())
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    if results is not None:
-        written = ("results.json", "predictions.jsonl", "report.md", "charts/")
-        if samples > 1:  # each sample is a whole run in its own folder; results.json holds mean and sd
-            written = ("results.json", *(f"sample-{k}/" for k in range(1, samples + 1)))
-        _summary(results, request.out, written)
+    if result is not None:  # None: a process of a data-parallel run other than the main one
+        _summary(result)
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
@@ -318,7 +357,8 @@ def score_command(
     ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
-    from ..evaluate.runner import ScoreRequest, run_score
+    from ..evaluate.requests import ScoreRequest
+    from ..evaluate.score import run_score
 
     request = ScoreRequest(
         predictions=predictions,
@@ -335,16 +375,16 @@ def score_command(
         overwrite=overwrite,
     )
     try:
-        results = run_score(request)
+        result = run_score(request)
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    ambiguous = results.get("ambiguous_rows") or []
+    ambiguous = result.results.ambiguous_rows or []
     if ambiguous:
         err_console.print(
             f"{len(ambiguous)} row(s): the stereotyped option could not be derived; they are listed in "
             "results.json and report.md and left out of the bias scores."
         )
-    _summary(results, request.out, ("results.json", "report.md", "charts/"))
+    _summary(result)
 
 
 @app.command("compare")

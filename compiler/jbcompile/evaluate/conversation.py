@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .prompting import PromptItem, apply_chat_template, prompt_hash
+from .prompting import Prompt, PromptItem, apply_chat_template, prompt_hash
 
 FIRST_TURN_STOP = ("###",)  # a reply ends where the model starts a new section of its own
 
@@ -33,7 +33,7 @@ def plain_conversation(exchanges: Sequence[tuple[str, str]], final: str) -> str:
     return "".join(f"{user}{reply.strip()}\n\n" for user, reply in exchanges) + final
 
 
-def chat_conversation(tokenizer: Any, exchanges: Sequence[tuple[str, str]], final: str) -> str:
+def chat_conversation(tokenizer: Any, exchanges: Sequence[tuple[str, str]], final: str) -> Prompt:
     """The conversation in the tokenizer's chat template, ready for the final reply."""
     messages: list[dict[str, str]] = []
     for user, reply in exchanges:
@@ -70,7 +70,7 @@ def conversation_texts(
     *,
     chat: bool,
     earlier: Mapping[str, tuple[Any, Any]] | None = None,
-) -> tuple[list[str], dict[str, str]]:
+) -> tuple[list[Prompt], dict[str, str]]:
     """The text each item is run as, and the first-turn reply of every two-turn item (by example_id).
 
     ``earlier``: an earlier run's first reply and final prompt hash by example_id (a resume). A reply
@@ -79,7 +79,7 @@ def conversation_texts(
     when every row is done).
     """
 
-    def final_text(item: TurnItem, reply: str) -> str:
+    def final_text(item: TurnItem, reply: str) -> Prompt:
         exchange = [(item.first, reply)]
         if chat:
             return chat_conversation(backend.tokenizer, exchange, item.text)
@@ -93,7 +93,7 @@ def conversation_texts(
             replies[item.example_id] = reply
     fresh = [item for item in two_turn if item.example_id not in replies]
     replies.update(zip((i.example_id for i in fresh), first_replies(backend, fresh, chat=chat), strict=True))
-    texts = []
+    texts: list[Prompt] = []
     for item in items:
         if isinstance(item, TurnItem):
             texts.append(final_text(item, replies[item.example_id]))

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from ..diagnostics import Diagnostic, DiagnosticError
 from . import bootstrap
 from .parsing import reply_is_final
-from .prompting import PromptItem, PromptTemplate, apply_chat_template
+from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
 
 if TYPE_CHECKING:
     from .formats import ReleaseFormat
@@ -192,9 +192,9 @@ class EvalKind(ABC):
         options: EvalOptions,
         prepared: PreparedPrompts,
         earlier: Mapping[str, Record] | None = None,
-    ) -> list[str]:
-        """The text each prompt is run as; a kind whose settings talk twice runs the first turns here.
-        ``earlier``: the records of the predictions log being resumed, by example_id."""
+    ) -> list[Prompt]:
+        """The text (or chat messages) each prompt is run as; a kind whose settings talk twice runs the
+        first turns here. ``earlier``: the records of the predictions log being resumed, by example_id."""
         return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
 
     def max_new_tokens(self, options: EvalOptions) -> int:
@@ -235,8 +235,9 @@ class EvalKind(ABC):
         return right, len(valid) - right
 
     def compare_section(self, runs: Sequence[Any], seed: int) -> dict[str, Any] | None:
-        """The design's own part of a comparison of ``runs`` (``compare.Run``), kept in compare.json
-        under the design's name; None: the generic tables say it all."""
+        """The design's own part of a comparison of ``runs`` (``compare.Run``: its folder, its
+        results.json as ``results.Results`` and its predictions), kept in compare.json under the
+        design's name; None: the generic tables say it all."""
         return None
 
     def compare_markdown(self, section: Mapping[str, Any]) -> list[str]:

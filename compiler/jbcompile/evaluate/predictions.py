@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,31 @@ OVERWRITING = (
     ".predictions.overwrite.jsonl"  # an --overwrite run's log, until its results replace the old run
 )
 RUN_KEYS = frozenset({"model", "dataset", "config", "options", "template_sha256"})  # what run.json holds
+
+
+def has_example_id(record: Mapping[str, Any]) -> bool:
+    """Does the record name its row (a string or an integer id, not a bool)?"""
+    example_id = record.get("example_id")
+    return isinstance(example_id, str | int) and not isinstance(example_id, bool)
+
+
+@contextmanager
+def writing(out: Path) -> Iterator[None]:
+    """A failed write of the run folder (read-only place, full disk, file size limit) as a diagnostic."""
+    try:
+        yield
+    except OSError as error:
+        where = error.filename or out
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV102",
+                    f"cannot write the run folder: {error.strerror or error}",
+                    path=str(where),
+                    hint="choose an --out you can write to, with free space",
+                )
+            ]
+        ) from None
 
 
 def dump_json(value: Any) -> str:
@@ -53,7 +79,7 @@ def read_records(
     problems = list(lines.problems)
     named: list[tuple[int, dict[str, Any]]] = []
     for number, record in lines.records:
-        if not isinstance(record.get("example_id"), str | int) or isinstance(record.get("example_id"), bool):
+        if not has_example_id(record):
             problems.append(
                 Diagnostic("EV115", "a prediction without an example_id", path=str(path), line=number)
             )
@@ -159,7 +185,7 @@ def _same_file(named: str | None, path: Path) -> bool:
 
 def check_other_run(folder: Path, command: str, scored: Path | None = None) -> list[Diagnostic]:
     """A run folder holding another command's run, or the scores of another file, is not replaced
-    without ``--overwrite`` (eval's own settings are compared by the runner, EV007 too)."""
+    without ``--overwrite`` (eval's own settings are compared by :mod:`.resume`, EV007 too)."""
     held = held_run(folder) if folder.is_dir() else None
     if held is None:
         return []

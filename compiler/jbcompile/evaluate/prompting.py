@@ -9,6 +9,7 @@ of no design (a release's own prompt, sent as it is).
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,46 @@ from jinja2 import meta
 from ..diagnostics import Diagnostic, DiagnosticError
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"  # prompts of no design (``release/``)
+VERBATIM_PROMPT = PROMPTS_DIR / "release" / "verbatim.j2"  # a release's own prompt, sent as it is
+# How a chat prompt kept as messages is hashed (and so how predictions.jsonl has named it since 0.2.0):
+# this marker, then the messages' JSON. It is only ever hashed, never sent or parsed.
+CHAT_HASH_PREFIX = "\x00messages:"
+
+Message = dict[str, str]  # {"role": …, "content": …}
+
+
+@dataclass(frozen=True)
+class ChatPrompt:
+    """A chat prompt that stays a list of messages: a chat API's server applies the model's template
+    (see ``backends.remote.MessagesTemplate``), so the kinds hand it on as it is."""
+
+    messages: tuple[Message, ...]
+
+    @property
+    def hashed(self) -> str:
+        """The text its ``prompt_hash`` is taken of."""
+        return CHAT_HASH_PREFIX + json.dumps(list(self.messages), ensure_ascii=False)
+
+    def __len__(self) -> int:
+        """How long the prompt is, as the batch plan orders prompts (the hashed text's length)."""
+        return len(self.hashed)
+
+
+Prompt = str | ChatPrompt  # what a kind renders and a backend runs: a text, or chat messages
+
+
+def as_messages(prompt: Prompt) -> list[Message]:
+    """The messages of a prompt: a chat prompt's own, a plain text as one user turn."""
+    if isinstance(prompt, ChatPrompt):
+        return [dict(message) for message in prompt.messages]
+    return [{"role": "user", "content": prompt}]
+
+
+def as_text(prompt: Prompt) -> str:
+    """The text of a prompt a local tokenizer runs (its chat template gives text, never messages)."""
+    if isinstance(prompt, ChatPrompt):
+        raise TypeError("a chat prompt kept as messages is for a backend that sends messages")
+    return prompt
 
 
 @dataclass(frozen=True)
@@ -157,7 +198,7 @@ def render_checked(template: PromptTemplate, where: str, **variables: Any) -> st
         ) from None
 
 
-def apply_chat_template(tokenizer: Any, text: str) -> str:
+def apply_chat_template(tokenizer: Any, text: str) -> Prompt:
     """Wrap a prompt as one user turn with the tokenizer's chat template, ready for the reply."""
     if not getattr(tokenizer, "chat_template", None):
         raise DiagnosticError(
@@ -172,5 +213,7 @@ def apply_chat_template(tokenizer: Any, text: str) -> str:
     )
 
 
-def prompt_hash(text: str) -> str:
+def prompt_hash(prompt: Prompt) -> str:
+    """16 hex digits of the sha256 of the exact prompt (predictions.jsonl's ``prompt_hash``)."""
+    text = prompt.hashed if isinstance(prompt, ChatPrompt) else prompt
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]

@@ -1,4 +1,5 @@
-"""``report.md`` with per-category tables and PNG charts (matplotlib, Agg backend), from results.json.
+"""``report.md`` with per-category tables and PNG charts (matplotlib, Agg backend), from results.json
+(:class:`.results.Results`).
 
 What to show comes from the kind (``table_metrics``, ``charts``), so the report needs no kind branches.
 """
@@ -13,6 +14,8 @@ from typing import Any
 
 from ..fsio import replaced_folder
 from .predictions import REPORT, write_atomic
+from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
+from .tables import md_table
 
 CHART_DIR = "charts"
 
@@ -49,59 +52,58 @@ def fmt_ci(interval: Any) -> str:
     return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
 
-def _table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return lines
-
-
 def render_markdown(
-    results: dict[str, Any], table_metrics: Sequence[str], charts: Sequence[ChartSpec]
+    results: Results | dict[str, Any], table_metrics: Sequence[str], charts: Sequence[ChartSpec]
 ) -> str:
-    metrics, cis = results["metrics"], results.get("metrics_ci") or {}
-    overall, overall_ci = metrics["overall"], cis.get("overall", {})
-    lines = [f"# Evaluation report ({results.get('kind')}, task {results.get('task')})", ""]
-    if "model" in results:
-        prompt, scoring, dataset = results["prompt"], results["scoring"], results["dataset"]
+    results = Results.of(results)
+    overall = results.metrics.overall
+    overall_ci = results.metrics_ci.overall if results.metrics_ci else {}
+    lines = [f"# Evaluation report ({results.kind}, task {results.task})", ""]
+    if results.model is not None:
+        model = results.model
+        prompt = results.prompt or PromptInfo()
+        dataset = results.dataset or DatasetInfo()
         lines += [
-            f"- **Model:** `{results['model']['name']}`"
-            + (f" @ `{results['model']['revision']}`" if results["model"].get("revision") else ""),
-            f"- **Dataset:** `{dataset['path']}` config `{dataset['config']}`"
-            + (f" @ `{dataset['revision']}`" if dataset.get("revision") else "")
-            + f" — {dataset['evaluated']} rows evaluated",
-            f"- **Prompt:** {prompt['setting']} ({prompt['template']}), {prompt['shots']} shots, "
-            f"chat {'on' if prompt['chat'] else 'off'}",
-            f"- **Scoring:** {scoring['method']}",
+            f"- **Model:** `{model.name}`" + (f" @ `{model.revision}`" if model.revision else ""),
+            f"- **Dataset:** `{dataset.path}` config `{dataset.config}`"
+            + (f" @ `{dataset.revision}`" if dataset.revision else "")
+            + f" — {dataset.evaluated} rows evaluated",
+            f"- **Prompt:** {prompt.setting} ({prompt.template}), {prompt.shots} shots, "
+            f"chat {'on' if prompt.chat else 'off'}",
+            f"- **Scoring:** {(results.scoring or ScoringInfo()).method}",
         ]
     else:
-        source = results["source"]
-        lines += [f"- **Predictions:** `{source['predictions']}` ({source['format']} format)"]
-    boot = results.get("bootstrap") or {}
+        source = results.source or SourceInfo()
+        lines += [f"- **Predictions:** `{source.predictions}` ({source.format} format)"]
+    boot = results.bootstrap or BootstrapInfo()
+    confidence = boot.confidence if boot.confidence is not None else 0.95
     lines += protocol_lines(results)
     lines += [
-        f"- **Intervals:** {round(boot.get('confidence', 0.95) * 100)}% bootstrap over "
-        f"{boot.get('unit', 'template')}s, {boot.get('resamples')} resamples, seed {boot.get('seed')}",
+        f"- **Intervals:** {round(confidence * 100)}% bootstrap over "
+        f"{boot.unit or 'template'}s, {boot.resamples} resamples, seed {boot.seed}",
         "",
     ]
     lines += paper_tables(results)
     lines += ["## Overall", ""]
-    lines += _table(
+    lines += md_table(
         ["metric", "value", "95% CI"],
         [[f"`{name}`", fmt(overall.get(name)), fmt_ci(overall_ci.get(name))] for name in overall],
     )
     lines += variant_notes(overall)
     lines += ["", "## By category", ""]
-    by_category = metrics.get("by_category", {})
-    lines += _table(
+    lines += md_table(
         ["category", *table_metrics],
-        [[name, *(fmt(values.get(m)) for m in table_metrics)] for name, values in by_category.items()],
+        [
+            [name, *(fmt(values.get(m)) for m in table_metrics)]
+            for name, values in results.metrics.by_category.items()
+        ],
     )
     lines += ["", "Intervals by category are in `results.json` (`metrics_ci.by_category`).", ""]
     if charts:
         lines += ["## Charts", ""]
         lines += [f"![{chart.title}]({CHART_DIR}/{chart.file})" for chart in charts]
         lines.append("")
-    ambiguous = results.get("ambiguous_rows") or []
+    ambiguous = results.ambiguous_rows or []
     if ambiguous:
         lines += [
             "## Rows whose stereotyped option could not be derived",
@@ -109,9 +111,12 @@ def render_markdown(
             f"{len(ambiguous)} row(s); they count for accuracy but not for the bias scores.",
             "",
         ]
-        lines += _table(
+        lines += md_table(
             ["example_id", "line", "problem"],
-            [[str(a["example_id"]), str(a.get("line", "")), a["problem"]] for a in ambiguous[:200]],
+            [
+                [str(a.example_id), "" if "line" not in a.model_fields_set else str(a.line), str(a.problem)]
+                for a in ambiguous[:200]
+            ],
         )
         if len(ambiguous) > 200:
             lines.append(f"… and {len(ambiguous) - 200} more (all listed in results.json).")
@@ -131,12 +136,12 @@ def paper_value(value: Any, percent: bool, signed: bool) -> str:
     return f"+{text}" if signed and not text.startswith("-") and float(text) != 0 else text
 
 
-def protocol_lines(results: dict[str, Any]) -> list[str]:
+def protocol_lines(results: Results) -> list[str]:
     from .protocols import PROMPT_NOTE, all_protocols
 
-    described = results.get("protocol")
+    described = results.protocol
     if not described:
-        if "model" not in results:
+        if results.model is None:
             return []
         names = "|".join(all_protocols())
         return [
@@ -145,26 +150,26 @@ def protocol_lines(results: dict[str, Any]) -> list[str]:
         ]
 
     return [
-        f"- **Protocol:** `{described['name']}` — {described['paper']}; out-of-choice answers: "
-        f"{described['ooc']}",
+        f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
         f"- **Prompt wording:** {PROMPT_NOTE}",
     ]
 
 
-def paper_tables(results: dict[str, Any]) -> list[str]:
+def paper_tables(results: Results) -> list[str]:
     """The protocol's tables in the paper's layout, one row for this run (empty without a protocol)."""
     from .protocols import get_protocol
 
-    described = results.get("protocol")
-    protocol = get_protocol(described["name"]) if described else None
+    protocol = get_protocol(results.protocol.name) if results.protocol else None
     if protocol is None:
         return []
-    overall = results["metrics"]["overall"]
-    name = (results.get("model") or {}).get("name") or (results.get("source") or {}).get("predictions")
+    overall = results.metrics.overall
+    name = (results.model.name if results.model else None) or (
+        results.source.predictions if results.source else None
+    )
     lines: list[str] = []
     for table in protocol.tables:
         lines += [f"## {table.title}", ""]
-        lines += _table(
+        lines += md_table(
             ["Model", *(column.heading for column in table.columns)],
             [
                 [
@@ -245,9 +250,10 @@ def japanese_font() -> str | None:
 
 
 def draw_charts(
-    out: Path, results: dict[str, Any], charts: Sequence[ChartSpec], folder: Path | None = None
+    out: Path, results: Results | dict[str, Any], charts: Sequence[ChartSpec], folder: Path | None = None
 ) -> list[Path]:
     """Draw the charts into ``folder`` (default ``out/charts``)."""
+    results = Results.of(results)
     import matplotlib
 
     matplotlib.use("Agg")
@@ -264,15 +270,13 @@ def japanese_style(plt: Any) -> Any:
     return plt.rc_context({"font.family": [family, "DejaVu Sans"]} if family else {})
 
 
-def _draw(
-    folder: Path, results: dict[str, Any], charts: Sequence[ChartSpec], plt: Any, np: Any
-) -> list[Path]:
+def _draw(folder: Path, results: Results, charts: Sequence[ChartSpec], plt: Any, np: Any) -> list[Path]:
     folder.mkdir(parents=True, exist_ok=True)
-    metrics = results["metrics"]
-    scopes = ["overall", *metrics.get("by_category", {})]
-    values_of = {"overall": metrics["overall"], **metrics.get("by_category", {})}
-    intervals = results.get("metrics_ci") or {}
-    cis_of = {"overall": intervals.get("overall") or {}, **(intervals.get("by_category") or {})}
+    metrics = results.metrics
+    scopes = ["overall", *metrics.by_category]
+    values_of: dict[str, dict[str, Any]] = {"overall": metrics.overall, **metrics.by_category}
+    intervals = results.metrics_ci or Intervals()
+    cis_of: dict[str, dict[str, Any]] = {"overall": intervals.overall, **intervals.by_category}
     written = []
     for chart in charts:
         fig, ax = plt.subplots(figsize=(max(6.0, 1.3 * len(scopes) + 2), 4.0), dpi=100)
@@ -319,7 +323,7 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
     return (max(0.0, value - low), max(0.0, high - value))
 
 
-def write_report(out: Path, results: dict[str, Any], kind: Any) -> None:
+def write_report(out: Path, results: Results, kind: Any) -> None:
     """report.md and charts/; the charts folder is replaced whole, so no chart of an earlier run stays."""
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
     with replaced_folder(out / CHART_DIR, "charts") as staging:

@@ -30,6 +30,12 @@ def _openings(text: str) -> Iterator[tuple[int, frozenset[str]]]:
             yield offset, frozenset()
 
 
+def _whole_context(field: tuple) -> bool:
+    """A context field, or one part of a context given in parts (per-person ``statements``, each of
+    which follows the ambiguous context in one of the two orders)."""
+    return len(field) == 1 or (len(field) == 3 and field[1] == "statements")
+
+
 @register
 class RepeatedMentions(Rule):
     """Two consecutive sentences both open by naming the same person or the same pair.
@@ -37,7 +43,8 @@ class RepeatedMentions(Rule):
     Japanese does not name the topic again in the next sentence: 「佐藤さんと鈴木さんは…。佐藤さんと鈴木さんは
     …」 reads like a list of facts pasted together. Write 二人は, かれらは, drop the repeated topic, or join
     the sentences. The check reads each context after the one it follows (a disambiguating context after
-    the ambiguous one, a problem's context after the shared background).
+    the ambiguous one — each per-person statement of a two-order context on its own —, a problem's context
+    after the shared background).
 
     Anti-pattern:
         background_context: {{NAME1}}さんと{{NAME2}}さんは、同じ中学校に通っていた幼なじみだ。
@@ -54,8 +61,8 @@ class RepeatedMentions(Rule):
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         by_template: dict[str, dict[str, SourceText]] = {}
         for text in ctx.texts:
-            if text.template is not None and text.role == "context" and len(text.key_path) <= 2:
-                by_template.setdefault(text.template.path, {})[str(text.key_path[0])] = text
+            if text.template is not None and text.role == "context" and _whole_context(text.field):
+                by_template.setdefault(text.template.path, {})[".".join(map(str, text.field))] = text
         for contexts in by_template.values():
             leads = [contexts[key] for key in _LEADS if key in contexts]
             followers = [text for key, text in contexts.items() if key not in _LEADS]

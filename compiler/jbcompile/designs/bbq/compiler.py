@@ -2,12 +2,15 @@
 
 Expansion per template: target filler × other filler × lexical alternatives × both slot assignments ×
 {ambig, disambig} × {neg, nonneg} × the 6 orders of the three options. Intersectional templates (persons
-with an ``attribute``) pair only the persons their ``intersections`` ask for.
+with an ``attribute``) pair only the persons their ``intersections`` ask for. A template that lets the
+compiler order its persons (``symmetric_mention``, per-person ``statements``) is expanded in both mention
+orders as well: as written, and with the persons exchanged.
 
 Lite: 12 rows per template — each (condition × polarity) cell in three option orders that rotate the gold
 and the unknown positions over 0/1/2, with the disambiguated rows split 3/3 between biased and
-counter-biased contexts. Each template is balanced on its own, so every category is balanced, and a
-template's lite rows depend on that template alone.
+counter-biased contexts, and (where the compiler orders the persons) 3/3 between the mention orders a
+"last-mentioned person" rule gets right and wrong. Each template is balanced on its own, so every category
+is balanced, and a template's lite rows depend on that template alone.
 """
 
 from __future__ import annotations
@@ -109,12 +112,26 @@ def _text_key(base: KeyPath, value: Any, lang: str) -> KeyPath:
     return base + (lang,) if isinstance(value, LocalizedText) else base
 
 
+def _disambiguating_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
+    """The disambiguating context's texts with their key paths: one, or the parts of the statements."""
+    statements = model.statements
+    if statements is None:
+        return [(("disambiguating_context",), model.disambiguating_context)]
+    texts: list[tuple[KeyPath, Any]] = [
+        (("disambiguating_context", part), getattr(statements, part))
+        for part in ("lead", "connective")
+        if getattr(statements, part) is not None
+    ]
+    texts += [
+        (("disambiguating_context", "statements", slot), text) for slot, text in statements.statements.items()
+    ]
+    return texts
+
+
 def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
     """Every text of a template that may carry slots, with its key path."""
-    texts: list[tuple[KeyPath, Any]] = [
-        (("ambiguous_context",), model.ambiguous_context),
-        (("disambiguating_context",), model.disambiguating_context),
-    ]
+    texts: list[tuple[KeyPath, Any]] = [(("ambiguous_context",), model.ambiguous_context)]
+    texts += _disambiguating_texts(model)
     for slot, person in model.persons.items():
         if person.answer is not None:
             texts.append((("persons", slot, "answer"), person.answer))
@@ -131,7 +148,18 @@ def _template_texts(model: BbqTemplate) -> list[tuple[KeyPath, Any]]:
     return texts
 
 
-RowKey = tuple[str, str, str, int, tuple[str, str, str]]  # condition, polarity, assignment, combo, order
+# condition, polarity, assignment, combo, mention order (0: as written, 1: persons exchanged), option order
+RowKey = tuple[str, str, str, int, int, tuple[str, str, str]]
+
+
+@dataclass(frozen=True)
+class _Rendering:
+    """The contexts of one mention order, compiled: as written, or with the two persons exchanged."""
+
+    ambiguous: CompiledText
+    disambiguating: CompiledText
+    first_slot: str  # the person slot the ambiguous context mentions first
+    evidence_order: tuple[str, str] | None  # person slots in the order of their statements (if given)
 
 
 @dataclass(frozen=True)
@@ -143,8 +171,7 @@ class _Plan:
     others: tuple[Person, ...]
     word_slots: tuple[str, ...]
     word_choices: tuple[tuple[str, ...], ...]
-    ambiguous: CompiledText
-    disambiguating: CompiledText
+    renderings: tuple[_Rendering, ...]  # one per mention order: (as written,) or (as written, exchanged)
     questions: dict[str, CompiledText]
     predicates: dict[str, CompiledText | None]
     overrides: dict[tuple[str, str], CompiledText]
@@ -172,14 +199,6 @@ class _Plan:
             return text
 
         return rewrite
-
-    @property
-    def first_person_slot(self) -> str:
-        """The person slot the ambiguous context mentions first (the order evidence is quoted in)."""
-        for slot in self.ambiguous.slots:
-            if slot in self.model.persons:
-                return slot
-        return next(iter(self.model.persons))
 
     @cached_property
     def combos(self) -> list[tuple[int, int, tuple[str, ...]]]:
@@ -209,11 +228,12 @@ class _Plan:
         return source
 
     def row_of(self, key: RowKey) -> RowKey:
-        """The key of the row ``key`` shows: its own, unless an ambiguous row an earlier combo made."""
-        condition, polarity, assignment, combo, order = key
+        """The key of the row ``key`` shows: its own, unless an ambiguous row an earlier combo (or the
+        first mention order) made."""
+        condition, polarity, assignment, combo, mention, order = key
         if condition == "ambig":
-            combo = self.ambiguous_source[(combo, assignment)]
-        return (condition, polarity, assignment, combo, order)
+            combo, mention = self.ambiguous_source[(combo, assignment)], 0
+        return (condition, polarity, assignment, combo, mention, order)
 
     @cached_property
     def subcategories(self) -> dict[tuple[int, int], str | None]:
@@ -224,6 +244,74 @@ class _Plan:
 
 def _unchanged(text: str) -> str:
     return text
+
+
+def _first_person(text: CompiledText, persons: Iterable[str]) -> str:
+    """The person slot ``text`` mentions first (the first person slot when it mentions none)."""
+    persons = list(persons)
+    return next((slot for slot in text.slots if slot in persons), persons[0])
+
+
+def _exchange_first_mentions(text: CompiledText, pairs: Sequence[tuple[str, str]]) -> CompiledText:
+    """``text`` with the first mention of each slot of a pair put where the other's first mention was:
+    「{{NAME1}}と{{NAME2}}が…」 → 「{{NAME2}}と{{NAME1}}が…」; later mentions keep their person."""
+    parts = list(text.parts)
+    for a, b in pairs:
+        at = [next((i for i, part in enumerate(parts) if part == (True, slot)), None) for slot in (a, b)]
+        if at[0] is not None and at[1] is not None:  # (validation reports a person the text lacks)
+            parts[at[0]], parts[at[1]] = (True, b), (True, a)
+    return CompiledText(tuple(parts))
+
+
+def _joined(texts: Sequence[CompiledText]) -> CompiledText:
+    """Texts in a row: Japanese joins without a space, a text ending in ASCII gets one before the next."""
+    parts: list[tuple[bool, str]] = []
+    for text in texts:
+        last = parts[-1][1][-1:] if parts and not parts[-1][0] else ""
+        if last and last.isascii() and not last.isspace():
+            parts.append((False, " "))
+        parts.extend(text.parts)
+    return CompiledText(tuple(parts))
+
+
+def _renderings(model: BbqTemplate, compiled: Callable[[Any], CompiledText]) -> tuple[_Rendering, ...]:
+    """The contexts in each mention order the template allows: as written, and (when the template lets
+    the compiler order its persons) with the persons exchanged — the ambiguous context's first mentions
+    (``symmetric_mention``) and the order of the per-person statements."""
+    persons = list(model.persons)
+    ambiguous = compiled(model.ambiguous_context)
+    statements = model.statements
+    evidence: list[tuple[str, str] | None] = [None, None]
+    if statements is None:
+        disambiguations = [compiled(model.disambiguating_context)] * 2
+    else:
+        first, second = statements.statements  # one per person slot (the schema checks it)
+        evidence = [(first, second), (second, first)]
+        lead = [compiled(statements.lead)] if statements.lead is not None else []
+        connective = [compiled(statements.connective)] if statements.connective is not None else []
+        disambiguations = [
+            _joined(
+                [*lead, compiled(statements.statements[a]), *connective, compiled(statements.statements[b])]
+            )
+            for a, b in ((first, second), (second, first))
+        ]
+    ambiguities = [ambiguous, ambiguous]
+    if model.symmetric_mention:
+        pairs = [(persons[0], persons[1])]
+        attributes = model.attribute_slots
+        if attributes:
+            pairs.append((attributes[persons[0]], attributes[persons[1]]))
+        ambiguities[1] = _exchange_first_mentions(ambiguous, pairs)
+    renderings = tuple(
+        _Rendering(
+            ambiguous=ambiguities[m],
+            disambiguating=disambiguations[m],
+            first_slot=_first_person(ambiguities[m], persons),
+            evidence_order=evidence[m],
+        )
+        for m in range(2)
+    )
+    return renderings if model.both_orders else renderings[:1]
 
 
 def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Person, ...]:
@@ -311,8 +399,7 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
         pairs=pairs,
         word_slots=tuple(model.words),
         word_choices=tuple(tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()),
-        ambiguous=compiled(model.ambiguous_context),
-        disambiguating=compiled(model.disambiguating_context),
+        renderings=_renderings(model, compiled),
         questions=questions,
         predicates={
             p: (
@@ -471,7 +558,7 @@ class BbqKind(Kind):
                     hint="in the disambiguated context one person answers each question",
                 )
             )
-        return problems
+        return problems + _order_problems(template, lang)
 
     def language_coverage(self, template: SourceTemplate, lang: str) -> str:
         present = [text_in(value, lang) is not None for _, value in _template_texts(template.model)]
@@ -510,8 +597,11 @@ class BbqKind(Kind):
         model = plan.model
         roles = {name: "person" for name in (*model.persons, *model.attribute_slots.values())}
         roles |= {name: "word" for name in model.words}
-        fields = [(("ambiguous_context",), model.ambiguous_context, plan.ambiguous)]
-        fields.append((("disambiguating_context",), model.disambiguating_context, plan.disambiguating))
+        fields = [(("ambiguous_context",), model.ambiguous_context, plan.renderings[0].ambiguous)]
+        fields += [
+            (key_path, value, CompiledText.parse(text_in(value, project.lang) or ""))
+            for key_path, value in _disambiguating_texts(model)
+        ]
         for polarity in POLARITIES:
             field = _QUESTION_FIELD[polarity]
             question = getattr(model.questions, field)
@@ -563,9 +653,20 @@ class BbqKind(Kind):
         return BbqVerifier(config, project)
 
 
+# What the verifier reads in the text of a template whose persons the compiler orders, and how it
+# reports an imbalance: per category, rows where the statement holds vs rows where it does not.
+_MENTION_MEASURES = {
+    "context": "disambiguated rows that a rule 'negative → the person mentioned last, non-negative → "
+    "first' gets right vs wrong",
+    "evidence": "disambiguated rows that the same rule, read on the disambiguating context alone, gets "
+    "right vs wrong",
+}
+
+
 class BbqVerifier:
     """A ``bbq`` config's invariants: gold fits the condition, balanced option positions per category
-    (and biased vs counter-biased in ``lite``), every template in all four condition × polarity cells."""
+    (and biased vs counter-biased in ``lite``), every template in all four condition × polarity cells,
+    and, over the templates whose persons the compiler orders, mention orders that tell nothing."""
 
     def __init__(self, config: str, project: Project) -> None:
         self.config, self.project = config, project
@@ -574,11 +675,26 @@ class BbqVerifier:
         self.unknown: Counter[tuple[str, int]] = Counter()
         self.bias: Counter[tuple[str, str]] = Counter()  # (category, context_bias) → rows
         self.cells: dict[str, set[tuple[str, str]]] = defaultdict(set)
+        self.mentions: Counter[tuple[str, str, bool]] = Counter()  # (category, measure, holds) → rows
+        self._templates = {t.id: t for t in project.templates if t.kind == BbqKind.name}
+        self._plans: dict[str, _Plan | None] = {}
+
+    def _plan(self, template_id: str) -> _Plan | None:
+        """The plan of a template whose persons the compiler orders (None for any other)."""
+        if template_id not in self._plans:
+            template = self._templates.get(template_id)
+            ordered = template is not None and template.model.both_orders
+            self._plans[template_id] = _plan(template, self.project) if ordered else None  # type: ignore[arg-type]
+        return self._plans[template_id]
 
     def add(self, rows: Sequence[Row]) -> None:
         for row in rows:
             if (row["label"] == row["unknown_label"]) != (row["context_condition"] == "ambig"):
                 self.misfits.append(row["example_id"])
+            plan = self._plan(row["template_id"])
+            if plan is not None:
+                for measure, holds in _mention_facts(plan, row):
+                    self.mentions[(row["category"], measure, holds)] += 1
         self.gold.update([(row["category"], row["label"]) for row in rows])
         self.unknown.update([(row["category"], row["unknown_label"]) for row in rows])
         if self.config == "lite":
@@ -620,6 +736,22 @@ class BbqVerifier:
                         project,
                     )
                 )
+            for measure, what in _MENTION_MEASURES.items():
+                holds, fails = (
+                    self.mentions[(category, measure, True)],
+                    self.mentions[(category, measure, False)],
+                )
+                if abs(holds - fails) > 1:
+                    problems.append(
+                        config_problem(
+                            "B206",
+                            config,
+                            f"{category}: {what}: {holds} vs {fails}",
+                            project,
+                            hint="the mention order must not tell the answer: let the compiler render "
+                            "both orders (symmetric_mention, per-person statements)",
+                        )
+                    )
         for template in project.templates:
             if template.kind == BbqKind.name and len(self.cells.get(template.id, ())) != 4:
                 problems.append(
@@ -630,6 +762,95 @@ class BbqVerifier:
                     )
                 )
         return problems
+
+
+def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
+    """Whether the order rule gets a disambiguated row's gold, read in its text as a model reads it
+    (see _MENTION_MEASURES): over the whole context where ``symmetric_mention`` lets the compiler order
+    the ambiguous context's mentions, over the disambiguating context where it has per-person
+    statements."""
+    if row["context_condition"] == "ambig":
+        return []
+    model = plan.model
+    values = {filler["slot"]: filler["text"] for filler in row["fillers"]}
+    names = {slot: values[slot] for slot in model.persons}
+    if len(set(names.values())) == 1 and model.attribute_slots:  # one group: told apart by attribute
+        names = {slot: values[attribute] for slot, attribute in model.attribute_slots.items()}
+
+    def comes_first(text: str, slot: str) -> bool | None:
+        (other,) = set(model.persons) - {slot}
+        mine = rationale.mention_spans(text, names[slot], names[other])
+        theirs = rationale.mention_spans(text, names[other], names[slot])
+        return mine[0] < theirs[0] if mine and theirs else None
+
+    context = row["context"]
+    gold = getattr(model.questions, _QUESTION_FIELD[row["question_polarity"]]).answer
+    right_if_first = row["question_polarity"] == "nonneg"
+    facts: list[tuple[str, bool | None]] = []
+    if model.symmetric_mention:
+        facts.append(("context", comes_first(context, gold)))
+    if model.statements is not None:
+        facts.append(("evidence", comes_first(_disambiguating_part(plan, values, context), gold)))
+    return [(measure, first == right_if_first) for measure, first in facts if first is not None]
+
+
+def _disambiguating_part(plan: _Plan, values: dict[str, str], context: str) -> str:
+    """The disambiguating context of a disambiguated row: what follows its ambiguous context."""
+    rewrite = plan.rewriter(values)
+    for rendering in plan.renderings:
+        ambiguous = rewrite(rendering.ambiguous.fill(values))
+        if context.startswith(ambiguous):
+            return context[len(ambiguous) :]
+    return context
+
+
+def _order_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
+    """What the compiler needs to render the persons in both orders: a symmetric ambiguous context
+    mentions both persons; a lead-in and a connective name nobody (they stand before either person);
+    each statement mentions its own person before any other person (so the statements' order is the
+    order in which the disambiguating context mentions the persons)."""
+    model: BbqTemplate = template.model
+    people = set(model.persons) | set(model.attribute_slots.values())
+    own = {slot: {slot, model.attribute_slots.get(slot)} for slot in model.persons}
+    problems: list[Diagnostic] = []
+    if model.symmetric_mention:
+        mentioned = {slot for slot, _, _ in rationale_slots(text_in(model.ambiguous_context, lang) or "")}
+        if missing := sorted(set(model.persons) - mentioned):
+            problems.append(
+                template.diagnostic(
+                    ("symmetric_mention",),
+                    "R017",
+                    f"symmetric_mention, but the ambiguous context does not mention {', '.join(missing)}",
+                    hint="introduce both persons (「{{NAME1}}と{{NAME2}}が…」), or drop symmetric_mention",
+                )
+            )
+    statements = model.statements
+    if statements is None:
+        return problems
+    for part in ("lead", "connective"):
+        text = text_in(getattr(statements, part), lang) or ""
+        if named := sorted({slot for slot, _, _ in rationale_slots(text)} & people):
+            problems.append(
+                template.diagnostic(
+                    ("disambiguating_context", part),
+                    "R018",
+                    f"the {part} names {', '.join(named)}, but it stands before either person's statement",
+                    hint="name the persons in their own statements only",
+                )
+            )
+    for slot, value in statements.statements.items():
+        found = [name for name, _, _ in rationale_slots(text_in(value, lang) or "") if name in people]
+        if not found or found[0] not in own.get(slot, set()):
+            problems.append(
+                template.diagnostic(
+                    ("disambiguating_context", "statements", slot),
+                    "R018",
+                    f"the statement about {slot} does not mention {slot} first"
+                    + (f" (it mentions {found[0]} first)" if found else ""),
+                    hint=f"write it about その{{{{{slot}}}}}, mentioning the other person only after it",
+                )
+            )
+    return problems
 
 
 def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diagnostic]:
@@ -723,11 +944,6 @@ def _expand(
         for assignment in ASSIGNMENTS:
             values = _slot_values(plan, target, other, words, assignment)
             rewrite = plan.rewriter(values)
-            first_slot = plan.first_person_slot
-            first_is_target = (first_slot == model.target_slot) == (assignment == "a")
-            context_order = ("T", "O") if first_is_target else ("O", "T")
-            ambiguous = rewrite(plan.ambiguous.fill(values))
-            disambiguating = rewrite(plan.disambiguating.fill(values))
             fillers = [{"slot": slot, "text": values[slot]} for slot in slot_order]
             metadata = metadata_base | {"version": assignment, "source": model.attested}
             metadata["subcategory"] = subcategory
@@ -735,85 +951,115 @@ def _expand(
             people["O"] = _answering(plan, other, "O", assignment, values, rewrite)
             mentioned = _as_mentioned(people, by_attribute)
             shared_ambiguous = plan.ambiguous_source[(combo_index, assignment)] != combo_index
-            for condition in CONDITIONS:
-                if condition == "ambig" and shared_ambiguous:
-                    continue  # an earlier combo made these ambiguous rows (see _Plan.ambiguous_source)
-                context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
-                for polarity in POLARITIES:
-                    question = rewrite(plan.questions[polarity].fill(values))
-                    qkey = "|".join(
-                        (model.id, target.key, other.key, *words, assignment, condition, polarity)
-                    )
-                    unknown = unknowns[stable_hash(seed, "unknown", qkey) % len(unknowns)]
-                    gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
-                    answer_text = unknown if gold_role == "U" else people[gold_role].option
-                    predicate = _predicate(plan, polarity, values, question)
-                    text = _rationale(
-                        plan,
-                        condition,
-                        polarity,
-                        values,
-                        disambiguating,
-                        mentioned,
-                        context_order,
-                        answer_text,
-                        unknown,
-                        predicate,
-                        project.lang,
-                    )
-                    for problem in rationale.verify_rationale(
-                        text,
-                        context=context,
-                        question=question,
-                        persons=(mentioned["T"].text, mentioned["O"].text),
-                        answer=answer_text,
-                        disambiguating=disambiguating if condition == "disambig" else None,
-                        lang=project.lang,
-                    ):
-                        key = (condition, polarity, problem.reason)
-                        if key not in reported:
-                            reported.add(key)
-                            problems.append(
-                                _rationale_problem(template, plan, condition, polarity, problem, text)
-                            )
-                    options = {"T": people["T"].option, "O": people["O"].option, "U": unknown}
-                    info = {
-                        "T": [people["T"].option, target.tag],
-                        "O": [people["O"].option, other.tag],
-                        "U": [unknown, "unknown"],
-                    }
-                    question_id = f"{model.id}-{stable_id(qkey)}"
-                    shared = {
-                        "template_id": model.id,
-                        "question_index": model.id,
-                        "category": model.category,
-                        "subcategory": subcategory,
-                        "question_polarity": polarity,
-                        "context_condition": condition,
-                        "context": context,
-                        "question": question,
-                        "additional_metadata": metadata,
-                        "context_bias": None if condition == "ambig" else _context_bias(polarity, gold_role),
-                        "is_additional": model.origin == "added",
-                        "fillers": fillers,
-                        "rationale": text,
-                    }
-                    biased_role = "T" if polarity == "neg" else "O"
-                    for order_index, (order, position) in enumerate(_ORDER_POSITIONS):
-                        first, second, third = order
-                        row = {
-                            "example_id": f"{question_id}-{order_index}",
-                            "ans0": options[first],
-                            "ans1": options[second],
-                            "ans2": options[third],
-                            "label": position[gold_role],
-                            "answer_info": {"ans0": info[first], "ans1": info[second], "ans2": info[third]},
-                            "target_label": position["T"],
-                            "unknown_label": position["U"],
-                            "biased_label": position[biased_role],
+            roles = _roles_of_slots(plan, assignment)
+            for mention, rendering in enumerate(plan.renderings):
+                context_order = (
+                    roles[rendering.first_slot],
+                    "O" if roles[rendering.first_slot] == "T" else "T",
+                )
+                evidence_order = (
+                    context_order
+                    if rendering.evidence_order is None
+                    else (roles[rendering.evidence_order[0]], roles[rendering.evidence_order[1]])
+                )
+                ambiguous = rewrite(rendering.ambiguous.fill(values))
+                disambiguating = rewrite(rendering.disambiguating.fill(values))
+                for condition in CONDITIONS:
+                    if condition == "ambig" and (shared_ambiguous or mention):
+                        # an earlier combo made these ambiguous rows; and the exchanged mention order
+                        # of one slot assignment shows the ambiguous context of the other
+                        continue
+                    context = ambiguous if condition == "ambig" else join_contexts(ambiguous, disambiguating)
+                    for polarity in POLARITIES:
+                        question = rewrite(plan.questions[polarity].fill(values))
+                        qkey = "|".join(
+                            (model.id, target.key, other.key, *words, assignment, condition, polarity)
+                        )
+                        unknown = unknowns[stable_hash(seed, "unknown", qkey) % len(unknowns)]
+                        if model.both_orders:
+                            qkey += f"|mention{mention}"
+                        gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
+                        answer_text = unknown if gold_role == "U" else people[gold_role].option
+                        predicate = _predicate(plan, polarity, values, question)
+                        text = _rationale(
+                            plan,
+                            condition,
+                            polarity,
+                            values,
+                            disambiguating,
+                            mentioned,
+                            (context_order, evidence_order),
+                            answer_text,
+                            unknown,
+                            predicate,
+                            project.lang,
+                        )
+                        for problem in rationale.verify_rationale(
+                            text,
+                            context=context,
+                            question=question,
+                            persons=(mentioned["T"].text, mentioned["O"].text),
+                            answer=answer_text,
+                            disambiguating=disambiguating if condition == "disambig" else None,
+                            lang=project.lang,
+                        ):
+                            key = (condition, polarity, problem.reason)
+                            if key not in reported:
+                                reported.add(key)
+                                problems.append(
+                                    _rationale_problem(template, plan, condition, polarity, problem, text)
+                                )
+                        options = {"T": people["T"].option, "O": people["O"].option, "U": unknown}
+                        info = {
+                            "T": [people["T"].option, target.tag],
+                            "O": [people["O"].option, other.tag],
+                            "U": [unknown, "unknown"],
                         }
-                        row.update(shared)
-                        yield (condition, polarity, assignment, combo_index, order), row
+                        question_id = f"{model.id}-{stable_id(qkey)}"
+                        shared = {
+                            "template_id": model.id,
+                            "question_index": model.id,
+                            "category": model.category,
+                            "subcategory": subcategory,
+                            "question_polarity": polarity,
+                            "context_condition": condition,
+                            "context": context,
+                            "question": question,
+                            "additional_metadata": metadata,
+                            "context_bias": None
+                            if condition == "ambig"
+                            else _context_bias(polarity, gold_role),
+                            "is_additional": model.origin == "added",
+                            "fillers": fillers,
+                            "rationale": text,
+                        }
+                        biased_role = "T" if polarity == "neg" else "O"
+                        for order_index, (order, position) in enumerate(_ORDER_POSITIONS):
+                            first, second, third = order
+                            row = {
+                                "example_id": f"{question_id}-{order_index}",
+                                "ans0": options[first],
+                                "ans1": options[second],
+                                "ans2": options[third],
+                                "label": position[gold_role],
+                                "answer_info": {
+                                    "ans0": info[first],
+                                    "ans1": info[second],
+                                    "ans2": info[third],
+                                },
+                                "target_label": position["T"],
+                                "unknown_label": position["U"],
+                                "biased_label": position[biased_role],
+                            }
+                            row.update(shared)
+                            yield (condition, polarity, assignment, combo_index, mention, order), row
+
+
+def _roles_of_slots(plan: _Plan, assignment: str) -> dict[str, str]:
+    """Person slot → the role (T: target, O: other person) of whoever fills it in ``assignment``."""
+    model = plan.model
+    in_place = assignment == "a"
+    return {model.target_slot: "T" if in_place else "O", model.other_slot: "O" if in_place else "T"}
 
 
 def _as_mentioned(people: dict[str, Person], by_attribute: bool) -> dict[str, Person]:
@@ -851,18 +1097,22 @@ def _rationale(
     values: dict[str, str],
     disambiguating: str,
     people: dict[str, Person],
-    context_order: tuple[str, str],
+    orders: tuple[tuple[str, str], tuple[str, str]],
     answer: str,
     unknown: str,
     predicate: str | None,
     lang: str,
 ) -> str:
+    """``orders``: the roles in the order the ambiguous context mentions them, and in the order the
+    evidence is quoted in (the order of the statements, where the template gives them)."""
     override = plan.overrides.get((polarity, condition))
     if override is not None:
         return override.fill(values | {"ANSWER": answer, "UNKNOWN": unknown})
-    first, second = (people[role] for role in context_order)
+    context_order, evidence_order = orders
     if condition == "ambig":
+        first, second = (people[role] for role in context_order)
         return rationale.ambiguous_rationale(first.option, second.option, unknown, predicate, lang)
+    first, second = (people[role] for role in evidence_order)
     found = rationale.find_evidence(disambiguating, first.text, second.text, lang)
     names = {first.text: first.option, second.text: second.option}
     return rationale.disambiguated_rationale(found, (first.text, second.text), names, answer, predicate, lang)
@@ -897,9 +1147,31 @@ def _lite_choices(plan: _Plan, row: int) -> list[int]:
     return [i for i, (t, o, _) in enumerate(plan.combos) if contrast[(t, o)] == wanted]
 
 
+# Where the compiler orders the persons: in which disambiguated lite rows (k = 0, 1, 2 of a polarity)
+# the rule "negative → the person mentioned last, non-negative → first" is right; a template takes
+# these or their opposite (a hash bit of its id). Right in 3 of the 6, and in 1 or 2 of the 3 biased
+# ones. (Ambiguous rows need no choice: the two slot assignments already put either person first.)
+_LITE_RULE_RIGHT = {"neg": (True, True, False), "nonneg": (False, False, True)}
+
+
+def _lite_mention(plan: _Plan, polarity: str, wanted: bool) -> int:
+    """The mention order of a disambiguated lite row in which the order rule is right iff ``wanted``,
+    read on the statements where the template gives them, else on the ambiguous context."""
+    model = plan.model
+    gold_slot = getattr(model.questions, _QUESTION_FIELD[polarity]).answer
+    gold_first = wanted == (polarity == "nonneg")
+    for m, rendering in enumerate(plan.renderings):
+        first = rendering.evidence_order[0] if rendering.evidence_order else rendering.first_slot
+        if (first == gold_slot) == gold_first:
+            return m
+    return 0  # the template fixes the order (a single disambiguating text, no symmetric mention)
+
+
 def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
-    """Twelve rows per template: every cell, rotating gold and unknown positions, biased/counter 3/3."""
+    """Twelve rows per template: every cell, rotating gold and unknown positions, biased/counter 3/3,
+    and (where the compiler orders the persons) both mention orders."""
     template_id = plan.model.id
+    flip = bool(stable_hash(seed, "lite-mention", template_id) % 2) if plan.model.both_orders else False
     keys: list[RowKey] = []
     for cell, (condition, polarity) in enumerate(itertools.product(CONDITIONS, POLARITIES)):
         for k in range(LITE_ROWS_PER_CELL):
@@ -921,7 +1193,10 @@ def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
                 slots[(k + 1) % 3] = "U"
             missing = [role for role in ROLES if role not in slots]
             order = tuple(slot if slot is not None else missing.pop(0) for slot in slots)
-            keys.append((condition, polarity, assignment, combo, order))  # type: ignore[arg-type]
+            mention = 0
+            if plan.model.both_orders and condition == "disambig":
+                mention = _lite_mention(plan, polarity, _LITE_RULE_RIGHT[polarity][k] != flip)
+            keys.append((condition, polarity, assignment, combo, mention, order))  # type: ignore[arg-type]
     return keys
 
 

@@ -92,6 +92,29 @@ class RationaleOverride(StrictModel):
     disambig: Text | None = None
 
 
+class PersonStatements(StrictModel):
+    """A disambiguating context given as one statement per person, which the compiler renders in both
+    orders (half of the rows each), so that sentence order tells nothing about the answer.
+
+    Rendered as ``lead`` + the first person's statement + ``connective`` + the second person's
+    statement. The lead and the connective belong to a position, not to a person: 「一方、」 opens whichever
+    statement comes second.
+    """
+
+    lead: Text | None = Field(
+        default=None,
+        description="Opens the first statement, whichever person it is about (e.g. "
+        "「防犯カメラの映像では、」); names no person.",
+    )
+    connective: Text | None = Field(
+        default=None, description="Opens the second statement (e.g. 「一方、」); names no person."
+    )
+    statements: dict[SlotName, Text] = Field(
+        description="Person slot → what the context says about that person: whole sentences that read "
+        "the same in either position and mention their own person before the other."
+    )
+
+
 class BbqTemplate(StrictModel):
     kind: Literal["bbq"] = "bbq"
     id: Identifier
@@ -127,8 +150,15 @@ class BbqTemplate(StrictModel):
         default_factory=list, description="Replacements applied to the filled texts, in order."
     )
     ambiguous_context: Text
-    disambiguating_context: Text = Field(
-        description="Appended to the ambiguous context in disambiguated rows."
+    symmetric_mention: bool = Field(
+        default=False,
+        description="The ambiguous context introduces the two persons symmetrically "
+        "(「{{NAME1}}と{{NAME2}}が…」): half of the rows show it with the two persons' first mentions "
+        "exchanged, so either person is mentioned first.",
+    )
+    disambiguating_context: Text | PersonStatements = Field(
+        description="Appended to the ambiguous context in disambiguated rows: one text, or one statement per "
+        "person (`statements`), which the compiler renders in both orders."
     )
     questions: Questions
     rationale: dict[Literal["negative", "non_negative"], RationaleOverride] = Field(default_factory=dict)
@@ -161,7 +191,24 @@ class BbqTemplate(StrictModel):
             )
         if attributes and any(slot.answer is None for slot in self.persons.values()):
             raise ValueError("a person with an `attribute` needs an `answer` wording naming both attributes")
+        statements = self.statements
+        if statements is not None and set(statements.statements) != set(self.persons):
+            raise ValueError(
+                f"`statements` needs one statement per person slot ({', '.join(self.persons)}), "
+                f"has {', '.join(statements.statements) or 'none'}"
+            )
         return self
+
+    @property
+    def statements(self) -> PersonStatements | None:
+        """The disambiguating context as per-person statements, or None when it is one text."""
+        context = self.disambiguating_context
+        return context if isinstance(context, PersonStatements) else None
+
+    @property
+    def both_orders(self) -> bool:
+        """True when the compiler renders the persons in both orders (either way of the format)."""
+        return self.symmetric_mention or self.statements is not None
 
     @property
     def attribute_slots(self) -> dict[str, str]:

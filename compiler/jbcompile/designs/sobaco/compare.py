@@ -7,7 +7,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...evaluate.compare import Run, _md_table, _num, _p
+from ...evaluate.compare import Run
+from ...evaluate.tables import fmt_number, fmt_p, md_table
 from .summary import SUMMARY_JSON, SUMMARY_MD, permutation_p, spearman, summarize, write_summary
 
 
@@ -15,7 +16,8 @@ def compare_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
     """Each model's summary over settings, and the change-rate correlation pooled over all models."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
-        groups.setdefault(str((run.results.get("model") or {}).get("name")), []).append(run.results)
+        model = run.results.model.name if run.results.model else None
+        groups.setdefault(str(model), []).append(run.results.to_json())
     models = {model: summarize(group) for model, group in groups.items()}
     points = [
         (model, method, entry["bias_score"]["mean"], entry["culture_acc"]["mean"])
@@ -47,23 +49,26 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
     for model, summary in section["models"].items():
         basic = (summary["scores"].get("basic") or {}).get("overall") or {}
         cells = [
-            f"{_num((basic.get(m) or {}).get('mean'))} ({_num((basic.get(m) or {}).get('std'))})"
+            f"{fmt_number((basic.get(m) or {}).get('mean'))} ({fmt_number((basic.get(m) or {}).get('std'))})"
             for m in ("bias_score", "culture_acc")
         ]
         for method in methods:
             rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
             cells.append(
-                " / ".join(_num((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc"))
+                " / ".join(
+                    fmt_number((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc")
+                )
             )
         corr = summary["correlation"]["overall"]
-        rows.append([model, *cells, _num(corr["spearman"]), _p(corr["p_value"])])
+        rows.append([model, *cells, fmt_number(corr["spearman"]), fmt_p(corr["p_value"])])
     header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
-    lines += _md_table([*header, "ρ Bias-Culture", "p"], rows)
+    lines += md_table([*header, "ρ Bias-Culture", "p"], rows)
     pooled = section["pooled_correlation"]
     lines += [
         "",
-        f"All models pooled ({len(pooled['points'])} model × method points): ρ = {_num(pooled['spearman'])}, "
-        f"upper-tailed permutation p = {_p(pooled['p_value'])}.",
+        f"All models pooled ({len(pooled['points'])} model × method points): "
+        f"ρ = {fmt_number(pooled['spearman'])}, "
+        f"upper-tailed permutation p = {fmt_p(pooled['p_value'])}.",
         "",
     ]
     return lines

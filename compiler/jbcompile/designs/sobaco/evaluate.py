@@ -37,7 +37,7 @@ from ...evaluate.bootstrap import ratio
 from ...evaluate.conversation import TurnItem, conversation_texts
 from ...evaluate.kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
 from ...evaluate.parsing import parse_option_number, parse_prediction_value, read_reply, reply_is_final
-from ...evaluate.prompting import PromptItem, PromptTemplate, render_checked
+from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
 from ...evaluate.protocols import Protocol
 from ...evaluate.report import ChartSpec
 
@@ -310,7 +310,7 @@ class SobacoEval(EvalKind):
         options: EvalOptions,
         prepared: PreparedPrompts,
         earlier: Mapping[str, Record] | None = None,
-    ) -> list[str]:
+    ) -> list[Prompt]:
         """Run the first turns of two-turn settings; keep each first reply (and its option) in the record.
         A first reply the predictions log already holds for this very first turn is reused."""
         known = {key: (r.get("first_output"), r.get("prompt_hash")) for key, r in (earlier or {}).items()}

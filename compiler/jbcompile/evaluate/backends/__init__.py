@@ -1,24 +1,23 @@
 """Backends: one module per way of running a model, behind the one interface of ``base.Backend``.
 
 ``transformers`` (in-process, prefix-shared batches), ``vllm`` (vLLM's offline engine), ``openai`` (any
-OpenAI-compatible server), ``anthropic`` (the Messages API). The two remote ones share ``remote``: the
-requests in flight, retries, the request cache and the usage count live there once.
+OpenAI-compatible server), ``anthropic`` (the Messages API), found by name in ``registry``. The two remote
+ones share ``remote``: the requests in flight, retries, the request cache and the usage count live there
+once. Each backend names the options it takes (``options``: its own model, checked before a run).
 """
 
 from .base import (
-    BACKENDS,
     Backend,
     BackendConfig,
-    BackendOptions,
     LazyBackend,
     Reply,
-    SamplingConfig,
     as_reply,
     common_prefix_length,
-    create_backend,
     final_answer_test,
     plan_batches,
 )
+from .options import BackendOptions, Options, SamplingConfig
+from .registry import BACKENDS, backend_class, check_options, create_backend
 from .transformers import TransformersBackend
 
 __all__ = [
@@ -27,10 +26,13 @@ __all__ = [
     "BackendConfig",
     "BackendOptions",
     "LazyBackend",
+    "Options",
     "Reply",
     "SamplingConfig",
     "TransformersBackend",
     "as_reply",
+    "backend_class",
+    "check_options",
     "common_prefix_length",
     "create_backend",
     "final_answer_test",

@@ -12,12 +12,26 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from .base import BackendConfig, Reply, messages_of
-from .remote import RemoteBackend, secret_from_env
+from ..prompting import Prompt, as_messages
+from .base import BackendConfig, Reply
+from .remote import RemoteBackend, RemoteOptions, secret_from_env
+
+
+class AnthropicOptions(RemoteOptions):
+    thinking_budget: int | None = None  # extended thinking (tokens); None = off
+
+    def checks(self) -> list[tuple[bool, str]]:
+        budget = self.thinking_budget
+        return [
+            *super().checks(),
+            (budget is None or budget >= 1024, "--thinking-budget must be 1024 or more"),
+        ]
 
 
 class AnthropicBackend(RemoteBackend):
     name = "anthropic"
+    Options = AnthropicOptions
+    options: AnthropicOptions
     key_variables = ("ANTHROPIC_API_KEY",)
 
     def __init__(self, config: BackendConfig):
@@ -28,16 +42,16 @@ class AnthropicBackend(RemoteBackend):
         self.secret = secret_from_env(self.key_variables, self.name)
         self.client = anthropic.Anthropic(
             api_key=self.secret,
-            base_url=config.options.base_url,
+            base_url=self.options.base_url,
             max_retries=0,
-            timeout=config.options.timeout,
+            timeout=self.options.timeout,
         )
         self._arguments = frozenset(inspect.signature(self.client.messages.create).parameters)
 
     def generate_request(
-        self, prompt: str, max_new_tokens: int, stop_strings: Sequence[str]
+        self, prompt: Prompt, max_new_tokens: int, stop_strings: Sequence[str]
     ) -> dict[str, Any]:
-        messages = messages_of(prompt)
+        messages = as_messages(prompt)
         system = [m["content"] for m in messages if m["role"] == "system"]
         body: dict[str, Any] = {
             "model": self.config.model,
@@ -46,7 +60,7 @@ class AnthropicBackend(RemoteBackend):
         }
         if system:
             body["system"] = "\n\n".join(system)
-        budget = self.config.options.thinking_budget
+        budget = self.options.thinking_budget
         if budget:
             # thinking needs room beyond its budget for the answer, and takes no temperature or stops
             body["thinking"] = {"type": "enabled", "budget_tokens": budget}

@@ -7,52 +7,16 @@ or generates batch by batch. The runner, the kinds and the predictions log never
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ..prompting import Prompt, as_text
+from .options import BackendOptions, Options, SamplingConfig
 
-BACKENDS = ("transformers", "vllm", "openai", "anthropic")
-# A chat prompt that a server receives as messages travels through the kinds as one text: this marker
-# and the messages' JSON. Only ``MessagesTemplate`` writes it and only ``messages_of`` reads it.
-MESSAGES_MARKER = "\x00messages:"
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
-
-
-@dataclass(frozen=True)
-class SamplingConfig:
-    """Decoding settings; the default (temperature 0) is greedy decoding."""
-
-    temperature: float = 0.0
-    top_p: float = 1.0
-    seed: int | None = None
-
-    @property
-    def greedy(self) -> bool:
-        return self.temperature == 0.0
-
-
-@dataclass(frozen=True)
-class BackendOptions:
-    """The run's choices about how the model is run, beyond which model (``jbcompile eval`` options)."""
-
-    sampling: SamplingConfig = field(default_factory=SamplingConfig)
-    # vllm: passed through to the engine
-    tensor_parallel_size: int = 1
-    pipeline_parallel_size: int = 1
-    data_parallel_size: int = 1
-    engine_args: tuple[tuple[str, Any], ...] = ()  # any other vllm.LLM argument, e.g. max_model_len
-    # remote (openai, anthropic)
-    base_url: str | None = None
-    concurrency: int = 8
-    max_attempts: int = 6
-    backoff_seconds: float = 1.0  # first wait between attempts when the server gives no Retry-After
-    timeout: float = 600.0
-    top_logprobs: int = 20
-    thinking_budget: int | None = None  # anthropic extended thinking (tokens); None = off
 
 
 @dataclass(frozen=True)
@@ -66,7 +30,7 @@ class BackendConfig:
     batch_size: int = 8
     prefix_cache: bool = True
     device: str | None = None  # data-parallel: this process's device; None = auto
-    options: BackendOptions = field(default_factory=BackendOptions)
+    options: BackendOptions = field(default_factory=BackendOptions)  # as given; see ``options_for``
     chat: bool = False  # openai: chat completions (True) or plain completions (False)
     request_cache: Path | None = None  # remote: the file of responses keyed by request
 
@@ -128,13 +92,14 @@ class Backend(Protocol):
     """What the runner and the kinds call. ``Sequence`` items are whatever ``encode`` returned."""
 
     name: str
+    Options: ClassVar[type[Options]]  # the options it takes (see :mod:`.options`)
     tokenizer: Any  # offers ``chat_template`` and ``apply_chat_template`` (the kinds wrap chat prompts)
     batch_size: int
     dtype: str | None
 
-    def encode(self, texts: Sequence[str], *, chat: bool) -> list[Sequence[Any]]: ...
+    def encode(self, texts: Sequence[Prompt], *, chat: bool) -> list[Sequence[Any]]: ...
 
-    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[Any]: ...
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: Prompt, *, chat: bool) -> list[Any]: ...
 
     def score(
         self, sequences: Sequence[Sequence[Any]], keys: Sequence[tuple[str, ...]], label_ids: Sequence[Any]
@@ -168,31 +133,15 @@ class Backend(Protocol):
         ...
 
 
-def backend_class(name: str) -> type[Backend]:
-    """The class of the backend called ``name``; its module (and its libraries) are imported only when
-    chosen."""
-    if name == "transformers":
-        from .transformers import TransformersBackend
+def options_for(backend: type[Any], config: BackendConfig) -> Any:
+    """``config``'s options as ``backend`` takes them (its ``Options``); an option it does not take, or
+    a value out of range, is refused (EV308) as ``jbcompile eval`` refuses it."""
+    from .registry import check_options
 
-        return TransformersBackend
-    if name == "vllm":
-        from .vllm import VllmBackend
-
-        return VllmBackend
-    if name == "openai":
-        from .openai import OpenAIBackend
-
-        return OpenAIBackend
-    if name == "anthropic":
-        from .anthropic import AnthropicBackend
-
-        return AnthropicBackend
-    raise DiagnosticError([Diagnostic("EV300", f"unknown --backend {name!r}; use {', '.join(BACKENDS)}")])
-
-
-def create_backend(name: str, config: BackendConfig) -> Backend:
-    """The backend called ``name``, loaded (a model read, an engine started or a client made)."""
-    return backend_class(name)(config)  # type: ignore[call-arg]
+    problems = check_options(backend.name, config.options)
+    if problems:
+        raise DiagnosticError(problems)
+    return backend.Options.from_given(config.options)
 
 
 class LazyBackend:
@@ -216,6 +165,8 @@ class LazyBackend:
         return self._backend is not None
 
     def build(self) -> Backend:
+        from .registry import create_backend
+
         if self._backend is None:
             self._backend = create_backend(self.name, self.config)
         return self._backend
@@ -225,6 +176,8 @@ class LazyBackend:
         if self._backend is not None:
             return self._backend.tokenizer
         if self._tokenizer is None:
+            from .registry import backend_class
+
             try:
                 self._tokenizer = backend_class(self.name).load_tokenizer(self.config)
             except DiagnosticError:
@@ -235,11 +188,15 @@ class LazyBackend:
 
     @property
     def dtype(self) -> str | None:
+        from .registry import backend_class
+
         if self._backend is not None:
             return self._backend.dtype
         return backend_class(self.name).describe_idle(self.config)[0]
 
     def describe(self) -> dict[str, Any]:
+        from .registry import backend_class
+
         if self._backend is not None:
             return self._backend.describe()
         return backend_class(self.name).describe_idle(self.config)[1]
@@ -269,16 +226,18 @@ class LocalTokens:
             config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
         )
 
-    def encode(self, texts: Sequence[str], *, chat: bool) -> list[list[int]]:
-        """Token ids of whole prompts; a chat-templated text already holds its special tokens."""
-        return [list(ids) for ids in self.tokenizer(list(texts), add_special_tokens=not chat)["input_ids"]]
+    def encode(self, texts: Sequence[Prompt], *, chat: bool) -> list[list[int]]:
+        """Token ids of whole prompts; a chat-templated text already holds its special tokens (a local
+        tokenizer's chat template gives text: every prompt here is a ``str``)."""
+        prompts = [as_text(prompt) for prompt in texts]
+        return [list(ids) for ids in self.tokenizer(prompts, add_special_tokens=not chat)["input_ids"]]
 
-    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[int]:
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: Prompt, *, chat: bool) -> list[int]:
         """The first token of each option label as it follows a prompt (one forward pass scores all)."""
         base = self.encode([sample_prompt], chat=chat)[0]
         ids = []
         for label in labels:
-            joined = self.encode([sample_prompt + label], chat=chat)[0]
+            joined = self.encode([as_text(sample_prompt) + label], chat=chat)[0]
             if joined[: len(base)] == base and len(joined) > len(base):
                 ids.append(joined[len(base)])
             else:
@@ -307,22 +266,6 @@ def load_error(model: str, error: BaseException, hint: str | None = None) -> Dia
             )
         ]
     )
-
-
-class MessagesTemplate:
-    """The "tokenizer" of a chat API: a chat prompt stays a list of messages, which the server formats."""
-
-    chat_template = "messages"
-
-    def apply_chat_template(self, messages: list[dict[str, str]], **_: Any) -> str:
-        return MESSAGES_MARKER + json.dumps(messages, ensure_ascii=False)
-
-
-def messages_of(prompt: str) -> list[dict[str, str]]:
-    """The messages of a chat prompt (see ``MessagesTemplate``); a plain text is one user turn."""
-    if prompt.startswith(MESSAGES_MARKER):
-        return json.loads(prompt[len(MESSAGES_MARKER) :])
-    return [{"role": "user", "content": prompt}]
 
 
 def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_size: int) -> list[list[int]]:

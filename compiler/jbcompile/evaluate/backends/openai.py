@@ -14,12 +14,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
-from .base import BackendConfig, Reply, messages_of
-from .remote import RemoteBackend, secret_from_env
+from ..prompting import Prompt, as_messages, as_text
+from .base import BackendConfig, Reply
+from .remote import RemoteBackend, RemoteOptions, secret_from_env
+
+
+class OpenAIOptions(RemoteOptions):
+    top_logprobs: int = 20  # tokens asked for when scoring by log-probability
+
+    def checks(self) -> list[tuple[bool, str]]:
+        return [*super().checks(), (self.top_logprobs >= 1, "--top-logprobs must be 1 or more")]
 
 
 class OpenAIBackend(RemoteBackend):
     name = "openai"
+    Options = OpenAIOptions
+    options: OpenAIOptions
     key_variables = ("OPENAI_API_KEY",)
 
     def __init__(self, config: BackendConfig):
@@ -31,9 +41,9 @@ class OpenAIBackend(RemoteBackend):
         # retries are the generic layer's (counted, Retry-After honoured), never the client's own
         self.client = openai.OpenAI(
             api_key=self.secret,
-            base_url=config.options.base_url,
+            base_url=self.options.base_url,
             max_retries=0,
-            timeout=config.options.timeout,
+            timeout=self.options.timeout,
         )
         self.chat = config.chat
 
@@ -47,7 +57,7 @@ class OpenAIBackend(RemoteBackend):
         return params
 
     def generate_request(
-        self, prompt: str, max_new_tokens: int, stop_strings: Sequence[str]
+        self, prompt: Prompt, max_new_tokens: int, stop_strings: Sequence[str]
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.config.model, **self._sampling()}
         if stop_strings:
@@ -56,28 +66,28 @@ class OpenAIBackend(RemoteBackend):
             return {
                 "endpoint": "chat.completions",
                 **body,
-                "messages": messages_of(prompt),
+                "messages": as_messages(prompt),
                 "max_completion_tokens": max_new_tokens,
             }
-        return {"endpoint": "completions", **body, "prompt": prompt, "max_tokens": max_new_tokens}
+        return {"endpoint": "completions", **body, "prompt": as_text(prompt), "max_tokens": max_new_tokens}
 
-    def score_request(self, prompt: str) -> dict[str, Any]:
+    def score_request(self, prompt: Prompt) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.config.model, "temperature": 0.0}
         if self.chat:
             return {
                 "endpoint": "chat.completions",
                 **body,
-                "messages": messages_of(prompt),
+                "messages": as_messages(prompt),
                 "max_completion_tokens": 1,
                 "logprobs": True,
-                "top_logprobs": self.config.options.top_logprobs,
+                "top_logprobs": self.options.top_logprobs,
             }
         return {
             "endpoint": "completions",
             **body,
-            "prompt": prompt,
+            "prompt": as_text(prompt),
             "max_tokens": 1,
-            "logprobs": self.config.options.top_logprobs,
+            "logprobs": self.options.top_logprobs,
         }
 
     def send(self, request: dict[str, Any]) -> dict[str, Any]:

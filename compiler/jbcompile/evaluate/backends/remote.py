@@ -22,19 +22,48 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...text import redact
 from ..jsonfile import read_json_lines
-from .base import BackendConfig, MessagesTemplate, Reply, library_version
+from ..prompting import ChatPrompt, Message, Prompt
+from .base import BackendConfig, Reply, library_version, options_for
+from .options import Options
 
 # Statuses worth another attempt: timeout, conflict, rate limit, server errors, Anthropic's "overloaded".
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
 # Error codes that say "no more money or quota": retrying cannot help, stop at once.
 QUOTA_CODES = ("insufficient_quota", "billing", "credit balance")
 MAX_RETRY_AFTER = 300.0  # seconds; a longer Retry-After is a quota, not a rate limit
+
+
+class RemoteOptions(Options):
+    """What every request-based backend takes: where the server is and how hard to try."""
+
+    base_url: str | None = None
+    concurrency: int = 8  # requests in flight
+    max_attempts: int = 6
+    backoff_seconds: float = 1.0  # first wait between attempts when the server gives no Retry-After
+    timeout: float = 600.0  # seconds per request
+
+    def checks(self) -> list[tuple[bool, str]]:
+        return [
+            (self.concurrency >= 1, "--concurrency must be 1 or more"),
+            (self.max_attempts >= 1, "--max-attempts must be 1 or more"),
+            (self.timeout > 0, "--timeout must be more than 0 seconds"),
+            *super().checks(),
+        ]
+
+
+class MessagesTemplate:
+    """The "tokenizer" of a chat API: a chat prompt stays a list of messages, which the server formats."""
+
+    chat_template = "messages"
+
+    def apply_chat_template(self, messages: list[Message], **_: Any) -> ChatPrompt:
+        return ChatPrompt(tuple(dict(message) for message in messages))
 
 
 @dataclass
@@ -143,13 +172,15 @@ class RemoteBackend:
     """The generic half of a request-based backend; a provider subclass fills in the hooks below."""
 
     name = "remote"
+    Options: ClassVar[type[RemoteOptions]] = RemoteOptions
     key_variables: tuple[str, ...] = ()
     # the client's exception classes for a dropped connection or a timeout (set by the provider)
     connection_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, config: BackendConfig):
         self.config = config
-        self.concurrency = max(1, config.options.concurrency)
+        self.options = options_for(type(self), config)
+        self.concurrency = max(1, self.options.concurrency)
         # rows per runner batch: enough to keep every slot busy, few enough that replies reach the
         # predictions log often
         self.batch_size = max(config.batch_size, 4 * self.concurrency)
@@ -161,18 +192,18 @@ class RemoteBackend:
         self.server_version: str | None = None
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=self.name)
-        self.base_url = redact_url(config.options.base_url)
+        self.base_url = redact_url(self.options.base_url)
         self.secret = ""  # set by a provider that reads a key; only ever used to scrub messages
 
     # ---- provider hooks ----------------------------------------------------------------------------
 
     def generate_request(
-        self, prompt: str, max_new_tokens: int, stop_strings: Sequence[str]
+        self, prompt: Prompt, max_new_tokens: int, stop_strings: Sequence[str]
     ) -> dict[str, Any]:
         """The exact request body of one generation (model, prompt or messages, sampling settings)."""
         raise NotImplementedError
 
-    def score_request(self, prompt: str) -> dict[str, Any]:
+    def score_request(self, prompt: Prompt) -> dict[str, Any]:
         """The request of one option scoring: one token, with the top log-probabilities."""
         raise DiagnosticError(
             [
@@ -204,11 +235,11 @@ class RemoteBackend:
 
     # ---- the interface the runner calls ---------------------------------------------------------------
 
-    def encode(self, texts: Sequence[str], *, chat: bool) -> list[str]:
-        """A server tokenizes by itself: a prompt travels as its text (its length orders the batches)."""
+    def encode(self, texts: Sequence[Prompt], *, chat: bool) -> list[Prompt]:
+        """A server tokenizes by itself: a prompt travels as it is (its length orders the batches)."""
         return list(texts)
 
-    def label_token_ids(self, labels: Sequence[str], sample_prompt: str, *, chat: bool) -> list[str]:
+    def label_token_ids(self, labels: Sequence[str], sample_prompt: Prompt, *, chat: bool) -> list[str]:
         self.score_request(sample_prompt)  # a backend that cannot score says so before any request
         return list(labels)
 
@@ -233,14 +264,15 @@ class RemoteBackend:
 
     @classmethod
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        options = options_for(cls, config)
         return None, {
             "name": cls.name,
-            "base_url": redact_url(config.options.base_url),
+            "base_url": redact_url(options.base_url),
             "server_model": None,
             "server_version": None,
             "version": library_version(cls.name),
             "sampling": asdict(config.sampling),
-            "concurrency": max(1, config.options.concurrency),
+            "concurrency": max(1, options.concurrency),
             "usage": asdict(Usage()),
         }
 
@@ -312,7 +344,7 @@ class RemoteBackend:
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception(self._transient),
             wait=self._wait,
-            stop=tenacity.stop_after_attempt(max(1, self.config.options.max_attempts)),
+            stop=tenacity.stop_after_attempt(max(1, self.options.max_attempts)),
             before_sleep=self._count_retry,
             reraise=True,
         )
@@ -346,7 +378,7 @@ class RemoteBackend:
         asked = _retry_after(error) if error is not None else None
         if isinstance(asked, float):
             return asked
-        base = self.config.options.backoff_seconds * (2 ** (state.attempt_number - 1))
+        base = self.options.backoff_seconds * (2 ** (state.attempt_number - 1))
         return min(60.0, base) * (0.5 + random.random() / 2)
 
     def _diagnostic(self, error: BaseException) -> Diagnostic:
@@ -374,7 +406,7 @@ class RemoteBackend:
             )
         return Diagnostic(
             "EV303",
-            f"a request to the {self.name} server still failed after {self.config.options.max_attempts} "
+            f"a request to the {self.name} server still failed after {self.options.max_attempts} "
             f"attempts ({what}: {detail})",
             hint="every reply received so far is kept; run the same command again to send only the "
             "missing requests",

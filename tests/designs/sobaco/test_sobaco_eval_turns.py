@@ -102,13 +102,14 @@ def test_a_two_turn_resume_reuses_the_first_replies_in_the_log(
 
     from jbcompile.evaluate import conversation
     from jbcompile.evaluate.backends import TransformersBackend
-    from jbcompile.evaluate.runner import EvalRequest, run_eval
+    from jbcompile.evaluate.requests import EvalRequest
+    from jbcompile.evaluate.run import run_eval
 
     def run() -> dict:
         options = EvalOptions(setting="cot-r-1", shots=0, scoring="logprob")
         request = EvalRequest(model=str(kinds_model), dataset=str(kinds_build), config="sobaco",
                               out=tmp_path / "run", options=options, bootstrap=20, limit=12)  # fmt: skip
-        return run_eval(request)
+        return run_eval(request).results.to_json()
 
     first = run()
     log = tmp_path / "run" / "predictions.jsonl"

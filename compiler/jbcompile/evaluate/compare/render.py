@@ -1,0 +1,193 @@
+"""compare.md, compare.csv and the chart, from the comparison (:func:`.table.compare`'s result)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..kind import get_eval_kind
+from ..tables import fmt_number, fmt_p, md_table
+
+
+def comparison_markdown(result: Mapping[str, Any]) -> str:
+    from ..protocols import PROMPT_NOTE, get_protocol
+    from ..report import paper_value
+
+    described = result.get("protocol")
+    protocol = get_protocol(described["name"]) if described else None
+    lines = [f"# Comparison of {len(result['runs'])} runs ({result['kind']})", ""]
+    lines += [
+        f"- **Data:** config `{result['data'][0]}`, sources / commit `{result['data'][1]}`",
+        f"- **Protocol:** {json.dumps(result['protocol_identity'], sort_keys=True)}",
+    ]
+    if protocol:
+        lines.append(f"- **Prompt wording:** {PROMPT_NOTE}")
+    lines += ["", "## Runs", ""]
+    sizes = [(run["label"], run.get("rows")) for run in result["runs"]]
+    if len({n for _, n in sizes if n is not None}) > 1:  # e.g. one run with --limit
+        counts = ", ".join(f"{label} {n:,}" for label, n in sizes if n is not None)
+        lines += [
+            f"> **The runs cover different rows** ({counts}): each run's figures below are on its own "
+            "rows, not like for like; the paired tests use only the rows both runs answered.",
+            "",
+        ]
+    if protocol:
+        for table in protocol.tables:
+            lines += [f"### {table.title}", ""]
+            lines += md_table(
+                ["Model", *(c.heading for c in table.columns)],
+                [
+                    [
+                        run["label"],
+                        *(
+                            paper_value(run["metrics"].get(c.metric), c.percent, c.signed)
+                            for c in table.columns
+                        ),
+                    ]
+                    for run in result["runs"]
+                ],
+            )
+            lines.append("")
+    else:
+        lines += md_table(
+            ["run", *result["columns"]],
+            [
+                [run["label"], *(fmt_number(run["metrics"].get(c)) for c in result["columns"])]
+                for run in result["runs"]
+            ],
+        )
+        lines.append("")
+    tests = result["tests"]
+    lines += ["## Paired tests on the rows both runs answered", ""]
+    if tests["skipped"]:
+        lines += [f"Without predictions.jsonl, not tested: {', '.join(tests['skipped'])}.", ""]
+    if tests["mcnemar"]:
+        lines += ["### McNemar's exact test (accuracy; out-of-choice counts as wrong)", ""]
+        lines += md_table(
+            [
+                "first",
+                "second",
+                "metric",
+                "rows",
+                "first acc",
+                "second acc",
+                "only first right",
+                "only second right",
+                "p",
+            ],
+            [
+                [
+                    t["first"],
+                    t["second"],
+                    f"`{t['metric']}`",
+                    str(t["rows"]),
+                    fmt_number(t["first_acc"]),
+                    fmt_number(t["second_acc"]),
+                    str(t["only_first_right"]),
+                    str(t["only_second_right"]),
+                    fmt_p(t["p_value"]),
+                ]
+                for t in tests["mcnemar"]
+            ],
+        )
+        lines.append("")
+    if tests["bootstrap"]:
+        boot = result["bootstrap"]
+        lines += [
+            "### Paired bootstrap over templates "
+            f"(second − first; {boot['resamples']} resamples, seed {boot['seed']})",
+            "",
+        ]
+        lines += md_table(
+            ["first", "second", "metric", "difference", "95% CI", "p"],
+            [
+                [
+                    t["first"],
+                    t["second"],
+                    f"`{t['metric']}`",
+                    fmt_number(t["diff"]),
+                    "—" if not t["ci"] else f"[{fmt_number(t['ci'][0])}, {fmt_number(t['ci'][1])}]",
+                    fmt_p(t["p_value"]),
+                ]
+                for t in tests["bootstrap"]
+            ],
+        )
+        lines.append("")
+    chi = tests["chi_square"] + ([tests["chi_square_all"]] if tests["chi_square_all"] else [])
+    if chi:
+        paper = get_eval_kind(str(result["kind"])).chi_square_paper
+        lines += [f"### Chi-square test of right / wrong counts among valid answers ({paper})", ""]
+        lines += md_table(
+            ["runs", "table (right, wrong)", "χ²", "dof", "p"],
+            [
+                [
+                    " vs ".join(t["runs"]) if "runs" in t else f"{t['first']} vs {t['second']}",
+                    "; ".join(f"{a}, {b}" for a, b in t["table"]),
+                    fmt_number(t["chi2"], 2),
+                    fmt_number(t["dof"]),
+                    fmt_p(t["p_value"]),
+                ]
+                for t in chi
+            ],
+        )
+        lines.append("")
+    if result.get("kind") in result:
+        lines += get_eval_kind(str(result["kind"])).compare_markdown(result[str(result["kind"])])
+    lines += ["p-values are per comparison, not adjusted for the number of comparisons.", ""]
+    return "\n".join(lines)
+
+
+def comparison_csv(result: Mapping[str, Any]) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["label", "model", "setting", "folder", *result["columns"]])
+    for run in result["runs"]:
+        values = [run["metrics"].get(c) for c in result["columns"]]
+        writer.writerow(
+            [
+                run["label"],
+                run["model"],
+                run["setting"],
+                run["folder"],
+                *("" if v is None else repr(v) for v in values),
+            ]
+        )
+    return buffer.getvalue()
+
+
+def draw_comparison(path: Path, result: Mapping[str, Any]) -> None:
+    """Grouped bars: one group per metric (fractions only), one bar per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    from ..report import japanese_style
+
+    with japanese_style(plt):
+        metrics = [
+            c
+            for c in result["columns"]
+            if any(isinstance(r["metrics"].get(c), float) for r in result["runs"]) and not c.startswith("n")
+        ]
+        fig, ax = plt.subplots(figsize=(max(6.0, 1.2 * len(metrics) + 2), 4.0), dpi=100)
+        x = np.arange(len(metrics))
+        width = 0.8 / max(1, len(result["runs"]))
+        for k, run in enumerate(result["runs"]):
+            heights = [np.nan if run["metrics"].get(m) is None else run["metrics"][m] for m in metrics]
+            ax.bar(x + (k - (len(result["runs"]) - 1) / 2) * width, heights, width, label=run["label"])
+        ax.axhline(0, color="gray", linewidth=0.8)
+        ax.set_xticks(x, metrics, rotation=20, ha="right")
+        ax.set_title(f"{result['kind']}: runs compared")
+        ax.legend(fontsize="small")
+        fig.tight_layout()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.parent / f".{path.name}.tmp.png"
+        fig.savefig(temp, format="png", metadata={"Software": None})
+        plt.close(fig)
+    temp.replace(path)

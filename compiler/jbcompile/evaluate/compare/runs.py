@@ -1,0 +1,44 @@
+"""The runs a comparison reads: each folder's results.json (:class:`..results.Results`) and, when they
+can be found, its predictions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from ...diagnostics import Diagnostic, DiagnosticError
+from .. import predictions as files
+from ..kind import Record
+from ..results import Results, read_results, results_problem
+
+
+@dataclass
+class Run:
+    folder: Path
+    results: Results
+    records: list[Record] | None  # the run's predictions, when they can be found
+
+
+def read_run(folder: Path) -> Run:
+    """A run folder's results.json and, when present, its predictions (ours: ``pred`` and ``gold``)."""
+    folder = Path(folder)
+    path = folder / files.RESULTS
+    if not path.is_file():
+        raise DiagnosticError(
+            [Diagnostic("EV210", "no results.json here", path=str(folder), hint="pass run folders of eval")]
+        )
+    try:
+        results = read_results(path)
+    except ValueError as error:
+        raise DiagnosticError([Diagnostic("EV210", results_problem(error), path=str(path))]) from None
+    candidates = [folder / files.PREDICTIONS]
+    source = results.source
+    if source is not None and source.format == "jbcompile" and source.predictions:
+        candidates.append(Path(source.predictions).expanduser())  # written with ~ for the home folder
+    records = None
+    for candidate in candidates:
+        found = files.read_records(candidate)
+        if found and all("pred" in r and "gold" in r for r in found):
+            records = list(files.latest_by_id(found).values())
+            break
+    return Run(folder, results, records)

@@ -1,0 +1,78 @@
+"""The comparison of runs as data (compare.json): one row per run in the protocol's column order (else
+the kind's report columns), the paired tests, and the design's own section (``EvalKind.compare_section``)
+under the design's name."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ...designs import DEFAULT_DESIGN
+from ...diagnostics import Diagnostic, DiagnosticError
+from ..kind import EvalKind, get_eval_kind
+from ..results import Results
+from .identity import check_comparable, data_identity, protocol_identity
+from .runs import Run
+from .stats import paired_tests
+
+
+def labels(runs: Sequence[Run]) -> list[str]:
+    """Each run's name in the tables: the model, then its setting, then its folder where needed."""
+
+    def model(run: Run) -> str:
+        name = run.results.model.name if run.results.model else None
+        return str(name or run.folder.name)
+
+    def setting(run: Run) -> str:
+        return str((run.results.prompt.setting if run.results.prompt else None) or "")
+
+    names = [model(run) for run in runs]
+    if len(set(names)) < len(names):
+        names = [f"{model(run)} ({setting(run)})" if setting(run) else model(run) for run in runs]
+    if len(set(names)) < len(names):
+        names = [f"{name} [{run.folder}]" for name, run in zip(names, runs, strict=True)]
+    return names
+
+
+def columns_of(kind: EvalKind, run: Results) -> list[str]:
+    """The metrics in the table: the protocol's headline, else the kind's report columns."""
+    headline = run.headline
+    return headline if headline is not None else list(getattr(kind, "table_metrics", ()))
+
+
+def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
+    """The comparison of runs; raises DiagnosticError when they cannot be compared."""
+    if not runs:
+        raise DiagnosticError([Diagnostic("EV214", "no runs to compare")])
+    check_comparable(runs)
+    first = runs[0].results
+    kind = get_eval_kind(str(first.kind or DEFAULT_DESIGN))
+    names = labels(runs)
+    columns = columns_of(kind, first)
+    table = []
+    for name, run in zip(names, runs, strict=True):
+        overall = run.results.metrics.overall
+        table.append(
+            {
+                "label": name,
+                "model": run.results.model.name if run.results.model else None,
+                "setting": run.results.prompt.setting if run.results.prompt else None,
+                "folder": str(run.folder),
+                "rows": overall.get("n"),  # how many rows the run's figures are on
+                "metrics": {column: overall.get(column) for column in columns},
+            }
+        )
+    result: dict[str, Any] = {
+        "kind": kind.name,
+        "protocol": first.protocol.model_dump(mode="json", exclude_unset=True) if first.protocol else None,
+        "protocol_identity": protocol_identity(first),
+        "data": data_identity(first),
+        "columns": columns,
+        "runs": table,
+        "bootstrap": {"resamples": resamples, "unit": "template", "seed": seed},
+        "tests": paired_tests(kind, runs, names, resamples, seed),
+    }
+    section = kind.compare_section(runs, seed)
+    if section is not None:  # the design's own part of the comparison, under its name
+        result[kind.name] = section
+    return result

@@ -1,0 +1,102 @@
+"""What a predictions file's rows must hold to be counted: our own records (``score``, and a resume
+reading its log back) and another harness's rows; and which design a row belongs to when nothing else
+says. A damaged value is refused with its line, never counted as another."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from .formats import RAW_REPLY
+from .kind import EvalKind, Record, all_eval_kinds, option_index
+from .predictions import has_example_id
+
+
+def has_category(row: Record) -> bool:
+    return isinstance(row.get("category"), str) and row["category"] != ""
+
+
+def record_kind(record: Record) -> str | None:
+    """The kind whose prediction records carry every field this one has."""
+    return next(
+        (k.name for k in all_eval_kinds() if k.record_fields and set(k.record_fields) <= set(record)), None
+    )
+
+
+def row_kind(row: Record) -> str | None:
+    """The kind a foreign row belongs to, from its columns; None when they do not tell."""
+    return next((k.name for k in all_eval_kinds() if k.recognises_row(row)), None)
+
+
+def check_our_records(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Our predictions.jsonl (scored, or read back to resume a run): each line names its row and
+    category, its answers are options, and its label fields are what the kind's metrics count with."""
+    n_options = len(kind.option_labels)
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        found: list[tuple[str, str]] = []
+        if not has_example_id(row):
+            found.append(("EV124", "a prediction without an example_id"))
+        if not has_category(row):
+            found.append(("EV122", "a prediction without a category"))
+        if row.get("pred") is not None and not option_index(row.get("pred"), n_options):
+            found.append(
+                (
+                    "EV120",
+                    f"pred must be an option index 0–{n_options - 1} or null, found {row.get('pred')!r}",
+                )
+            )
+        if not option_index(row.get("gold"), n_options):
+            found.append(
+                ("EV123", f"gold must be an option index 0–{n_options - 1}, found {row.get('gold')!r}")
+            )
+        lacking = [
+            name
+            for name in kind.record_fields
+            if name not in row and name not in ("example_id", "category")  # EV124, EV122
+        ]
+        if lacking:
+            found.append(("EV126", f"not a {kind.name} prediction: it lacks {', '.join(lacking)}"))
+        found += [("EV125", problem) for problem in kind.record_problems(row)]
+        if row.get("task") != rows[0].get("task"):
+            found.append(
+                ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
+            )
+        problems += [Diagnostic(code, message, path=path, line=line) for code, message in found]
+    return problems
+
+
+def check_foreign_rows(
+    kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
+) -> list[Diagnostic]:
+    """Another harness's rows: each has a category, and its labels are what the kind can count with."""
+    problems = []
+    for row, line in zip(rows, lines, strict=True):
+        if not has_category(row):
+            problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
+            continue
+        problems += [
+            Diagnostic("EV125", message, path=path, line=line) for message in kind.foreign_row_problems(row)
+        ]
+    return problems
+
+
+def resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
+    """Each row's prediction as an option index (or None), read from an index, a label, an option text
+    or a raw reply (:func:`.parsing.read_prediction`); returns the raw values by example id."""
+    from .parsing import read_prediction
+
+    raw: dict[str, Any] = {}
+    n_options = len(kind.option_labels)
+    for row in rows:
+        if field_name not in row:
+            continue
+        value = row.get(RAW_REPLY, row[field_name])
+        raw[str(row.get("example_id"))] = value
+        options = [row.get(f"ans{i}") for i in range(n_options)]
+        if all(isinstance(option, str) for option in options) and not isinstance(row[field_name], int):
+            row[field_name] = read_prediction(row[field_name], kind.option_labels, options)
+    return raw

@@ -1,0 +1,230 @@
+"""What ``eval`` and ``score`` are asked to do, checked before anything is loaded, and the defaults that
+depend on the dataset.
+
+A request is never changed by the functions it is passed to: ``with_defaults`` returns a new one, and a
+run reports what it chose (its folder above all) in its result (:class:`.run.RunResult`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic
+from . import predictions as files
+from .backends.options import BackendOptions
+from .kind import EvalKind, EvalOptions
+from .prompting import VERBATIM_PROMPT
+
+MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
+
+
+@dataclass
+class EvalRequest:
+    model: str
+    dataset: str
+    config: str = "lite"
+    revision: str | None = None
+    model_revision: str | None = None
+    out: Path | None = None  # None: runs/<model>-<config>-<setting>…, chosen once the dataset is known
+    options: EvalOptions = field(default_factory=EvalOptions)
+    batch_size: int = 8
+    max_new_tokens: int | None = None
+    dtype: str = "auto"
+    trust_remote_code: bool = False
+    prefix_cache: bool = True
+    bootstrap: int = 1000
+    limit: int | None = None
+    overwrite: bool = False
+    backend: str = "transformers"
+    backend_options: BackendOptions = field(default_factory=BackendOptions)  # as given; each backend checks
+    thinking: bool = False  # a reasoning model: its answer follows its thinking
+    samples: int = 1  # sampled runs; metrics as mean ± sd over them
+
+
+@dataclass
+class ScoreRequest:
+    predictions: Path
+    dataset: str | None = None
+    config: str = "lite"
+    revision: str | None = None
+    prediction_field: str | None = None
+    task: str | None = None  # None: the task our predictions name, or qa
+    kind: str | None = None  # None: told by the file (or the dataset); the default design when nothing tells
+    out: Path | None = None  # None: runs/score-<file name without extension>
+    bootstrap: int = 1000
+    seed: int = 0
+    protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
+    overwrite: bool = False  # replace another run held by --out (another file's scores, an eval run)
+
+    @property
+    def out_folder(self) -> Path:
+        """Where the scores go."""
+        return self.out or Path("runs") / f"score-{self.predictions.stem}"
+
+
+@dataclass
+class Progress:
+    """Callbacks the CLI uses to draw a progress bar (main process only)."""
+
+    start: Callable[[int], None] = lambda total: None
+    advance: Callable[[int], None] = lambda count: None
+    stop: Callable[[], None] = lambda: None
+
+
+def default_out_dir(model: str, config: str, setting: str, task: str = "qa", chat: bool = False) -> Path:
+    """``runs/<model>-<config>-<setting>[-<task>][-chat]``: runs that differ in these never share a folder."""
+    path = Path(model)
+    name = path.name if path.exists() else model.replace("/", "__")
+    name = re.sub(r"[^A-Za-z0-9._-]+", "-", name).strip("-") or "model"
+    suffix = ("" if task == "qa" else f"-{task}") + ("-chat" if chat else "")
+    return Path("runs") / f"{name}-{config}-{setting}{suffix}"
+
+
+def _at_least(name: str, value: int | None, low: int) -> list[Diagnostic]:
+    if value is None or value >= low:
+        return []
+    return [Diagnostic("EV103", f"{name} must be {low} or more, got {value}")]
+
+
+def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
+    """The options ``eval`` and ``score`` share."""
+    problems = _at_least("--bootstrap", bootstrap, 0) + _at_least("--seed", seed, 0)
+    if bootstrap > MAX_BOOTSTRAP:
+        problems.append(
+            Diagnostic("EV103", f"--bootstrap must be at most {MAX_BOOTSTRAP:,}, got {bootstrap:,}")
+        )
+    return problems
+
+
+def looks_like_path(name: str) -> bool:
+    """A model or dataset named as a path (``./m``, ``/abs/m``, ``~/m``, ``a/b/c``), not a Hub id
+    (``name`` or ``org/name``)."""
+    return name.startswith((".", "/", "~")) or name.count("/") > 1 or "\\" in name or Path(name).exists()
+
+
+def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every option of ``eval`` that can be checked before loading the data or the model."""
+    problems = check_common_options(request.bootstrap, request.options.seed)
+    problems += _at_least("--limit", request.limit, 1)
+    problems += _at_least("--batch-size", request.batch_size, 1)
+    problems += _at_least("--max-new-tokens", request.max_new_tokens, 1)
+    model = Path(request.model).expanduser()
+    if looks_like_path(request.model) and not model.is_dir():
+        problems.append(
+            Diagnostic(
+                "EV108",
+                "model folder not found"
+                if not model.exists()
+                else "--model names a file, not a model folder",
+                path=request.model,
+                hint="give a folder written by save_pretrained, or a Hub id such as org/name",
+            )
+        )
+    if looks_like_path(request.dataset) and not Path(request.dataset).expanduser().exists():
+        problems.append(  # a typo in a path, not a Hub id the machine cannot reach
+            Diagnostic(
+                "EV003",
+                "dataset folder or file not found",
+                path=request.dataset,
+                hint="give a build folder, a release's data file, or a Hub id such as org/name",
+            )
+        )
+    for option, target, revision in (
+        ("--revision", request.dataset, request.revision),
+        ("--model-revision", request.model, request.model_revision),
+    ):
+        if revision is not None and Path(target).expanduser().exists():
+            problems.append(
+                Diagnostic(
+                    "EV104",
+                    f"{option} picks a version on the Hub, but {target!r} is a local path",
+                    hint=f"drop {option}, or check out that version into the folder",
+                )
+            )
+    if request.out is not None:  # the default folder is checked once the dataset has named the kind
+        problems += files.check_out_folder(request.out)
+    return problems
+
+
+def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
+    """Every backend option, before anything is loaded or sent: the chosen backend says which options
+    it takes and which values it refuses (:func:`.backends.registry.check_options`); what depends on the
+    run as a whole (sampling against scoring, ``--samples``) is checked here."""
+    from .backends.registry import check_options
+
+    sampling = request.backend_options.sampling
+    problems = check_options(request.backend, request.backend_options)
+    checks = [
+        (request.samples >= 1, "--samples must be 1 or more"),
+        (
+            request.samples == 1 or request.options.scoring == "generate",
+            "--samples needs --scoring generate (log-probabilities do not vary between runs)",
+        ),
+        (
+            request.options.scoring == "generate" or (sampling.greedy and sampling.top_p == 1.0),
+            "--temperature and --top-p set how replies are sampled; log-probability scoring samples "
+            "nothing (add --scoring generate)",
+        ),
+    ]
+    return problems + [Diagnostic("EV308", message) for ok, message in checks if not ok]
+
+
+def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list[Diagnostic]:
+    """What can be checked once the dataset has named its kind (``request`` with its defaults)."""
+    from .protocols import check_kind
+
+    options = request.options
+    # a protocol that does not fit the kind says so alone: its settings would only add noise (EV021)
+    problems = check_kind(options, kind.name) or kind.check_options(options)
+    problems += loaded.problems_for(options.task)
+    if request.out is not None:
+        problems += files.check_out_folder(request.out)
+        if not request.overwrite:
+            problems += files.check_other_run(request.out, "eval")
+    if options.scoring not in ("logprob", "generate"):
+        problems.append(
+            Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
+        )
+    return problems
+
+
+def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequest:
+    """A copy of the request with what depends on the dataset filled in: the kind's first setting when
+    none was given, the release's own prompt for release rows that carry it, and the default run folder
+    (which names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
+    options = request.options
+    if not options.setting:
+        options = replace(options, setting=kind.settings[0])
+    verbatim = getattr(loaded, "verbatim_prompt", False) and options.setting in kind.settings
+    if verbatim and options.prompt_file is None:  # (an unknown setting is left for check_options)
+        options = replace(options, prompt_file=VERBATIM_PROMPT)
+    config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
+    out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
+    return replace(request, options=options, out=out)
+
+
+def check_score_request(request: ScoreRequest) -> list[Diagnostic]:
+    """Every option of ``score`` that can be checked before the predictions are read."""
+    from ..designs import design_names
+
+    problems = check_common_options(request.bootstrap, request.seed)
+    if request.kind is not None and request.kind not in design_names():
+        names = ", ".join(sorted(design_names()))
+        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {names}"))
+    if request.dataset is None and request.revision is not None:
+        problems.append(Diagnostic("EV109", "--revision needs --dataset (it picks the dataset's version)"))
+    if request.dataset is not None and request.revision is not None and Path(request.dataset).exists():
+        problems.append(
+            Diagnostic(
+                "EV104", f"--revision picks a version on the Hub, but {request.dataset!r} is a local path"
+            )
+        )
+    out = request.out_folder
+    problems += files.check_out_folder(out)
+    if not request.overwrite:
+        problems += files.check_other_run(out, "score", request.predictions)
+    return problems

@@ -1,0 +1,302 @@
+"""``run_eval``: the whole evaluation as one library call (the CLI is a thin layer over it).
+
+In order: the request's checks, the dataset (which names the kind and the defaults), the prompts, the
+resume (rows already in the predictions log, with the same prompt, are not computed again; when none is
+left the model is not loaded at all), the eval loop (:mod:`.loop`), and the outputs: predictions.jsonl,
+results.json (:class:`.results.Results`), report.md and the charts. The run returns a
+:class:`RunResult`; the request it was given is left as it was.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import home_as_tilde
+from . import predictions as files
+from .backends.base import Backend, final_answer_test
+from .distributed import distributed
+from .kind import EvalKind, detect_kind
+from .loop import Batch, PredictionLog, run_rounds
+from .prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
+from .records import check_our_records
+from .requests import (
+    EvalRequest,
+    Progress,
+    check_backend_request,
+    check_eval_request,
+    check_run_options,
+    with_defaults,
+)
+from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
+from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+
+STOP_STRINGS = ("###",)
+REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
+THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
+EVAL_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What a run wrote: its results, the folder, and the files in it (``charts/`` a folder)."""
+
+    results: Results
+    out: Path
+    written: tuple[str, ...]
+
+
+def run_eval(
+    request: EvalRequest, progress: Progress | None = None, backend: Backend | None = None
+) -> RunResult | None:
+    """Evaluate; the run's result on the main process (None on the others).
+
+    ``backend``: one already loaded (several runs on one model in a notebook or a test); it is then
+    left open. By default the request's backend is created here and closed at the end.
+    """
+    problems = check_backend_request(request)
+    if problems:
+        raise DiagnosticError(problems)
+    if request.samples > 1:
+        from .samples import run_samples
+
+        return run_samples(request, progress, backend)
+    return _run_one(request, progress or Progress(), backend)
+
+
+def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
+    """The request with its dataset-dependent defaults, the loaded rows and their kind."""
+    from .dataset import load_rows
+
+    loaded = load_rows(request.dataset, request.config, request.revision)
+    kind = detect_kind(loaded.columns, request.dataset)
+    return with_defaults(request, kind, loaded), loaded, kind
+
+
+def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
+    from .backends import BackendConfig, LazyBackend
+    from .backends.base import options_for
+    from .backends.registry import backend_class
+    from .backends.remote import BatchFailed
+
+    problems = check_eval_request(given)
+    if problems:
+        raise DiagnosticError(problems)
+    dist = distributed()
+    request, loaded, kind = resolve(given)
+    options, out = request.options, request.out
+    assert out is not None  # set by with_defaults
+    problems = check_run_options(request, kind, loaded)
+    if problems:
+        raise DiagnosticError(problems)
+    template = load_prompt_template(kind.name, options.setting, options.prompt_file)
+    prepared = kind.prepare(loaded.rows_for(options.task), options, template)
+    items = prepared.items[: request.limit] if request.limit is not None else prepared.items
+    if not items:
+        raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
+
+    config = BackendConfig(
+        model=request.model,
+        revision=request.model_revision,
+        dtype=request.dtype,
+        trust_remote_code=request.trust_remote_code,
+        batch_size=request.batch_size,
+        prefix_cache=request.prefix_cache,
+        device=dist.device if dist.world > 1 else None,
+        options=request.backend_options,
+        chat=options.chat,
+        request_cache=out / REQUESTS,
+    )
+    settings = fingerprint(
+        request, template.source_sha256, options_for(backend_class(request.backend), config)
+    )
+    log = PredictionLog(out, settings, request.overwrite)
+    differences = [] if request.overwrite else conflict(log.run_path, settings)
+    dist.barrier()
+    refuse_other_settings(log.run_path, differences)
+    # a log it cannot resume from stops the run before the model loads
+    # …and so does a row whose fields `score` would refuse (one check for both)
+    existing = (
+        {}
+        if request.overwrite
+        else files.latest_by_id(
+            files.read_records(
+                log.predictions,
+                check=lambda rows, lines: check_our_records(kind, rows, lines, str(log.predictions)),
+            )
+        )
+    )
+
+    owned = backend is None
+    # built only if a row is left to compute (a resume may need none)
+    active: Any = backend or LazyBackend(request.backend, config)
+    try:
+        texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
+    except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
+        if owned:
+            active.close()
+        kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
+        raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
+    hashes = [prompt_hash(text) for text in texts]
+    done = {
+        i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
+    }
+    if owned and len(done) < len(items):
+        active.build()  # before anything is written: a model that cannot load leaves no run folder
+
+    if dist.main:
+        log.start()
+    dist.barrier()
+
+    batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    try:
+        run_rounds(batches, batch, log, dist, progress)
+    except DiagnosticError:
+        if owned:
+            active.close()
+        raise
+    if owned:
+        active.close()
+    dist.barrier()
+    if not dist.main:
+        return None
+
+    latest = files.latest_by_id(files.read_records(log.path))
+    records = [latest[item.example_id] for item in items if item.example_id in latest]
+    block = metrics_block(kind, records, request.bootstrap, options.seed, options.protocol)
+    results = _results(request, kind, loaded, template, prepared, batch, active, len(records), block)
+    with files.writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        files.write_atomic(log.run_path, files.dump_json(settings))
+        files.write_records(log.predictions, records)
+        write_outputs(out, results, kind)
+        if request.overwrite:
+            log.path.unlink(missing_ok=True)
+    return RunResult(results, out, EVAL_FILES)
+
+
+def _plan(
+    request: EvalRequest,
+    kind: EvalKind,
+    backend: Any,
+    items: list,
+    prepared: Any,
+    texts: list,
+    hashes: list[str],
+    done: set[int],
+) -> tuple[Batch, list[list[int]]]:
+    """How the rows left are run (scoring or generation settings), and their batches."""
+    from .backends import plan_batches
+
+    options = request.options
+    encoded: list = []
+    batches: list[list[int]] = []
+    label_ids = None
+    if len(done) < len(items):
+        encoded = backend.encode(texts, chat=options.chat)
+        keys = [item.prefix_keys for item in items]
+        batches = [
+            [i for i in planned if i not in done]
+            for planned in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size)
+        ]
+        batches = [planned for planned in batches if planned]
+        label_ids = (
+            backend.label_token_ids(kind.option_labels, texts[0], chat=options.chat)
+            if options.scoring == "logprob"
+            else None
+        )
+    max_new = request.max_new_tokens
+    if max_new is None:
+        max_new = kind.max_new_tokens(options) + (THINKING_TOKENS if request.thinking else 0)
+    batch = Batch(
+        backend=backend,
+        kind=kind,
+        options=options,
+        items=items,
+        prepared=prepared,
+        encoded=encoded,
+        hashes=hashes,
+        label_ids=label_ids,
+        max_new_tokens=max_new,
+        stop_strings=() if request.thinking else STOP_STRINGS,  # a model may write "###" while it thinks
+        answer_is_final=final_answer_test(kind.answer_is_final(options), request.thinking),
+        thinking=request.thinking,
+    )
+    return batch, batches
+
+
+def _results(
+    request: EvalRequest,
+    kind: EvalKind,
+    loaded: Any,
+    template: Any,
+    prepared: Any,
+    batch: Batch,
+    backend: Any,
+    evaluated: int,
+    block: dict[str, Any],
+) -> Results:
+    """results.json of an eval run: what was run, on what, how, and the metrics ``block``."""
+    options = request.options
+    generate = options.scoring == "generate"
+    results = Results.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "kind": kind.name,
+            "task": options.task,
+            "model": {
+                "name": request.model,
+                "revision": request.model_revision,
+                "dtype": backend.dtype,
+                "trust_remote_code": request.trust_remote_code,
+            },
+            "dataset": {
+                "path": request.dataset,
+                "config": request.config,
+                "revision": request.revision,
+                "commit": loaded.commit,
+                "manifest": loaded.manifest,
+                "rows": len(loaded.rows),
+                "evaluated": evaluated,
+            },
+            "prompt": {
+                "setting": options.setting,
+                "template": template.name,
+                "template_sha256": template.source_sha256,
+                "prompt_file": str(options.prompt_file) if options.prompt_file else None,
+                "chat": options.chat,
+                "shots": options.shots,
+                "shot_ids": prepared.shot_ids,
+            },
+            "scoring": {
+                "method": options.scoring,
+                "max_new_tokens": batch.max_new_tokens if generate else None,
+                "stop_strings": list(batch.stop_strings) if generate else None,
+                "stop_at_answer_line": generate and batch.answer_is_final is not None,
+            },
+            "backend": backend.describe(),
+            "thinking": request.thinking,
+            "seeds": {"shots": options.seed, "bootstrap": options.seed},
+            "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
+            **block,
+        }
+    )
+    if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
+        assert results.dataset is not None and results.prompt is not None
+        results.dataset.format, results.dataset.config = loaded.format, loaded.config
+        results.dataset.sha256 = loaded.sha256
+        if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
+            results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
+        results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
+    return results
+
+
+def write_outputs(out: Path, results: Results, kind: EvalKind) -> None:
+    """report.md, the charts and results.json of a run (results.json last: it says the run is whole)."""
+    from .report import write_report
+
+    shared = Results.model_validate(home_as_tilde(results.to_json()))  # no home folder's name in them
+    write_report(out, shared, kind)
+    files.write_atomic(out / files.RESULTS, files.dump_json(shared.to_json()))

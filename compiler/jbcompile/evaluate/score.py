@@ -1,0 +1,275 @@
+"""``run_score``: the metrics of an existing predictions file — ours, a release's rows with a prediction
+column, an evaluation script's output or another harness's samples (see :mod:`.formats`) — written as a
+run folder (results.json, report.md, charts) like an eval run's."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..designs import DEFAULT_DESIGN
+from ..diagnostics import Diagnostic, DiagnosticError
+from . import predictions as files
+from .formats import Adapted, adapt, duplicate_ids
+from .jsonfile import limited, read_json_records
+from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
+from .protocols import check_kind
+from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
+from .requests import ScoreRequest, check_score_request
+from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
+from .run import RunResult, write_outputs
+
+SCORE_FILES = ("results.json", "report.md", "charts/")
+
+
+def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The rows of a predictions file with their line numbers (JSON Lines, a JSON array, or the
+    ``{"score", "entries"}`` object an evaluation script writes); every unreadable line is a diagnostic."""
+    if not path.exists():
+        raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
+    if not path.is_file():
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV116", "the predictions path is not a file", path=str(path), hint="give a .jsonl file"
+                )
+            ]
+        )
+    try:
+        lines = read_json_records(path)
+    except OSError as error:
+        raise DiagnosticError(
+            [Diagnostic("EV117", f"cannot read the file: {error.strerror or error}", path=str(path))]
+        ) from None
+    if lines.problems:
+        raise DiagnosticError(limited(lines.problems))
+    if not lines.records:
+        raise DiagnosticError([Diagnostic("EV062", "the predictions file is empty", path=str(path))])
+    return lines.records
+
+
+def run_score(request: ScoreRequest) -> RunResult:
+    """Score the request's predictions file; the request is left as it was."""
+    problems = check_score_request(request)
+    if problems:
+        raise DiagnosticError(problems)
+    where = str(request.predictions)
+    adapted = adapt(read_jsonl_strict(request.predictions), where, request.prediction_field)
+    if adapted.problems:
+        raise DiagnosticError(limited(adapted.problems))
+    raw, lines, detected, commit = _joined(request, adapted)
+    ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
+    detected = detected or (record_kind(raw[0]) if ours else row_kind(raw[0]))
+    if request.kind is not None and detected is not None and detected != request.kind:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV107",
+                    f"--kind {request.kind} does not match the file: its rows are {detected} rows",
+                    path=where,
+                    hint=f"use --kind {detected}, or leave --kind out",
+                )
+            ]
+        )
+    kind = get_eval_kind(request.kind or detected or DEFAULT_DESIGN)
+    protocol_problems = check_kind(EvalOptions(protocol=request.protocol), kind.name)
+    if protocol_problems:
+        raise DiagnosticError(protocol_problems)
+    problems = duplicate_ids(raw, lines, where)
+    if ours:
+        problems = check_our_records(kind, raw, lines, where) + problems
+        if problems:
+            raise DiagnosticError(limited(problems))
+        records, ambiguous = raw, list(adapted.ambiguous)
+        source_format = "jbcompile"
+        task = _our_task(request, records, lines[0])
+    else:
+        field_name = _field(request, adapted, where)
+        problems += _missing_prediction_field(raw, lines, field_name, where)
+        problems += check_foreign_rows(kind, raw, lines, where)
+        if problems:
+            raise DiagnosticError(limited(problems))
+        records, ambiguous = _foreign(request, kind, adapted, field_name, raw, lines)
+        source_format = adapted.format if adapted.format != "other" else kind.name  # the design's own rows
+        task = request.task or "qa"
+    if not records:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV128", f"no row can be scored for --task {task}", path=where, hint="see ambiguous_rows"
+                )
+            ]
+        )
+    if task not in kind.tasks:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV105", f"{kind.name} has no task {task!r}; use {', '.join(kind.tasks)}", path=where
+                )
+            ]
+        )
+    results = Results.model_validate(
+        {
+            "schema_version": SCHEMA_VERSION,
+            "kind": kind.name,
+            "task": task,
+            "source": {
+                "predictions": where,
+                "format": source_format,
+                "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
+                "dataset": request.dataset,
+                "config": request.config if request.dataset else None,
+                "revision": request.revision,
+                "commit": commit,
+            },
+            "seeds": {"bootstrap": request.seed},
+            "versions": library_versions(["numpy", "datasets"]),
+            "ambiguous_rows": ambiguous,
+            **metrics_block(kind, records, request.bootstrap, request.seed, request.protocol),
+        }
+    )
+    out = request.out_folder
+    replaced = files.held_run(out) if out.is_dir() else None
+    with files.writing(out):
+        out.mkdir(parents=True, exist_ok=True)
+        write_outputs(out, results, kind)
+        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
+            for name in (files.RUN, files.PREDICTIONS):
+                (out / name).unlink(missing_ok=True)
+    return RunResult(results, out, SCORE_FILES)
+
+
+def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
+    """The rows (joined with the dataset's by example_id when ``--dataset`` is given), their lines, the
+    kind the format or the dataset tells, and the dataset's Hub commit."""
+    raw, lines = adapted.rows, adapted.lines
+    if not request.dataset:
+        return raw, lines, adapted.kind, None
+    from .dataset import load_rows
+
+    loaded = load_rows(request.dataset, request.config, request.revision)
+    detected = adapted.kind or detect_kind(loaded.columns, request.dataset).name
+    by_id = {str(row["example_id"]): row for row in loaded.rows}
+    unknown = [
+        (line, str(r.get("example_id")))
+        for r, line in zip(raw, lines, strict=True)
+        if str(r.get("example_id")) not in by_id
+    ]
+    if unknown:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV063",
+                    f"{len(unknown)} prediction(s) name rows the dataset lacks, e.g. {unknown[0][1]!r}",
+                    path=str(request.predictions),
+                    line=unknown[0][0],
+                    hint=f"the dataset's ids look like {next(iter(by_id), '')!r}",
+                )
+            ]
+        )
+    return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded.commit
+
+
+def _our_task(request: ScoreRequest, records: list[Record], first_line: int) -> str:
+    """The task our predictions name (the first line's; the others agree, EV127), against ``--task``."""
+    task = str(records[0].get("task", request.task or "qa"))
+    if request.task is not None and request.task != task:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV127",
+                    f"--task {request.task} contradicts the file: its predictions are of task {task}",
+                    path=str(request.predictions),
+                    line=first_line,
+                    hint=f"leave --task out (or give --task {task}); to score task {request.task}, "
+                    f"run `jbcompile eval --task {request.task}`",
+                )
+            ]
+        )
+    return task
+
+
+def _field(request: ScoreRequest, adapted: Adapted, where: str) -> str:
+    """The column of a foreign file that holds the prediction (EV064 when nothing says which)."""
+    field_name = request.prediction_field or adapted.prediction_field
+    if field_name is None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV064",
+                    "these are not jbcompile predictions; say which column holds the predicted answer "
+                    f"(the file's columns: {_columns_of(adapted.rows)})",
+                    path=where,
+                    hint="add --prediction-field NAME (an option index, label, option text or reply)",
+                )
+            ]
+        )
+    return field_name
+
+
+def _columns_of(rows: Sequence[Record], most: int = 40) -> str:
+    """The columns of a file's rows, in the order they first appear (for a message)."""
+    names = list(dict.fromkeys(key for row in rows for key in row))
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _missing_prediction_field(
+    rows: Sequence[Record], lines: Sequence[int], field_name: str, path: str
+) -> list[Diagnostic]:
+    """A prediction column the rows lack, said once for the file (not once per row), with its columns."""
+    missing = [line for row, line in zip(rows, lines, strict=True) if field_name not in row]
+    if not missing:
+        return []
+    where = "no row has it" if len(missing) == len(rows) else f"{len(missing)} of {len(rows)} rows lack it"
+    return [
+        Diagnostic(
+            "EV040",
+            f"the prediction column {field_name!r}: {where} (the columns: {_columns_of(rows)})",
+            path=path,
+            line=missing[0],
+            hint="name the column that holds the predicted answer with --prediction-field",
+        )
+    ]
+
+
+def _foreign(
+    request: ScoreRequest,
+    kind: EvalKind,
+    adapted: Adapted,
+    field_name: str,
+    raw: list[Record],
+    lines: list[int],
+) -> tuple[list[Record], list[dict[str, Any]]]:
+    """Another harness's rows as the kind's records, and the rows whose labels could not be derived
+    (numbered by the file's lines)."""
+    where = str(request.predictions)
+    raw_values = resolve_predictions(kind, raw, field_name)
+    try:
+        foreign = kind.foreign_records(raw, field_name, request.task or "qa")
+    except DiagnosticError as error:
+        # the kinds number rows 1, 2, …; the user's file has its own line numbers
+        renumbered = [
+            replace(d, path=where, line=lines[d.line - 1] if d.line and d.line <= len(lines) else d.line)
+            for d in error.diagnostics
+        ]
+        raise DiagnosticError(limited(renumbered)) from None
+    records, ambiguous = foreign.records, list(adapted.ambiguous) + foreign.ambiguous
+    for record in records:
+        record["raw_output"] = raw_values.get(str(record.get("example_id")), record.get("raw_output"))
+    for entry in ambiguous:
+        line = entry.get("line")
+        if isinstance(line, int) and line <= len(lines) and entry not in adapted.ambiguous:
+            entry["line"] = lines[line - 1]
+    return records, _unique(ambiguous)
+
+
+def _unique(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen, out = set(), []
+    for entry in entries:
+        key = (entry.get("example_id"), entry.get("problem"))
+        if key not in seen:
+            seen.add(key)
+            out.append(entry)
+    return out
