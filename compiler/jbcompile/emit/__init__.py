@@ -48,10 +48,17 @@ def finish_folder(
     *,
     cards_dir: Path | None = None,
     progress: ProgressCallback | None = None,
+    release: bool = False,
     arrow_bytes: dict[str, int] | None = None,
 ) -> dict:
-    """Add the card, the Croissant file and the manifest to a folder whose data files are written
-    (``arrow_bytes``: each config's size as Arrow, :attr:`DataFiles.arrow_bytes`); return the manifest."""
+    """Audit the data files written into ``folder``, then add the card, the Croissant file and the
+    manifest (the card and the manifest carry the audit's figures); return the manifest. A probe above its
+    bar is a warning, or with ``release`` an error that stops here (AU001). ``arrow_bytes``: each config's
+    size as Arrow (:attr:`DataFiles.arrow_bytes`), for the card's dataset_info.
+    """
+    from ..audit import audit_compiled
+
+    compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release))
     digests = _digests(folder, files, progress)
     parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
     info = dataset_info(compiled, folder, arrow_bytes or {})

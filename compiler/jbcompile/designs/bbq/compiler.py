@@ -423,8 +423,11 @@ class BbqKind(Kind):
     name = "bbq"
     template_model = BbqTemplate
     own_placeholder_keys = frozenset({"rewrites"})  # regular expressions, not slot texts
+    shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
     configs = (
-        ConfigSpec("lite", "12 rows per template, balanced per category", row_schema, default=True),
+        ConfigSpec(
+            "lite", "12 rows per template, balanced per category", row_schema, default=True, stable=True
+        ),
         ConfigSpec("full", "every filler, assignment, condition, polarity and option order", row_schema),
     )
 
