@@ -32,6 +32,7 @@ from .requests import (
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
@@ -60,10 +61,28 @@ def run_eval(
     if problems:
         raise DiagnosticError(problems)
     if request.samples > 1:
-        from .samples import run_samples
-
-        return run_samples(request, progress, backend)
+        return _run_samples(request, progress, backend)
     return _run_one(request, progress or Progress(), backend)
+
+
+def _run_samples(
+    request: EvalRequest, progress: Progress | None, backend: Backend | None
+) -> RunResult | None:
+    """``--samples K``: K whole runs in ``sample-k/``, then their mean and sd (:mod:`.samples`)."""
+    check_sampling(request)
+    out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
+    assert out is not None
+    seeds = sample_seeds(request)
+    runs: list[RunResult] = []
+    for k, seed in enumerate(seeds, start=1):
+        result = run_eval(sample_request(request, out, k, seed), progress, backend)
+        if result is None:
+            return None
+        runs.append(result)
+    results, written = write_samples_results(
+        out, [r.results for r in runs], [r.out.name for r in runs], seeds
+    )
+    return RunResult(results, out, written)
 
 
 def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
@@ -77,8 +96,7 @@ def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
 
 def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
     from .backends import BackendConfig, LazyBackend
-    from .backends.base import options_for
-    from .backends.registry import backend_class
+    from .backends.registry import backend_class, options_for
     from .backends.remote import BatchFailed
 
     problems = check_eval_request(given)

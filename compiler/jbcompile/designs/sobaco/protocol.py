@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ...evaluate.protocols import Column, Protocol, Table
-from .evaluate import SETTINGS as SOBACO_SETTINGS
+from .settings import SETTINGS as SOBACO_SETTINGS
 
 PROTOCOL = Protocol(
     name="sobaco",

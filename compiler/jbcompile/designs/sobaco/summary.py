@@ -22,7 +22,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.compare import same_data
-from .evaluate import METHODS, split_setting
+from .settings import METHODS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
 CHANGE_METRICS = ("bias_score", "culture_acc")

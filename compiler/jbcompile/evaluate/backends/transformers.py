@@ -19,8 +19,9 @@ from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ..parsing import holds_line_break
-from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error, options_for
+from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
 from .options import Options
+from .registry import options_for
 
 log = logging.getLogger(__name__)
 

@@ -16,8 +16,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from .base import BackendConfig, LocalTokens, library_version, load_error, options_for
+from .base import BackendConfig, LocalTokens, library_version, load_error
 from .options import Options, flag
+from .registry import options_for
 
 # vLLM schedules its own batches; the runner hands it this many prompts at a time, so that replies reach
 # the predictions log now and then while vLLM still sees enough prompts to fill its batches.

@@ -1,0 +1,163 @@
+"""The modules of ``jbcompile`` import each other without a cycle, except through the design registry.
+
+The graph is read from the source, not from a running interpreter: every ``import`` statement of every
+module counts — at module level, inside functions and under ``if TYPE_CHECKING:`` alike — so a cycle
+cannot hide in a function body or behind a type-only import. Shared types live below the modules that
+use them (e.g. ``compiled.Compiled`` under both ``build`` and ``emit``).
+
+The one kind of cycle allowed is the plug-in registry's: ``jbcompile.designs`` loads each design's
+package through the ``jbcompile.designs`` entry-point group (``importlib.metadata``), an edge no import
+statement shows, and a design's package may use what asks the registry (the project loader, the
+evaluator's lookups). Those registry edges are added to the graph below and are the only edges a cycle
+may pass through.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import jbcompile
+from jbcompile.designs import ENTRY_POINT_GROUP
+
+PACKAGE = Path(jbcompile.__file__).resolve().parent
+REGISTRY = "jbcompile.designs"
+
+Graph = dict[str, dict[str, str]]  # module → imported module → the statement that imports it (path:line)
+
+
+def module_names(root: Path = PACKAGE) -> dict[str, Path]:
+    """``jbcompile.x.y`` → its file, for every module of the package (a package by its ``__init__``)."""
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        found[".".join(parts)] = path
+    return found
+
+
+def imported_modules(name: str, path: Path, modules: Mapping[str, Path]) -> Iterator[tuple[str, int]]:
+    """The package's modules that ``path`` imports anywhere in its body, with the line of each import."""
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            # ``from pkg import sub`` imports the module ``pkg.sub``; ``from pkg import name``, ``pkg``
+            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module for a in node.names]
+        else:
+            continue
+        for target in targets:
+            if target in modules and target != name:
+                yield target, node.lineno
+
+
+def static_graph(modules: Mapping[str, Path]) -> Graph:
+    graph: Graph = {name: {} for name in modules}
+    for name, path in modules.items():
+        for target, line in imported_modules(name, path, modules):
+            graph[name].setdefault(target, f"{path.relative_to(PACKAGE.parent)}:{line}")
+    return graph
+
+
+def registry_edges(modules: Mapping[str, Path]) -> set[tuple[str, str]]:
+    """registry → each built-in design's package, as its entry point names it (the allowed cycles)."""
+    targets = {point.module for point in entry_points(group=ENTRY_POINT_GROUP)}
+    return {(REGISTRY, target) for target in targets if target in modules}
+
+
+def cycles(graph: Graph) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(module: str) -> None:
+        index[module] = low[module] = len(index)
+        stack.append(module)
+        on_stack.add(module)
+        for target in sorted(graph[module]):
+            if target not in index:
+                visit(target)
+                low[module] = min(low[module], low[target])
+            elif target in on_stack:
+                low[module] = min(low[module], index[target])
+        if low[module] == index[module]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == module:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for module in sorted(graph):
+        if module not in index:
+            visit(module)
+    return found
+
+
+def one_cycle(graph: Graph, component: list[str]) -> list[str]:
+    """A shortest way round from the component's first module back to it, as the import lines to read."""
+    members = set(component)
+    start = component[0]
+    paths = {start: [start]}
+    queue = [start]
+    while queue:
+        module = queue.pop(0)
+        for target in sorted(graph[module]):
+            if target == start:
+                way = [*paths[module], start]
+                return [f"{a} → {b}  ({graph[a][b]})" for a, b in zip(way, way[1:], strict=False)]
+            if target in members and target not in paths:
+                paths[target] = [*paths[module], target]
+                queue.append(target)
+    return component
+
+
+def without(graph: Graph, edges: set[tuple[str, str]]) -> Graph:
+    return {a: {b: where for b, where in targets.items() if (a, b) not in edges} for a, targets in graph.items()}
+
+
+def test_the_registry_edges_are_the_only_cycles() -> None:
+    modules = module_names()
+    assert REGISTRY in modules and len(modules) > 100  # the scan sees the package
+    allowed = registry_edges(modules)
+    assert len(allowed) >= 3  # the built-in designs are found through their entry points
+    graph = static_graph(modules)
+    for source, target in allowed:
+        assert target not in graph[source], f"{source} imports {target} directly: ask the registry instead"
+        graph[source][target] = f"entry point of the {ENTRY_POINT_GROUP} group"
+    found = cycles(without(graph, allowed))
+    report = [
+        "\n  ".join([f"{len(component)} modules: {', '.join(component)}", *one_cycle(graph, component)])
+        for component in found
+    ]
+    assert not found, (
+        "import cycles (move the shared types to a module below both, rather than hiding the import in a "
+        "function):\n" + "\n".join(report)
+    )
+
+
+def test_the_graph_sees_every_kind_of_import() -> None:
+    """Function-level, type-only and relative imports are edges: the test above cannot miss them."""
+    graph = static_graph(module_names())
+    assert "jbcompile.designs" in graph["jbcompile.project"] or "jbcompile.designs" in graph["jbcompile.build"]
+    found = cycles(
+        {
+            "a": {"b": "a:1"},
+            "b": {"c": "b:1"},
+            "c": {"a": "c:1"},
+            "d": {"a": "d:1"},
+        }
+    )
+    assert found == [["a", "b", "c"]]
