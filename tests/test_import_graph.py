@@ -49,7 +49,9 @@ def imported_modules(name: str, path: Path, modules: Mapping[str, Path]) -> Iter
             base = package[: len(package) - node.level + 1] if node.level else []
             module = ".".join([*base, *([node.module] if node.module else [])])
             # ``from pkg import sub`` imports the module ``pkg.sub``; ``from pkg import name``, ``pkg``
-            targets = [f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module for a in node.names]
+            targets = [
+                f"{module}.{a.name}" if f"{module}.{a.name}" in modules else module for a in node.names
+            ]
         else:
             continue
         for target in targets:
@@ -125,7 +127,9 @@ def one_cycle(graph: Graph, component: list[str]) -> list[str]:
 
 
 def without(graph: Graph, edges: set[tuple[str, str]]) -> Graph:
-    return {a: {b: where for b, where in targets.items() if (a, b) not in edges} for a, targets in graph.items()}
+    return {
+        a: {b: where for b, where in targets.items() if (a, b) not in edges} for a, targets in graph.items()
+    }
 
 
 def test_the_registry_edges_are_the_only_cycles() -> None:
@@ -151,7 +155,9 @@ def test_the_registry_edges_are_the_only_cycles() -> None:
 def test_the_graph_sees_every_kind_of_import() -> None:
     """Function-level, type-only and relative imports are edges: the test above cannot miss them."""
     graph = static_graph(module_names())
-    assert "jbcompile.designs" in graph["jbcompile.project"] or "jbcompile.designs" in graph["jbcompile.build"]
+    assert (
+        "jbcompile.designs" in graph["jbcompile.project"] or "jbcompile.designs" in graph["jbcompile.build"]
+    )
     found = cycles(
         {
             "a": {"b": "a:1"},

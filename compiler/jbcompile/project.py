@@ -6,7 +6,6 @@ Every problem in every file is collected before anything stops, so a maintainer 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,52 +13,13 @@ from pydantic import BaseModel
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .loader import KeyPath, LoadedDocument, load_yaml
-from .schema import DatasetConfig, FillerGroup, VocabFile
+from .projecttypes import Project, SourceTemplate, VocabGroup
+from .schema import DatasetConfig, VocabFile
 from .sourcefiles import display_path, layout_problems, walk_sources
 
 T = TypeVar("T")
 
 LANGUAGES = ("ja", "en")
-
-
-@dataclass(frozen=True)
-class VocabGroup:
-    name: str
-    category: str
-    group: FillerGroup
-    doc: LoadedDocument
-    key_path: KeyPath
-
-
-@dataclass(frozen=True)
-class SourceTemplate:
-    kind: str
-    model: Any  # the kind's template model, e.g. BbqTemplate
-    doc: LoadedDocument
-    path: str
-
-    @property
-    def id(self) -> str:
-        return self.model.id
-
-    def diagnostic(self, key_path: KeyPath, code: str, message: str, **kwargs: Any) -> Diagnostic:
-        return self.doc.diagnostic(key_path, code, message, **kwargs)
-
-
-@dataclass
-class Project:
-    root: Path
-    dataset: DatasetConfig
-    dataset_doc: LoadedDocument
-    vocab: dict[str, VocabGroup] = field(default_factory=dict)
-    templates: list[SourceTemplate] = field(default_factory=list)
-    documents: dict[str, LoadedDocument] = field(default_factory=dict)
-    lang: str = "ja"
-    notes: list[Diagnostic] = field(default_factory=list)  # warnings found while loading
-
-    @property
-    def unknown_texts(self) -> list[str]:
-        return self.dataset.unknown_texts(self.lang)
 
 
 def _collect(problems: list[Diagnostic], action: Callable[[], T]) -> T | None:

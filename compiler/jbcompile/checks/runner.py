@@ -11,14 +11,15 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, Severity
-from .base import Finding, Rule, all_rules
+from .base import Finding, Rule
 from .corpus import CheckContext
 from .positions import Locator
 from .ruledata import load_rule_data
+from .rules import all_rules
 from .suppress import Suppressions
 
 if TYPE_CHECKING:
-    from ..project import Project
+    from ..projecttypes import Project
 
 _SETTINGS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 

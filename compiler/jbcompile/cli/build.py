@@ -26,7 +26,7 @@ from .app import (
 )
 
 if TYPE_CHECKING:
-    from ..build import ProgressCallback
+    from ..compiled import ProgressCallback
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 

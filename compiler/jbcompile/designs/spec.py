@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
-    from ..codes import Code
+    from ..diagnostics import Code
     from ..evaluate.kind import EvalKind
     from ..importers import Importer
     from .base import Kind

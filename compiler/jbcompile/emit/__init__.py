@@ -11,7 +11,7 @@ from .data import ROW_GROUP, DataFiles, data_path, write_jsonl, write_parquet
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
-    from ..build import Compiled, ProgressCallback
+    from ..compiled import Compiled, ProgressCallback
 
 
 def write_folder(

@@ -13,7 +13,7 @@ from ..paths import bundled_cards
 from .data import SPLIT
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 CARD_TEMPLATE = "README.md.j2"
 GATE_FIELD = "I will use this dataset only to evaluate or reduce social bias, not to train biased models"

@@ -18,6 +18,7 @@ import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..fsio import replaced_folder, taken_with
+from ..sourcefiles import display_path
 from .report import ImportReport
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
@@ -318,8 +319,6 @@ def check_target(out: Path, force: bool, inputs: Sequence[Path] = ()) -> None:
 
 def _outside_staging(diagnostic: Diagnostic, staging: Path, out: Path) -> Diagnostic:
     from dataclasses import replace
-
-    from ..project import display_path
 
     path = diagnostic.path or ""
     for prefix in (str(staging), display_path(staging)):

@@ -25,7 +25,8 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
-from ..project import Project, display_path
+from ..projecttypes import Project
+from ..sourcefiles import display_path
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
@@ -138,7 +139,7 @@ def _localized_texts(value: Any, key_path: KeyPath) -> Iterable[tuple[KeyPath, A
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
     """Is this build folder exactly what the current sources and compiler produce?"""
     from .. import __version__
-    from ..build import sources_hash
+    from ..sourcefiles import sources_hash
 
     manifest = build.manifest
     where = str(build.root / MANIFEST)

@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from ...checks.slots import SlotFill
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 ROLES = ("T", "O", "U")  # target person, other person, unknown option
 ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES))  # type: ignore[assignment]

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 UNKNOWN_WORDINGS = 5  # SOBACO varies the unknown option over five wordings
 ROLES = ("NAME1", "NAME2", UNKNOWN)
