@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, ClassVar
 if TYPE_CHECKING:
     from ..diagnostics import Code
     from ..evaluate.kind import EvalKind
-    from ..importers import Importer
+    from ..importers.interface import Importer
     from .base import Kind
 
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....diagnostics import Diagnostic, Severity
+from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, SourcesDraft, slug
 from ....templating import SLOT_PATTERN, stable_hash
 from .common import (
     BBQ_REWRITES,

@@ -20,8 +20,8 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from ....diagnostics import Diagnostic, Severity
+from ....importers.draft import SourcesDraft
 from ....importers.report import ImportReport
-from ....importers.writer import SourcesDraft
 from .common import CsvRow, VocabEntry, matches_group
 from .intersectional import (
     ATTRIBUTE_SLOTS,
