@@ -97,7 +97,7 @@ def _progress():
 def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
-    from ..evaluate.kind import get_eval_kind
+    from ..evaluate.registered import get_eval_kind
 
     results = run.results
     overall = results.metrics.overall

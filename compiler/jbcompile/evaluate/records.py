@@ -9,8 +9,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .formats import RAW_REPLY
-from .kind import EvalKind, Record, all_eval_kinds, option_index
+from .kind import EvalKind, Record, option_index
 from .predictions import has_example_id
+from .registered import all_eval_kinds
 
 
 def has_category(row: Record) -> bool:

@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic
 from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
-from .prompting import VERBATIM_PROMPT
+from .promptfiles import VERBATIM_PROMPT
 
 MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
 

@@ -18,10 +18,12 @@ from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
-from .kind import EvalKind, detect_kind
+from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
-from .prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
+from .promptfiles import VERBATIM_PROMPT, load_prompt_template
+from .prompting import prompt_hash
 from .records import check_our_records
+from .registered import detect_kind
 from .requests import (
     EvalRequest,
     Progress,

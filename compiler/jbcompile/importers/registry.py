@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..designs import all_designs
+from .. import designs
 from ..diagnostics import Diagnostic, DiagnosticError
 from .interface import Importer
 
@@ -12,7 +12,7 @@ def all_importers() -> list[Importer]:
     something else than an Importer, or a name another importer has, stops with DS004."""
     found: dict[str, Importer] = {}
     problems: list[Diagnostic] = []
-    for design in all_designs():
+    for design in designs.all_designs():
         for importer in design.importers():
             if not isinstance(importer, Importer):
                 problem = f"gives a {type(importer).__name__}, not a jbcompile Importer"

@@ -35,11 +35,19 @@ from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
 from ...evaluate.conversation import TurnItem, conversation_texts
-from ...evaluate.kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
+from ...evaluate.kind import (
+    Answer,
+    ChartSpec,
+    EvalKind,
+    EvalOptions,
+    ForeignRecords,
+    PreparedPrompts,
+    Protocol,
+    Record,
+    Row,
+)
 from ...evaluate.parsing import parse_option_number, parse_prediction_value, read_reply, reply_is_final
 from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
-from ...evaluate.protocols import Protocol
-from ...evaluate.report import ChartSpec
 from .settings import METHODS, SETTINGS, WORDINGS, split_setting
 
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
