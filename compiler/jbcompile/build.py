@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .checks import run_checks
 from .compiled import Compiled, ConfigRows, ProgressCallback
 from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
@@ -43,11 +44,7 @@ RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
 def run_source_checks(project: Project, *, release: bool = False) -> list[Diagnostic]:
-    """The lint rules of `jbcompile check`, when that module is installed in this version."""
-    try:
-        from .checks import run_checks
-    except ImportError:
-        return []
+    """The lint rules of `jbcompile check` (always installed: a build never skips them)."""
     return list(run_checks(project, release=release))
 
 
