@@ -18,6 +18,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -131,7 +132,7 @@ def compile_project(
             if progress:
                 progress("expand", done, len(templates))
         for name, verifier in verifiers.items():
-            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, name))
+            repeated = ids[name].find(partial(_example_ids, templates, project, name))
             diagnostics.extend(verifier.finish(repeated))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
     diagnostics.extend(_drop_optional_empty(project, configs))

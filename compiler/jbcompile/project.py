@@ -6,6 +6,7 @@ Every problem in every file is collected before anything stops, so a maintainer 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -83,7 +84,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         if doc is None:
             continue
         problems.extend(stray_braces(doc))
-        vocab_file = _collect(problems, lambda doc=doc: _validate(VocabFile, doc))
+        vocab_file = _collect(problems, partial(_validate, VocabFile, doc))
         if vocab_file is None:
             continue
         if dataset and vocab_file.category not in dataset.categories:
@@ -125,7 +126,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
             )
             continue
         kind = get_kind(kind_name)
-        model = _collect(problems, lambda doc=doc, kind=kind: _validate(kind.template_model, doc))
+        model = _collect(problems, partial(_validate, kind.template_model, doc))
         if model is None:
             continue
         template = SourceTemplate(kind_name, model, doc, doc.path)

@@ -7,6 +7,7 @@ directly (fast: no expansion).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,7 @@ class Person:
     option_key_path: KeyPath  # where the option wording is written (the entry itself when implicit)
 
 
-def people(project: Project, group_name: str, only: list[str] | None = None) -> list[Person]:
+def people(project: Project, group_name: str, only: Sequence[str] | None = None) -> list[Person]:
     """The fillers of a vocab group in the project's language, with where each is written."""
     group = project.vocab.get(group_name)
     if group is None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -72,7 +73,7 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     for category in categories:
         entry: dict = {"category": category}
         for name, config in compiled.configs.items():
-            templates = config.categories.get(category, {})
+            templates: Mapping[str, int] = config.categories.get(category, {})
             entry[name] = sum(templates.values())
             entry[f"{name}_templates"] = len(templates)
         table.append(entry)

@@ -31,7 +31,7 @@ class EvalOptions:
     """The choices of one run that shape prompts and answers (not the model or the hardware)."""
 
     task: str = "qa"
-    setting: str = "basic"
+    setting: str | None = "basic"  # None: the kind's first setting (``requests.with_defaults``)
     shots: int = 3
     seed: int = 0
     scoring: str = "logprob"

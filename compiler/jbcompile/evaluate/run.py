@@ -107,7 +107,7 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     dist = distributed()
     request, loaded, kind = resolve(given)
     options, out = request.options, request.out
-    assert out is not None  # set by with_defaults
+    assert out is not None and options.setting is not None  # set by with_defaults
     problems = check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)

@@ -359,7 +359,7 @@ def inspect_remote(session: HubSession, plan: ReleasePlan) -> RemoteState:
     on_main = {s.rfilename for s in info.siblings or []}
     release = {f.path for f in plan.files}
     removed = tuple(sorted(on_main - release - HUB_MANAGED))
-    warnings = ()
+    warnings: tuple[Diagnostic, ...] = ()
     if plan.private and info.private is False:
         warnings = (
             Diagnostic(

@@ -8,9 +8,9 @@ WORDINGS = (1, 2, 3)
 SETTINGS = tuple(f"{method}-{wording}" for method in METHODS for wording in WORDINGS)
 
 
-def split_setting(setting: str) -> tuple[str, int] | None:
-    """``"cot-e-2"`` → ``("cot-e", 2)``; None for a name that is not a bundled setting."""
-    method, _, wording = setting.rpartition("-")
+def split_setting(setting: str | None) -> tuple[str, int] | None:
+    """``"cot-e-2"`` → ``("cot-e", 2)``; None for a name that is not a bundled setting (or none)."""
+    method, _, wording = (setting or "").rpartition("-")
     if method in METHODS and wording.isdigit() and int(wording) in WORDINGS:
         return method, int(wording)
     return None
