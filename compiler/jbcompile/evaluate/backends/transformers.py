@@ -15,7 +15,7 @@ import inspect
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ..parsing import holds_line_break
@@ -454,7 +454,8 @@ class TransformersBackend(LocalTokens):
                 [self._stop_criteria(tuple(stop_strings))]
             )
         with torch.inference_mode():
-            out = self.model.generate(  # type: ignore[misc]  # transformers types its self as another class
+            # some transformers versions type generate's self as a class from_pretrained's result is not
+            out = cast(Any, self.model).generate(
                 input_ids=ids.to(self.input_device),
                 attention_mask=mask.to(self.input_device),
                 generation_config=config,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
 from .base import BackendConfig, LocalTokens, library_version, load_error
 from .options import Options, flag
@@ -73,7 +73,7 @@ class VllmBackend(LocalTokens):
             self.llm: LLM | None = LLM(
                 model=config.model,
                 revision=config.revision,
-                dtype=self.dtype,  # type: ignore[arg-type]  # the user's --dtype: vLLM checks the name
+                dtype=cast(Any, self.dtype),  # the user's --dtype, which vLLM checks against its Literal
                 trust_remote_code=config.trust_remote_code,
                 enable_prefix_caching=config.prefix_cache,
                 tensor_parallel_size=options.tensor_parallel_size,
