@@ -10,11 +10,15 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from .designs import ConfigSpec, Row
 from .diagnostics import Diagnostic
 from .projecttypes import Project
 from .sourcefiles import sources_hash
+
+if TYPE_CHECKING:
+    from .audit.report import AuditReport
 
 # (stage, done, total): stage "expand" counts templates; "write" counts rows (total None: not known yet)
 ProgressCallback = Callable[[str, int, int | None], None]
@@ -46,6 +50,7 @@ class Compiled:
     project: Project
     configs: dict[str, ConfigRows]
     diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
+    audit: AuditReport | None = None  # the shortcut audit of the written data (set when it is written)
 
     @cached_property
     def sources_hash(self) -> str:
