@@ -181,7 +181,7 @@ def _judge(
             ],
         )
 
-    report = dict(
+    report: dict[str, Any] = dict(
         config=source.config,
         kind=source.kind,
         probe=probe.name,
