@@ -10,6 +10,9 @@ package through the ``jbcompile.designs`` entry-point group (``importlib.metadat
 statement shows, and a design's package may use what asks the registry (the project loader, the
 evaluator's lookups). Those registry edges are added to the graph below and are the only edges a cycle
 may pass through.
+
+A second, stricter graph holds what runs while a module is imported (and the ``__init__`` of every
+package an import enters): it has no cycle at all, registry or not.
 """
 
 from __future__ import annotations
@@ -39,10 +42,28 @@ def module_names(root: Path = PACKAGE) -> dict[str, Path]:
     return found
 
 
-def imported_modules(name: str, path: Path, modules: Mapping[str, Path]) -> Iterator[tuple[str, int]]:
-    """The package's modules that ``path`` imports anywhere in its body, with the line of each import."""
+def executed_imports(node: ast.AST) -> Iterator[ast.AST]:
+    """The import statements that run while the module is imported: outside functions, and not under
+    ``if TYPE_CHECKING:``."""
+    for child in ast.iter_child_nodes(node):
+        if isinstance(child, ast.Import | ast.ImportFrom):
+            yield child
+        elif isinstance(child, ast.If) and "TYPE_CHECKING" in ast.unparse(child.test):
+            for statement in child.orelse:
+                yield from executed_imports(ast.Module(body=[statement], type_ignores=[]))
+        elif not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            yield from executed_imports(child)
+
+
+def imported_modules(
+    name: str, path: Path, modules: Mapping[str, Path], import_time: bool = False
+) -> Iterator[tuple[str, int]]:
+    """The package's modules that ``path`` imports anywhere in its body, with the line of each import;
+    with ``import_time``, those its import runs: the executed imports, each with the ``__init__`` of
+    every package above it that ``path`` is not inside (importing ``a.b.c`` runs ``a/b/__init__.py``)."""
     package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    for node in executed_imports(tree) if import_time else ast.walk(tree):
         if isinstance(node, ast.Import):
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -54,15 +75,22 @@ def imported_modules(name: str, path: Path, modules: Mapping[str, Path]) -> Iter
             ]
         else:
             continue
+        if import_time:
+            targets += [
+                ".".join(target.split(".")[:end])
+                for target in list(targets)
+                for end in range(1, target.count(".") + 1)
+                if not f"{name}.".startswith(".".join(target.split(".")[:end]) + ".")
+            ]
         for target in targets:
             if target in modules and target != name:
                 yield target, node.lineno
 
 
-def static_graph(modules: Mapping[str, Path], root: Path = PACKAGE) -> Graph:
+def static_graph(modules: Mapping[str, Path], root: Path = PACKAGE, import_time: bool = False) -> Graph:
     graph: Graph = {name: {} for name in modules}
     for name, path in modules.items():
-        for target, line in imported_modules(name, path, modules):
+        for target, line in imported_modules(name, path, modules, import_time):
             graph[name].setdefault(target, f"{path.relative_to(root.parent)}:{line}")
     return graph
 
@@ -152,6 +180,19 @@ def test_the_registry_edges_are_the_only_cycles() -> None:
     )
 
 
+def test_importing_any_module_runs_no_cycle() -> None:
+    """What runs at import time — imports outside functions and ``TYPE_CHECKING``, and the ``__init__`` of
+    each package an import enters — has no cycle at all, so a module imported first never meets another
+    one half-initialised (a package's ``__init__`` that re-exports a module above its users is one)."""
+    graph = static_graph(module_names(), import_time=True)
+    found = cycles(graph)
+    report = [
+        "\n  ".join([f"{len(component)} modules: {', '.join(component)}", *one_cycle(graph, component)])
+        for component in found
+    ]
+    assert not found, "import cycles at import time:\n" + "\n".join(report)
+
+
 def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
     """Function-level, type-only and relative imports are edges, and a cycle of them is found."""
     package = tmp_path / "pkg"
@@ -177,3 +218,12 @@ def test_the_graph_sees_every_kind_of_import(tmp_path: Path) -> None:
     }
     assert cycles(graph) == [["pkg.a", "pkg.c", "pkg.sub.b"]]
     assert cycles(without(graph, {("pkg.c", "pkg.a")})) == []
+    # at import time: c's import of a runs; b's type-only import of c and a's function-level one do not,
+    # and d's import of pkg.sub.b runs pkg/sub/__init__.py first
+    (package / "e.py").write_text("from .sub.b import X\n", encoding="utf-8")
+    at_import = static_graph(module_names(package), package, import_time=True)
+    assert {name: sorted(targets) for name, targets in at_import.items() if targets} == {
+        "pkg.c": ["pkg.a"],
+        "pkg.d": ["pkg.c"],
+        "pkg.e": ["pkg.sub", "pkg.sub.b"],
+    }

@@ -12,13 +12,12 @@ per-template sums it keeps), ``run`` (where rows come from; the passes over them
 choice, bootstrap), ``report`` (the record the CLI, card and manifest share; diagnostics),
 ``attributes`` (attribute markers of persons), ``model`` (the context-free model probe), ``identical``
 (the build's identical-row filter); ``sources`` audits a sources folder by building it (above the
-build, which audits what it writes).
+build, which audits what it writes, so it is imported from its module, not from this package).
 """
 
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun, Scored
 from .report import AuditReport, ProbeReport, ScopeReport, problems
 from .run import audit_compiled, audit_rows, folder_rows, probe_inputs, release_rows
-from .sources import audit_sources
 
 __all__ = [
     "AuditReport",
@@ -31,7 +30,6 @@ __all__ = [
     "Scored",
     "audit_compiled",
     "audit_rows",
-    "audit_sources",
     "folder_rows",
     "probe_inputs",
     "problems",
