@@ -18,6 +18,7 @@ import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..fsio import replaced_folder, taken_with
+from ..reading import SOURCE, read_text
 from .report import ImportReport
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
@@ -231,7 +232,7 @@ def bundled_glossary() -> str | None:
     from ..translate.glossary import GLOSSARY_FILE
 
     path = bundled_sources() / GLOSSARY_FILE
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    return read_text(path, SOURCE) if path.is_file() else None
 
 
 def check_inputs(inputs: Sequence[Path]) -> None:
