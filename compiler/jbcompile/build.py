@@ -28,6 +28,7 @@ from .designs import ConfigSpec, Row, get_kind
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder, taken_with
 from .project import Project
+from .rowlimits import RowBudget
 
 if TYPE_CHECKING:
     import numpy as np
@@ -89,15 +90,15 @@ def sources_hash(root: Path) -> str:
     The files are those of :func:`jbcompile.sourcefiles.walk_sources`, the rule the loader follows too: a file
     the build reads is always in the hash, and a file it skips never is.
     """
+    from .reading import DATA_FILE, iter_blocks
     from .sourcefiles import walk_sources
 
     digest = hashlib.sha256()
     root = Path(root)
     for path in walk_sources(root).files:
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        for block in iter_blocks(path, DATA_FILE):  # in blocks: a large stray file must not fill the memory
+            digest.update(block)
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -175,12 +176,14 @@ def compile_project(
     verifiers = {name: get_kind(c.kind).verifier(name, project) for name, c in configs.items()}
     ids = {name: RepeatedIds() for name in configs}
     templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
+    budget = RowBudget(project)  # load_project counted the rows; this holds a design that cannot count
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
             for name, template_rows in built.rows.items():
                 config = configs[name]
                 for rows in batches(template_rows, BATCH_ROWS):
+                    budget.take(template, len(rows))
                     config.tally(rows)
                     verifiers[name].add(rows)
                     ids[name].add(row["example_id"] for row in rows)
