@@ -32,6 +32,7 @@ from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder, taken_with
 from .projecttypes import Project
+from .rowlimits import RowBudget
 from .sourcefiles import display_path, is_jbcompile_manifest
 
 if TYPE_CHECKING:
@@ -120,6 +121,7 @@ def compile_project(
     ids = {name: RepeatedIds() for name in configs}
     shown = {name: IdenticalRows.of(c.kind, c.spec) for name, c in configs.items()}
     templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
+    budget = RowBudget(project)  # load_project counted the rows; this holds a design that cannot count
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
@@ -127,6 +129,7 @@ def compile_project(
                 config = configs[name]
                 shown[name].start(template)
                 for rows in batches(template_rows, BATCH_ROWS):
+                    budget.take(template, len(rows))
                     rows = shown[name].fresh(rows)
                     if not rows:
                         continue

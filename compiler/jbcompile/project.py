@@ -193,6 +193,11 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     project.templates = kept
     if problems:
         raise DiagnosticError(problems)
+    from .rowlimits import row_limit_problems  # before anything expands a template
+
+    problems = row_limit_problems(project)
+    if problems:
+        raise DiagnosticError(problems)
     return project
 
 

@@ -8,12 +8,13 @@ is left out in silence.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Severity
+from .diagnostics import Diagnostic, DiagnosticError, Severity
+from .jsonl import read_json
+from .reading import DATA_FILE, RECORD, iter_blocks
 
 
 def display_path(path: Path) -> str:
@@ -75,10 +76,10 @@ def _hidden(path: Path, what: str) -> Diagnostic:
 def is_jbcompile_manifest(path: Path) -> bool:
     """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
     try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+        if not path.is_file():
             return False
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        manifest = read_json(path, RECORD)
+    except (OSError, ValueError, DiagnosticError):
         return False
     return (
         isinstance(manifest, dict)
@@ -243,8 +244,7 @@ def sources_hash(root: Path) -> str:
     root = Path(root)
     for path in walk_sources(root).files:
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
+        for block in iter_blocks(path, DATA_FILE):  # in blocks: a large stray file must not fill the memory
+            digest.update(block)
         digest.update(b"\0")
     return digest.hexdigest()

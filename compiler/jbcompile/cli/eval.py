@@ -293,9 +293,8 @@ def eval_command(
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
     """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
-    import json
-
     from ..diagnostics import Diagnostic
+    from ..jsonl import DuplicateKey, loads
 
     parsed = []
     for pair in pairs:
@@ -312,7 +311,10 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
             )
             raise fail(error, code=EXIT_INPUT)
         try:
-            parsed.append((name, json.loads(value)))
+            parsed.append((name, loads(value)))
+        except DuplicateKey as duplicate:  # which of the two values vllm would take is a guess
+            message = f"--vllm-arg {name}: {duplicate}"
+            raise fail(DiagnosticError([Diagnostic("EV308", message)]), code=EXIT_INPUT) from None
         except ValueError:
             parsed.append((name, value))
     return tuple(parsed)
