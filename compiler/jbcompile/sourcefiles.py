@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .diagnostics import Diagnostic, Severity
+from .outputs import is_own_name
 
 
 def display_path(path: Path) -> str:
@@ -96,6 +97,8 @@ def walk_sources(root: Path) -> SourceWalk:
                         "remove the link, or point it at a folder outside the sources",
                     )
                 )
+            elif is_own_name(name):
+                continue  # jbcompile's own staging, being written or left by a kill (outputs.settle)
             elif name.startswith(".") or name == "__pycache__":
                 walk.skipped.append(_hidden(path, "folder"))
             elif _is_build_folder(path):
@@ -114,6 +117,8 @@ def walk_sources(root: Path) -> SourceWalk:
         for name in sorted(names):
             path = here / name
             relative = path.relative_to(root)
+            if is_own_name(name):
+                continue  # a file jbcompile is writing (or a kill's leftover the next claim removes)
             if name.startswith("."):
                 walk.skipped.append(_hidden(path, "file"))
                 continue

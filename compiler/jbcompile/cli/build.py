@@ -129,7 +129,7 @@ def build(
     check_choice("--lang", lang, ("ja", "en"))
     check_cards(cards)
     try:
-        check_out_dir(out, sources or default_sources())
+        check_out_dir(out, sources or default_sources(), cards)
         project = load_project(sources or default_sources(), lang=lang)
         with _progress() as progress, _without_pandas():
             compiled, manifest = build_folder(

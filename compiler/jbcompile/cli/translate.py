@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from pathlib import Path
 
 import typer
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import claim
 from .app import EXIT_INPUT, app, err_console, fail, out_console, print_diagnostics
 
 
@@ -45,7 +47,6 @@ def translate(
     translations/memory.yaml, so a re-run bills nothing already done; reviewed texts are never touched.
     """
     from ..translate.pipeline import Settings
-    from ..translate.runner import prepare, run
 
     root = sources or Path("sources")  # never the bundled copy: translate writes into the sources
     if not (root / "dataset.yaml").is_file():
@@ -63,8 +64,28 @@ def translate(
             diagnostics_format,
         )
     settings = Settings(formality=formality, only_missing=only_missing)
+    with ExitStack() as held:
+        if not dry_run:  # the sources are held from before they are read until the last text is in
+            held.enter_context(claim(root, "translate"))
+        _translate(
+            root, paths or [], settings, dry_run, server_url, formality, max_retries, diagnostics_format
+        )
+
+
+def _translate(
+    root: Path,
+    paths: list[Path],
+    settings,
+    dry_run: bool,
+    server_url: str | None,
+    formality: str | None,
+    max_retries: int,
+    diagnostics_format: str,
+) -> None:
+    from ..translate.runner import prepare, run
+
     try:
-        prepared = prepare(root, paths or [], settings)
+        prepared = prepare(root, paths, settings)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     plan = prepared.plan

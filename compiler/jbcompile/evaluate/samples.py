@@ -5,14 +5,18 @@ from __future__ import annotations
 
 import statistics
 from collections.abc import Callable, Sequence
+from contextlib import ExitStack
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Output, claim, overlaps, refuse
 from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend
-from .requests import EvalRequest, Progress
+from .distributed import distributed
+from .requests import EvalRequest, Progress, run_inputs
 from .results import Metrics, Results
 from .run import RunResult, resolve, run_eval
 
@@ -32,6 +36,18 @@ def run_samples(request: EvalRequest, progress: Progress | None, backend: Backen
         )
     out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
     assert out is not None
+    refuse(overlaps([Output("--out", out)], run_inputs(request)))
+    with ExitStack() as held:
+        if distributed().main:  # every sample's folder is held with it
+            with files.writing(out):
+                held.enter_context(claim(out, "eval"))
+        return _run_held(request, out, progress, backend)
+
+
+def _run_held(
+    request: EvalRequest, out: Path, progress: Progress | None, backend: Backend | None
+) -> RunResult | None:
+    sampling = request.backend_options.sampling
     base_seed = sampling.seed or 0
     runs: list[Results] = []
     folders = []
