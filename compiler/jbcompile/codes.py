@@ -170,8 +170,8 @@ CODES: tuple[Code, ...] = (
             "CL003": "input nested too deeply, or too large for memory",
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
-            "CL007": "an output is, holds or lies inside an input, or another output",
-            "CL008": "a file named like jbcompile's lock file that is not one",
+            "CL010": "an output is, holds or lies inside an input, or another output",
+            "CL011": "a file named like jbcompile's lock file that is not one",
         },
     ),
     *declare(

@@ -48,8 +48,8 @@ from .diagnostics import Diagnostic, DiagnosticError
 LOCK_SUFFIX = ".jbcompile-lock"
 _HEADER = b'{"jbcompile"'  # how every journal starts
 MARK = ".jbcompile-"  # in the name of every temporary file or folder the tool makes
-OVERLAP = "CL007"  # an output is, holds or lies inside an input (commands without a code of their own)
-NOT_OURS = "CL008"  # a file named like our lock file that is not one
+OVERLAP = "CL010"  # an output is, holds or lies inside an input (commands without a code of their own)
+NOT_OURS = "CL011"  # a file named like our lock file that is not one
 
 Change = bytes | str | Path | None  # new content; a staged file or folder already written; None: remove
 
@@ -351,7 +351,7 @@ def _remove(path: Path) -> None:
 
 
 def _read_journal(lock: Path, fd: int) -> list[dict]:
-    """The complete lines of a journal; CL008 when the file is not a journal of ours."""
+    """The complete lines of a journal; CL011 when the file is not a journal of ours."""
     os.lseek(fd, 0, os.SEEK_SET)
     chunks = []
     while chunk := os.read(fd, 1 << 16):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.importers.conftest import EN_SPECS, generate_rows, write_jsonl
 
 from .children import finish, start_rivals
@@ -64,3 +66,30 @@ def test_two_builds_into_one_folder_run_one_after_the_other(mini_sources: Path, 
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert set(tree(out)) - {"manifest.json"} == set(manifest["files"])
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "marker", "sources"]
+
+
+def test_two_evals_with_other_settings_into_one_folder(
+    mini_sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.build import write_build
+
+    from tests.eval.fake_api import FakeAPI
+    from tests.helpers import compile_folder
+
+    build = tmp_path / "build"
+    write_build(compile_folder(mini_sources), build)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-a-secret")
+    out = tmp_path / "run"
+    with FakeAPI() as api:
+        base = ["eval", "--backend", "openai", "--base-url", api.url + "/v1", "--model", "fake-model"]
+        commands = [
+            [*base, "--dataset", str(build), "--out", str(out), "--scoring", "generate", "--limit", "6",
+             "--bootstrap", "20", "--shots", str(shots), "--quiet"]
+            for shots in (0, 1)
+        ]  # fmt: skip
+        results = finish(start_rivals(commands, tmp_path / "marker"))
+    winner, loser = _one_won(results, "EV007")
+    assert "options.shots" in results[loser][1]
+    shots = json.loads((out / "results.json").read_text(encoding="utf-8"))["prompt"]["shots"]
+    assert shots == winner  # the folder holds the run that finished, whole
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "marker", "run", "sources"]

@@ -131,7 +131,7 @@ def test_a_lock_file_that_is_not_ours_is_refused_and_kept(tmp_path: Path) -> Non
     lock.write_text("my own notes\n")
     with pytest.raises(DiagnosticError) as error, claim(tmp_path / "out"):
         raise AssertionError("never reached")
-    assert [d.code for d in error.value.diagnostics] == ["CL008"]
+    assert [d.code for d in error.value.diagnostics] == ["CL011"]
     assert lock.read_text() == "my own notes\n"
     settle(tmp_path / "out")
     assert lock.read_text() == "my own notes\n"

@@ -29,6 +29,7 @@ READ_ONLY = {
     "publish": "uploads to the Hub; reads the build folder",
     "verify": "builds into a temporary folder of the system",
     "diff": "downloads into a temporary folder of the system",
+    "audit": "prints the probes' figures (a build writes them into its own folder)",
 }
 # Commands that edit the sources in place: no separate output to overlap; their edits are one journaled
 # commit (tests/safety/test_kills.py).
@@ -106,14 +107,14 @@ def _import(name: str, folder_input: bool = False, files: tuple[str, ...] = ()) 
             args += [option, str(inputs[option])]
         return args, inputs, {"--out": tmp / "out" / "sources", "--report": tmp / "out" / "r.json"}
 
-    return Writer(("input", *files), {"--out": "IM056", "--report": "CL007"}, make)
+    return Writer(("input", *files), {"--out": "IM056", "--report": "CL010"}, make)
 
 
 WRITERS: dict[str, Writer] = {
     "build": Writer(("sources", "cards"), {"--out": "B003"}, _build),
-    "eval": Writer(("dataset", "model", "prompt"), {"--out": "CL007"}, _eval),
-    "score": Writer(("predictions", "dataset"), {"--out": "CL007"}, _score),
-    "compare": Writer(("run a", "run b"), {"--out": "CL007"}, _compare),
+    "eval": Writer(("dataset", "model", "prompt"), {"--out": "CL010"}, _eval),
+    "score": Writer(("predictions", "dataset"), {"--out": "CL010"}, _score),
+    "compare": Writer(("run a", "run b"), {"--out": "CL010"}, _compare),
     "import bbq-templates": _import("bbq-templates", folder_input=True, files=("--names-from", "--compare")),
     "import bbq-jsonl": _import("bbq-jsonl"),
     "import sobaco-json": _import("sobaco-json"),
