@@ -534,9 +534,12 @@ def claim(path: Path | str, command: str = "") -> Iterator[Claim]:
 
 
 def _remove_empty(folders: Sequence[Path]) -> None:
-    for folder in folders:  # innermost first
+    """Remove the folders (innermost first) that are empty; stop at the first one that is not."""
+    for folder in folders:
         try:
             os.rmdir(folder)
+        except FileNotFoundError:
+            continue  # never made (the place itself, when nothing was written)
         except OSError:
             return
 

@@ -174,3 +174,16 @@ def test_folders_made_for_a_failed_write_are_removed(tmp_path: Path) -> None:
         held.temp_folder(tmp_path / "a" / "b" / "out" / "charts", "charts")
         raise RuntimeError("refused")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_refusal_once_the_place_is_held_leaves_no_folder(mini_sources: Path, tmp_path: Path) -> None:
+    """An error after the folders for the lock were made (an empty build here) removes them again."""
+    from jbcompile.cli import app
+    from typer.testing import CliRunner
+
+    for template in (mini_sources / "templates").rglob("*.yaml"):
+        template.unlink()
+    out = tmp_path / "new" / "deep" / "build"
+    result = CliRunner().invoke(app, ["build", "--sources", str(mini_sources), "--out", str(out)])
+    assert result.exit_code == 2 and "B002" in result.output, result.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sources"]

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Edit, Severity
-from ..outputs import claim, location, renamed
+from ..outputs import Claim, claim, location, renamed
 from ..sourcefiles import walk_sources
 from ..yamledit import apply_edits
 
@@ -88,31 +88,38 @@ def fix_sources(
     """
 
     root = Path(root)
-    with claim(root, "check --fix") as place:
-        work = place.temp_folder(location(root), "fix")
+    try:
+        with claim(root, "check --fix") as place:
+            return _fix_held(root, place, lang, release, only, max_passes)
+    except OSError as exc:  # not held (a read-only place), or a commit taken back: nothing was changed
+        where = Path(exc.filename) if exc.filename else root
+        raise DiagnosticError([_write_problem(where, exc.strerror or str(exc))]) from None
+
+
+def _fix_held(
+    root: Path, place: Claim, lang: str, release: bool, only: Iterable[str] | None, max_passes: int
+) -> FixReport:
+    """The fix of ``root``, held as ``place``: passes on a copy, then one commit of the fixed files."""
+    work = place.temp_folder(location(root), "fix")
+    try:
         copies = _copy_sources(root, work)
         original = {copy: copy.read_bytes() for copy in copies}
-        try:
-            report = _fix_passes(work, _snapshot(work), lang, release, only, max_passes)
-        except DiagnosticError as error:
-            raise DiagnosticError(renamed(error.diagnostics, work, root)) from None
-        except OSError as exc:  # the copy could not be written: nothing was changed
-            where = Path(exc.filename) if exc.filename else work
-            problem = _write_problem(where, exc.strerror or str(exc))
-            raise DiagnosticError(renamed([problem], work, root)) from None
-        report.diagnostics = renamed(report.diagnostics, work, root)
-        fixed = [copy for copy in copies if report.converged and copy.read_bytes() != original[copy]]
-        shown = {copies[copy]: root / copy.relative_to(work) for copy in fixed}
-        refused = _unwritable(shown)
-        if refused:
-            raise DiagnosticError(refused)
-        try:
-            place.commit({copies[copy]: copy.read_bytes() for copy in fixed})  # every fixed file, or none
-        except OSError as exc:
-            where = Path(exc.filename) if exc.filename else root
-            raise DiagnosticError([_write_problem(where, exc.strerror or str(exc))]) from None
-        report.changed_files = [str(path) for path in shown.values()]
-        return report
+        report = _fix_passes(work, _snapshot(work), lang, release, only, max_passes)
+    except DiagnosticError as error:
+        raise DiagnosticError(renamed(error.diagnostics, work, root)) from None
+    except OSError as exc:  # the copy could not be written: nothing was changed
+        where = Path(exc.filename) if exc.filename else work
+        problem = _write_problem(where, exc.strerror or str(exc))
+        raise DiagnosticError(renamed([problem], work, root)) from None
+    report.diagnostics = renamed(report.diagnostics, work, root)
+    fixed = [copy for copy in copies if report.converged and copy.read_bytes() != original[copy]]
+    shown = {copies[copy]: root / copy.relative_to(work) for copy in fixed}
+    refused = _unwritable(shown)
+    if refused:
+        raise DiagnosticError(refused)
+    place.commit({copies[copy]: copy.read_bytes() for copy in fixed})  # every fixed file, or none
+    report.changed_files = [str(path) for path in shown.values()]
+    return report
 
 
 def _copy_sources(root: Path, work: Path) -> dict[Path, Path]:

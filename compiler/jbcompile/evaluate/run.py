@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..outputs import Change, Output, claim, overlaps, refuse
+from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
@@ -31,6 +31,7 @@ from .requests import (
     check_backend_request,
     check_eval_request,
     check_run_options,
+    looks_like_path,
     run_inputs,
     with_defaults,
 )
@@ -74,6 +75,8 @@ def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
     """The request with its dataset-dependent defaults, the loaded rows and their kind."""
     from .dataset import load_rows
 
+    if looks_like_path(request.dataset):
+        settle(request.dataset)  # a build a kill cut short is finished (or put back) before it is read
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
     return with_defaults(request, kind, loaded), loaded, kind

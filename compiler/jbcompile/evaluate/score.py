@@ -10,7 +10,7 @@ from typing import Any
 
 from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..outputs import Change, Output, writing
+from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids
 from .jsonfile import limited, read_json_records
@@ -150,6 +150,7 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
         return raw, lines, adapted.kind, None
     from .dataset import load_rows
 
+    settle(request.dataset)  # a local build a kill cut short is finished first (a Hub id: nothing there)
     loaded = load_rows(request.dataset, request.config, request.revision)
     detected = adapted.kind or detect_kind(loaded.columns, request.dataset).name
     by_id = {str(row["example_id"]): row for row in loaded.rows}
