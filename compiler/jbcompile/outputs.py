@@ -103,8 +103,10 @@ class Output:
 
 
 def _relation(output: Path, other: Path) -> str | None:
-    if output == other:
-        return "is"
+    if output == other or (
+        os.path.exists(output) and os.path.exists(other) and os.path.samefile(output, other)
+    ):
+        return "is"  # the same path, or another name of the same file (a hard link)
     if other.is_relative_to(output):
         return "holds"
     if output.is_relative_to(other):

@@ -33,6 +33,9 @@ def test_links_are_followed_and_outputs_are_checked_against_each_other(tmp_path:
     link = tmp_path / "link"
     link.symlink_to(data)
     assert [d.code for d in overlaps([Output("--out", link / "run", "B003")], [("x", data)])] == ["B003"]
+    (data / "x").write_text("x")
+    os.link(data / "x", tmp_path / "hard")  # another name of the same file
+    assert "is x" in overlaps([Output("--report", tmp_path / "hard")], [("x", data / "x")])[0].message
     two = [Output("--out", tmp_path / "out"), Output("--report", tmp_path / "out" / "r.json")]
     assert "lies inside --out" in overlaps(two, [])[0].message
 
