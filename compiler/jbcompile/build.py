@@ -366,7 +366,13 @@ def build_folder(
                 data.abort()
                 raise
             manifest = finish_folder(
-                compiled, staging, files, cards_dir=cards_dir, progress=progress, release=release
+                compiled,
+                staging,
+                files,
+                cards_dir=cards_dir,
+                progress=progress,
+                release=release,
+                arrow_bytes=data.arrow_bytes,
             )
     except DiagnosticError as error:
         if compiled is None:  # the compile's own error holds every diagnostic of the run

@@ -170,6 +170,7 @@ CODES: tuple[Code, ...] = (
             "CL003": "input nested too deeply, or too large for memory",
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
+            "CL007": "init would overwrite a file: nothing was written",
             "CL010": "an output is, holds or lies inside an input, or another output",
             "CL011": "a file named like jbcompile's lock file that is not one",
         },
@@ -268,6 +269,8 @@ CODES: tuple[Code, ...] = (
             "P014": "the Hub rejects the card's metadata",
             "P015": "an empty release",
             "P016": "a data file that cannot be read, or whose row count is not the manifest's",
+            "P017": "dataset.yaml still holds a placeholder of import or init",
+            "P018": "(warning) the card does not say its uses, its limitations or how to cite it",
         },
     ),
     *declare(

@@ -191,10 +191,20 @@ class Claim:
         self.record({"temp": self._relative(path)})
         return path
 
+    def made(self, folders: Sequence[Path]) -> None:
+        """Record folders this claim creates: removed again (by this run or the next) if left empty."""
+        if folders:
+            self.record({"made": [self._relative(folder) for folder in folders]})
+
+    def folder_for(self, path: Path) -> None:
+        """Make ``path``'s folder (and those above it), recorded first."""
+        self.made(_missing_folders(path.parent))
+        path.parent.mkdir(parents=True, exist_ok=True)
+
     def temp_folder(self, target: Path, purpose: str) -> Path:
         """A new, announced, empty folder beside ``target``."""
         folder = self.announce(temp_name(target, purpose, folder=True))
-        folder.parent.mkdir(parents=True, exist_ok=True)
+        self.folder_for(folder)
         os.mkdir(folder, 0o755)
         self.journal.folders.append(folder)
         return folder
@@ -205,7 +215,6 @@ class Claim:
         """Yield an empty staging folder; when the block ends without error it replaces ``target`` (the
         claimed place by default) in one journaled step; on an error it is removed."""
         target = location(target) if target is not None else self.place
-        target.parent.mkdir(parents=True, exist_ok=True)
         staging = self.temp_folder(target, purpose)
         try:
             yield staging
@@ -263,8 +272,8 @@ class Claim:
     def _stage(self, target: Path, change: Change) -> Path | None:
         if change is None or isinstance(change, Path):
             return change
-        target.parent.mkdir(parents=True, exist_ok=True)
         staged = self.announce(temp_name(target))
+        self.folder_for(staged)
         write_new(staged, change, like=target)
         return staged
 
@@ -398,7 +407,7 @@ def _recover(lock: Path, entries: Sequence[dict]) -> list[Path]:
         if "temp" in entry and (temp := at(entry["temp"])) is not None:
             temps.append(temp)
         elif isinstance(entry.get("made"), list):
-            made = [folder for item in entry["made"] if (folder := at(item)) is not None]
+            made += [folder for item in entry["made"] if (folder := at(item)) is not None]
         elif isinstance(entry.get("commit"), list):
             open_commit = []
             for item in entry["commit"]:
@@ -516,18 +525,16 @@ def claim(path: Path | str, command: str = "") -> Iterator[Claim]:
         raise
     held = Claim(place, lock, fd)
     try:
-        made = _recover(lock, entries)  # a dead writer's empty folders go with this claim's own
-        created = sorted({*created, *made}, key=lambda folder: len(folder.parts), reverse=True)
+        created += _recover(lock, entries)  # a dead writer's empty folders go with this claim's own
         os.ftruncate(fd, 0)
         held.record({"jbcompile": 1, "pid": os.getpid(), "command": command, "place": place.name})
-        if created:
-            held.record({"made": [held._relative(folder) for folder in created]})
+        held.made(created)
         _held.append(held)
         try:
             yield held
         finally:
             _held.remove(held)
-            _recover(lock, _read_journal(lock, fd))  # a commit cut short goes on; temporaries go
+            created += _recover(lock, _read_journal(lock, fd))  # a commit cut short goes on
     finally:
         with suppress(OSError):
             os.unlink(lock)
@@ -535,15 +542,11 @@ def claim(path: Path | str, command: str = "") -> Iterator[Claim]:
         _remove_empty(created)
 
 
-def _remove_empty(folders: Sequence[Path]) -> None:
-    """Remove the folders (innermost first) that are empty; stop at the first one that is not."""
-    for folder in folders:
-        try:
+def _remove_empty(folders: Iterable[Path]) -> None:
+    """Remove those of the folders that are empty (or hold only empty folders of the list)."""
+    for folder in sorted(set(folders), key=lambda f: len(f.parts), reverse=True):  # innermost first
+        with suppress(OSError):  # not empty (something was written there), or never made
             os.rmdir(folder)
-        except FileNotFoundError:
-            continue  # never made (the place itself, when nothing was written)
-        except OSError:
-            return
 
 
 @contextmanager

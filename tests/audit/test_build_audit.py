@@ -111,7 +111,7 @@ def test_the_audit_command_compiles_sources(shortcut_sources: Path) -> None:
 
     result = CliRunner().invoke(app, ["audit", "--sources", str(shortcut_sources), "--format", "json"])
     assert result.exit_code == 1, result.output
-    assert {r["config"] for r in json.loads(result.output)["results"]} == {"lite", "full"}
+    assert {r["config"] for r in json.loads(result.stdout)["results"]} == {"lite", "full"}
 
 
 def test_the_bundled_benchmark_passes_its_own_audit(tmp_path: Path) -> None:

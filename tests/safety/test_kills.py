@@ -147,3 +147,14 @@ def test_the_kill_points_are_steps_the_command_takes(
     for steps, kills in ((fix_steps, FIX_KILLS), (score_steps, SCORE_KILLS)):
         for (step, occurrence, _), _ in kills:
             assert steps.count(step) >= occurrence, (step, occurrence, steps)
+
+
+def test_init_killed_half_way_through_its_commit_is_finished_by_the_next_command(tmp_path: Path) -> None:
+    assert run_cli("init", "reference", cwd=tmp_path).returncode == 0
+    expected = tree(tmp_path / "reference")
+    shutil.rmtree(tmp_path / "reference")
+    assert run_cli("init", "reference", cwd=tmp_path, kill=("replace:outputs", 2, "after")).returncode == -9
+    assert tree(tmp_path / "reference") != expected  # two files in place, the others still staged
+    code, output = _check("--sources", str(tmp_path / "reference" / "sources"))
+    assert "S012" not in output and tree(tmp_path / "reference") == expected, output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reference"]

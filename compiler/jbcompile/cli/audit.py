@@ -13,17 +13,18 @@ from .app import (
     EXIT_FINDINGS,
     app,
     check_choice,
-    default_sources,
     err_console,
     fail,
     out_console,
     print_table,
+    sources_for,
 )
 
 SOURCES_HELP = (
     "The sources folder: audited itself when no TARGET is given (compiled, nothing kept), else it gives "
     "the bars (dataset.yaml audit:) and the attribute markers (rules/attributes.yaml). "
-    "Default: ./sources, else the bundled benchmark."
+    "Default: the benchmark of the working folder (./sources, or the nearest folder up with dataset.yaml), "
+    "else the bundled benchmark."
 )
 
 
@@ -61,7 +62,7 @@ def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
     from ..project import load_project
     from ..schema.dataset import AuditSettings
 
-    project = load_project(sources or default_sources()) if sources or not targets else None
+    project = load_project(sources_for(sources, "auditing").root) if sources or not targets else None
     if not targets:
         assert project is not None
         with err_console.status("compiling and auditing the sources"):

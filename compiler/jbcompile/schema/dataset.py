@@ -18,7 +18,10 @@ class CardSections(StrictModel):
     """The prose of the dataset card that only the maintainers can write; the build adds the figures.
 
     The sections follow what readers expect of a Hugging Face card for a bias benchmark. A section left
-    out is left out of the card, never filled with a placeholder.
+    out is left out of the card, never filled with a placeholder. They also fill the Responsible-AI
+    fields of croissant.json: creation → dataCollection, review → dataAnnotationProtocol, risks →
+    dataBiases and dataLimitations (with out_of_scope), personal_data → personalSensitiveInformation,
+    uses → dataUseCases, recommendations → dataSocialImpact.
     """
 
     uses: str | None = Field(default=None, description="What the dataset is for (direct uses).")
@@ -32,6 +35,11 @@ class CardSections(StrictModel):
     )
     risks: str | None = Field(default=None, description="Bias, risks and limitations of the dataset.")
     recommendations: str | None = Field(default=None, description="What users should do about those risks.")
+    personal_data: str | None = Field(
+        default=None,
+        description="Personal or sensitive information in the data, and how it was handled (or that there is "
+        "none: persons described by attributes, no real names). The card and croissant.json (RAI) carry it.",
+    )
 
 
 class ProbeThreshold(StrictModel):

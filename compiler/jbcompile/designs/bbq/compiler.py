@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import Diagnostic, Severity
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, stable_hash, stable_id
+from ...text import did_you_mean
 from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
 from . import rationale
 from .schema import BbqTemplate
@@ -445,7 +446,8 @@ class BbqKind(Kind):
                         ("persons", slot_name, "group"),
                         "R002",
                         f"unknown vocab group {slot.group!r}",
-                        hint="define it in sources/vocab/*.yaml or fix the name",
+                        hint=did_you_mean(slot.group, project.vocab)
+                        + "define it in sources/vocab/*.yaml or fix the name",
                     )
                 )
                 continue
@@ -868,7 +870,10 @@ def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diag
         if slot.attribute.group not in project.vocab:
             problems.append(
                 template.diagnostic(
-                    where, "R002", f"unknown vocab group {slot.attribute.group!r}", hint="define it"
+                    where,
+                    "R002",
+                    f"unknown vocab group {slot.attribute.group!r}",
+                    hint=did_you_mean(slot.attribute.group, project.vocab) + "define it",
                 )
             )
             continue
