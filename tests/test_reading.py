@@ -83,6 +83,7 @@ ALLOWED = {
     "evaluate/backends/remote.py": "appends to the requests log (a write)",
     "audit/run.py": "pyarrow gets a path only after check_file (ParquetRows)",
     "emit/data.py": "writes the data files",
+    "outputs.py": "reads its own lock file and journal, bounded (MAX_JOURNAL_BYTES, one header line)",
 }
 
 

@@ -169,6 +169,8 @@ CODES: tuple[Code, ...] = (
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
             "CL007": "init would overwrite a file: nothing was written",
+            "CL010": "an output is, holds or lies inside an input, or another output",
+            "CL011": "a file named like jbcompile's lock file that is not one",
         },
     ),
     *declare(
@@ -221,7 +223,7 @@ CODES: tuple[Code, ...] = (
             "IM053": "--names-from: a released person without one of the template's occupations",
             "IM054": "--names-from: a template none of whose released rows is usable",
             "IM055": "(note) --names-from: a template imported once per released target person",
-            "IM056": "--out is or holds the working folder or an input file",
+            "IM056": "--out is, holds or lies inside an input, or is or holds the working folder",
             "IM057": "an input file given twice",
             "IM058": "--lang and the language of the contexts disagree",
             "IM059": "--report names a folder, or a file in a missing folder",

@@ -14,17 +14,9 @@ from pathlib import Path
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .jsonl import read_json
+from .outputs import is_own_name
+from .paths import display_path
 from .reading import DATA_FILE, RECORD, iter_blocks
-
-
-def display_path(path: Path) -> str:
-    """Paths relative to the working folder where possible, so editors and CI can jump to them."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
 
 SOURCE_SUFFIX = ".yaml"
 # What the compiler reads from a sources folder, by place; other files are hashed but not parsed.
@@ -113,6 +105,8 @@ def walk_sources(root: Path) -> SourceWalk:
                         "remove the link, or point it at a folder outside the sources",
                     )
                 )
+            elif is_own_name(name):
+                continue  # jbcompile's own staging, being written or left by a kill (outputs.settle)
             elif name.startswith(".") or name == "__pycache__":
                 walk.skipped.append(_hidden(path, "folder"))
             elif _is_build_folder(path):
@@ -131,6 +125,8 @@ def walk_sources(root: Path) -> SourceWalk:
         for name in sorted(names):
             path = here / name
             relative = path.relative_to(root)
+            if is_own_name(name):
+                continue  # a file jbcompile is writing (or a kill's leftover the next claim removes)
             if name.startswith("."):
                 walk.skipped.append(_hidden(path, "file"))
                 continue

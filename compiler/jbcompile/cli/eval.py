@@ -400,8 +400,11 @@ def compare_command(
     """Runs side by side (markdown, CSV, chart) with paired tests on shared rows; refuses runs on other
     data or under another protocol."""
     from ..evaluate.compare import compare, read_run, write_comparison
+    from ..evaluate.compare.write import check_compare_out
+    from ..outputs import refuse
 
     try:
+        refuse(check_compare_out(out, runs))  # before the bootstrap; judged again once --out is held
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None

@@ -15,6 +15,7 @@ from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
 from ..jsonl import read_json
+from ..outputs import is_own_name
 from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
@@ -156,7 +157,9 @@ def check_out_folder(
                 hint="give a new folder name",
             )
         ]
-    if folder.is_dir() and any(folder.iterdir()) and not is_ours(folder):
+    # what a killed run of ours left there (its next claim of the folder removes it) is not a user's file
+    theirs = folder.is_dir() and any(not is_own_name(entry.name) for entry in folder.iterdir())
+    if theirs and not is_ours(folder):
         return [
             Diagnostic(
                 "EV101",
@@ -218,5 +221,6 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
     return latest
 
 
-def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
-    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+def records_text(records: Iterable[Mapping[str, Any]]) -> str:
+    """A predictions file's text: one JSON line per record."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)

@@ -16,8 +16,8 @@ from typing import Any, TypeVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..jsonl import JsonCodes, read_json_lines
+from ..paths import display_path
 from ..reading import RELEASE
-from ..sourcefiles import display_path
 from .report import GENERAL, ImportReport
 
 Row = TypeVar("Row")

@@ -15,6 +15,7 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..jsonl import read_json
+from ..outputs import location, lock_path, settle
 from ..reading import DATA_FILE, RECORD, check_file
 
 MANIFEST = "manifest.json"
@@ -46,6 +47,7 @@ class BuildFolder:
 def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     """Read the manifest of a build folder; raise a P003 diagnostic when there is none to read."""
     path = Path(path)
+    settle(path)  # a build a kill cut short is finished (or the previous one put back) first
     manifest_path = path / MANIFEST
     problem = None
     if not path.exists():
@@ -55,9 +57,9 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
-        interrupted = not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
+        interrupted = lock_path(location(path)).exists()  # what settle could not finish: a live build?
         hint = (
-            "a build was interrupted while swapping folders: run `jbcompile build` to restore or finish it"
+            "a build is being written there, or was interrupted: wait for it, or run `jbcompile build`"
             if interrupted
             else "run `jbcompile build` first"
         )

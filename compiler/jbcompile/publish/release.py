@@ -26,9 +26,9 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
+from ..paths import display_path
 from ..projecttypes import Project
 from ..reading import DATA_FILE, DOCUMENT, read_bytes, read_text
-from ..sourcefiles import display_path
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (

@@ -28,8 +28,8 @@ from ...importers.draft import DraftFiller, SourcesDraft, slug
 from ...importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ...importers.report import GENERAL, ImportReport
 from ...jsonl import JsonCodes, read_json_document
+from ...paths import display_path
 from ...reading import RELEASE
-from ...sourcefiles import display_path
 
 # The SOBACO paper's three family names and five unknown wordings (the defaults of the command).
 PAPER_NAMES = ("佐藤", "鈴木", "田中")

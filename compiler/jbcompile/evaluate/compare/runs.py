@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...outputs import settle
 from .. import predictions as files
 from ..kind import Record
 from ..results import Results, read_results, results_problem
@@ -22,6 +23,7 @@ class Run:
 def read_run(folder: Path) -> Run:
     """A run folder's results.json and, when present, its predictions (ours: ``pred`` and ``gold``)."""
     folder = Path(folder)
+    settle(folder)  # a run whose last write a kill cut short is finished first
     path = folder / files.RESULTS
     if not path.is_file():
         raise DiagnosticError(

@@ -27,8 +27,8 @@ from ....diagnostics import Diagnostic, DiagnosticError, Severity
 from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
+from ....paths import display_path
 from ....reading import TEMPLATE_CSV, read_text
-from ....sourcefiles import display_path
 from ....templating import SLOT_PATTERN, stable_hash
 from .common import (
     GENDER_WORDS,
