@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ..fsio import replaced_folder
+from ..redaction import redact_data
 from .predictions import REPORT, write_atomic
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
 from .tables import md_table
@@ -319,4 +320,5 @@ def write_report(out: Path, results: Results, kind: Any) -> None:
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
     with replaced_folder(out / CHART_DIR, "charts") as staging:
         draw_charts(out, results, charts, folder=staging)
-    write_atomic(out / REPORT, render_markdown(results, getattr(kind, "table_metrics", ()), charts))
+    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts)
+    write_atomic(out / REPORT, redact_data(report))  # no secret a reply may have echoed

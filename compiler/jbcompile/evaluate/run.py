@@ -15,6 +15,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import home_as_tilde
+from ..services import service_errors
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
@@ -76,18 +77,31 @@ def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
 
 
 def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
+    problems = check_eval_request(given)
+    if problems:
+        raise DiagnosticError(problems)
+    request, loaded, kind = resolve(given)
+    assert request.out is not None  # set by with_defaults
+    with files.telling_what_is_kept(request.out, "eval"):  # every stop says what is on disk
+        return _run_resolved(request, loaded, kind, progress, backend)
+
+
+def _run_resolved(
+    request: EvalRequest, loaded: Any, kind: EvalKind, progress: Progress, backend: Backend | None
+) -> RunResult | None:
     from .backends import BackendConfig, LazyBackend
     from .backends.base import options_for
     from .backends.registry import backend_class
     from .backends.remote import BatchFailed
 
-    problems = check_eval_request(given)
-    if problems:
-        raise DiagnosticError(problems)
     dist = distributed()
-    request, loaded, kind = resolve(given)
     options, out = request.options, request.out
-    assert out is not None  # set by with_defaults
+    assert out is not None
+    service = getattr(backend, "service", None) or backend_class(request.backend).service
+
+    def calls(doing: str) -> Any:  # a call into the model's library (a batch that stopped passes as it is)
+        return service_errors(service, doing, allow=(BatchFailed,))
+
     problems = check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)
@@ -110,7 +124,10 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         request_cache=out / REQUESTS,
     )
     settings = fingerprint(
-        request, template.source_sha256, options_for(backend_class(request.backend), config)
+        request,
+        template.source_sha256,
+        options_for(backend_class(request.backend), config),
+        loaded.sha256 or loaded.commit,
     )
     log = PredictionLog(out, settings, request.overwrite)
     differences = [] if request.overwrite else conflict(log.run_path, settings)
@@ -133,7 +150,8 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     # built only if a row is left to compute (a resume may need none)
     active: Any = backend or LazyBackend(request.backend, config)
     try:
-        texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
+        with calls("preparing the prompts"):
+            texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             active.close()
@@ -144,13 +162,16 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
     }
     if owned and len(done) < len(items):
-        active.build()  # before anything is written: a model that cannot load leaves no run folder
+        with calls("loading the model"):
+            active.build()  # before anything is written: a model that cannot load leaves no run folder
 
     if dist.main:
         log.start()
     dist.barrier()
 
-    batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    with calls("tokenizing the prompts"):
+        batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    batch.service = service
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
@@ -260,6 +281,8 @@ def _results(
                 "manifest": loaded.manifest,
                 "rows": len(loaded.rows),
                 "evaluated": evaluated,
+                "sha256": loaded.sha256,
+                "verification": loaded.verification,
             },
             "prompt": {
                 "setting": options.setting,
@@ -286,7 +309,6 @@ def _results(
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         assert results.dataset is not None and results.prompt is not None
         results.dataset.format, results.dataset.config = loaded.format, loaded.config
-        results.dataset.sha256 = loaded.sha256
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]

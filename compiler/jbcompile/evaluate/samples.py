@@ -6,6 +6,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -32,6 +33,14 @@ def run_samples(request: EvalRequest, progress: Progress | None, backend: Backen
         )
     out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
     assert out is not None
+    with files.telling_what_is_kept(out, "eval"):  # a stop in any sample says what every folder holds
+        return _run_samples(request, out, progress, backend)
+
+
+def _run_samples(
+    request: EvalRequest, out: Path, progress: Progress | None, backend: Backend | None
+) -> RunResult | None:
+    sampling = request.backend_options.sampling
     base_seed = sampling.seed or 0
     runs: list[Results] = []
     folders = []
