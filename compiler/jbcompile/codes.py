@@ -52,6 +52,7 @@ AREAS: dict[str, str] = {
     "import": "`jbcompile import`: bringing released data in as sources",
     "translate": "`jbcompile translate` (DeepL)",
     "publish": "`publish`, `verify`, `diff`",
+    "audit": "`jbcompile audit` and the build's shortcut audit; identical rows",
     "eval": "the evaluator: `EV0xx` dataset, prompts, options, model; `EV1xx` run folders and input files; "
     "`EV2xx` protocols and `compare`; `EV3xx` backends",
 }
@@ -143,6 +144,21 @@ CODES: tuple[Code, ...] = (
             "B204": "biased and counter-biased disambiguated rows unbalanced in a category",
             "B205": "a template lacks a condition × polarity cell",
             "B206": "mention orders that tell the answer in a category",
+        },
+    ),
+    *declare(
+        "audit",
+        "docs/audit.md#codes-au",
+        {
+            "AU001": "a shortcut probe is above its bar",
+            "AU002": "audit.probes names a probe no design of the dataset has",
+            "AU003": "a probe could not run for a reason the user can change",
+            "AU004": "publish: the build records no readable shortcut audit",
+            "AU010": "rows identical to an earlier row were emitted once",
+            "AU011": "rows of a stable config repeat an earlier template's rows",
+            "AU020": "audit: a folder that is not a build folder",
+            "AU021": "audit: release files of different designs",
+            "AU022": "audit: --config names a config the target lacks",
         },
     ),
     *declare(

@@ -198,7 +198,9 @@ def stats(
 @app.command()
 def schema(
     file: str = typer.Argument(
-        "all", help="dataset, vocab, template, pronouns, normalization, lexicon, glossary, memory, or all."
+        "all",
+        help="dataset, vocab, template, pronouns, normalization, lexicon, attributes, glossary, memory, "
+        "or all.",
     ),
 ) -> None:
     """Print the JSON Schema of the source files (for editor validation and completion)."""

@@ -9,6 +9,7 @@ that never evaluates never imports the evaluator.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
@@ -16,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from ..audit.probe import Probe, ProbeInputs
     from ..codes import Code
     from ..evaluate.kind import EvalKind
     from ..importers import Importer
@@ -48,6 +50,19 @@ class Design(ABC):
         """The release formats this design can import as sources (none by default): each a
         :class:`jbcompile.importers.Importer`, which ``jbcompile import <name>`` runs."""
         return ()
+
+    def probes(self, inputs: ProbeInputs) -> Sequence[Probe]:
+        """Fresh shortcut probes for one audited config (:mod:`jbcompile.audit`): rules or small models
+        that try to reach the gold without the reasoning the design tests. By default those the
+        ``probes(inputs)`` function of the design's ``probes`` module makes; none without that module."""
+        name = f"{type(self).__module__}.probes"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            return ()
+        return tuple(module.probes(inputs))
 
     @property
     def folder(self) -> Path:

@@ -43,8 +43,14 @@ def finish_folder(
     *,
     cards_dir: Path | None = None,
     progress: ProgressCallback | None = None,
+    release: bool = False,
 ) -> dict:
-    """Add the card and the manifest to a folder whose data files are written; return the manifest."""
+    """Audit the data files written into ``folder``, then add the card and the manifest (both carry the
+    audit's figures); return the manifest. A probe above its bar is a warning, or with ``release`` an
+    error that stops here (AU001)."""
+    from ..audit import audit_compiled
+
+    compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release))
     digests = _digests(folder, files, progress)
     parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
     (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet), encoding="utf-8")

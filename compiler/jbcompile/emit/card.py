@@ -79,6 +79,40 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     return names, table
 
 
+def audit_table(compiled: Compiled) -> dict | None:
+    """The shortcut audit as the card shows it: per config, one line per probe (its overall figures and
+    its highest category), plus whether every probe stayed under its bar."""
+    report = compiled.audit
+    if report is None:
+        return None
+    configs: dict[str, list[dict]] = {}
+    for result in report.results:
+        line = {
+            "probe": result.probe,
+            "title": result.title,
+            "scores": result.scores,
+            "not_run": result.not_run,
+        }
+        if result.overall is not None:
+            top = max(result.categories.items(), key=lambda item: (item[1].value, item[0]))
+            exceeds = ["all" if name == "overall" else name for name, _ in result.exceeded()]
+            line |= {
+                "rows": f"{result.overall.rows:,}",
+                "value": _percent(result.overall.value),
+                "interval": f"{_percent(result.overall.low)}–{_percent(result.overall.high)}",
+                "chance": _percent(result.overall.chance),
+                "threshold": "—" if result.overall.threshold is None else _percent(result.overall.threshold),
+                "highest": f"{top[0]} {_percent(top[1].value)}",
+                "verdict": ("above the bar in " + ", ".join(exceeds)) if exceeds else "within",
+            }
+        configs.setdefault(result.config, []).append(line)
+    return {"passed": report.passed, "margin": report.settings.margin, "configs": configs}
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
+
+
 def review_summary(compiled: Compiled) -> dict:
     """How many templates are reviewed, in what state, by whom, and the latest review date."""
     states: Counter[str] = Counter()
@@ -170,6 +204,7 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
         reviews=review_summary(compiled),
         compiler_version=__version__,
         sources_hash=compiled.sources_hash,
+        audit=audit_table(compiled),
     )
     variables["design_sections"] = design_sections(compiled, variables)
     return environment.get_template(CARD_TEMPLATE).render(**variables)

@@ -135,6 +135,40 @@ def _localized_texts(value: Any, key_path: KeyPath) -> Iterable[tuple[KeyPath, A
             yield from _localized_texts(item, key_path + (key,))
 
 
+def audit_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
+    """The shortcut audit the build recorded in its manifest: a probe above its bar stops the release
+    (AU001), and so does a build without a readable audit (AU004)."""
+    from pydantic import ValidationError
+
+    from ..audit.report import AuditReport, problems
+
+    recorded = build.manifest.get("audit")
+    where = display_path(build.root / MANIFEST)
+    if not isinstance(recorded, dict):
+        return [
+            Diagnostic(
+                "AU004",
+                "the build records no shortcut audit (it was built by a jbcompile without one)",
+                path=where,
+                hint="rebuild it with `jbcompile build --release`",
+            )
+        ]
+    try:
+        report = AuditReport.model_validate(
+            {key: value for key, value in recorded.items() if key != "passed"}
+        )
+    except ValidationError as error:
+        return [
+            Diagnostic(
+                "AU004",
+                f"the build's shortcut audit cannot be read: {error.errors()[0]['msg']}",
+                path=where,
+                hint="rebuild it with `jbcompile build --release`",
+            )
+        ]
+    return problems(report, release=True, doc=project.dataset_doc)
+
+
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
     """Is this build folder exactly what the current sources and compiler produce?"""
     from .. import __version__
@@ -276,6 +310,7 @@ def prepare_release(
     problems += freshness_problems(project, build)
     problems += unreviewed_translations(project)
     problems += gating_problems(build)
+    problems += audit_problems(project, build)
     changelog = read_changelog(project.root)
     description = changelog_section(changelog, version) if changelog is not None else None
     if description is None:

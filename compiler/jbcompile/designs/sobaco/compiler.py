@@ -191,6 +191,7 @@ def _reports_for_group(template: SourceTemplate, project: Project) -> bool:
 class SobacoKind(Kind):
     name = "sobaco"
     template_model = SobacoTemplate
+    shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
     configs = (
         ConfigSpec(
             PAIR_CONFIG,
