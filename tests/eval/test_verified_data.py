@@ -151,3 +151,23 @@ def test_eval_and_score_refuse_an_altered_build_and_record_what_was_verified(
     assert (
         evaluated.exit_code == 2 and "P005" in evaluated.output and "nothing was written" in evaluated.output
     )
+
+
+def test_a_resume_on_rows_that_changed_since_is_refused(
+    build: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.emit.manifest import file_sha256
+
+    from tests.eval.fake_api import eval_request
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-resume-0123456789")
+    from jbcompile.evaluate.run import run_eval
+
+    out = tmp_path / "run"
+    run_eval(eval_request(build, out, api.url, limit=4))
+    rewrite(build / LITE, rotate_labels)  # another build at the same path: its golds differ
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))
+    with pytest.raises(DiagnosticError) as refused_resume:
+        run_eval(eval_request(build, out, api.url, limit=4))
+    (problem,) = refused_resume.value.diagnostics
+    assert problem.code == "EV007" and "data:" in problem.message
