@@ -171,3 +171,21 @@ def test_a_resume_on_rows_that_changed_since_is_refused(
         run_eval(eval_request(build, out, api.url, limit=4))
     (problem,) = refused_resume.value.diagnostics
     assert problem.code == "EV007" and "data:" in problem.message
+
+
+def test_labels_of_the_wrong_type_are_refused_even_when_the_manifest_vouches_for_them(
+    build: Path, tmp_path: Path
+) -> None:
+    from jbcompile.emit.manifest import file_sha256
+
+    def as_text(table: pa.Table) -> pa.Table:
+        index = table.schema.get_field_index("label")
+        return table.set_column(index, "label", pa.array([str(x) for x in table.column("label").to_pylist()]))
+
+    rewrite(build / LITE, as_text)
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))
+    result = CliRunner().invoke(
+        app, ["eval", "-m", "m", "-d", str(build), "--out", str(tmp_path / "run"), "--quiet"]
+    )
+    assert result.exit_code == 2 and "EV125 label must be an option index 0–2, found '0'" in result.output
+    assert not (tmp_path / "run").exists()

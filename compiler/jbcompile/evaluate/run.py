@@ -22,7 +22,8 @@ from .distributed import distributed
 from .kind import EvalKind, detect_kind
 from .loop import Batch, PredictionLog, run_rounds
 from .prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
-from .records import check_our_records
+from .jsonfile import limited
+from .records import check_foreign_rows, check_our_records
 from .requests import (
     EvalRequest,
     Progress,
@@ -102,7 +103,11 @@ def _run_resolved(
     def calls(doing: str) -> Any:  # a call into the model's library (a batch that stopped passes as it is)
         return service_errors(service, doing, allow=(BatchFailed,))
 
-    problems = check_run_options(request, kind, loaded)
+    # rows whose labels the metrics cannot count with (a build edited by hand, a foreign folder) are
+    # refused with their row number, never evaluated against a gold that is not one
+    rows = loaded.rows
+    problems = limited(check_foreign_rows(kind, rows, range(1, len(rows) + 1), request.dataset))
+    problems = problems or check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)

@@ -188,8 +188,8 @@ def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str,
     problems = [
         _mismatch(build, f"{name} is not listed in the manifest") for name in found if name not in listed
     ]
-    if not listed:
-        problems.append(_mismatch(build, f"it lists no data file of config {config!r}"))
+    if not listed or config not in build.rows:
+        problems.append(_mismatch(build, f"it lists no data file or no row count of config {config!r}"))
     tables, digests = [], {}
     for name in listed:
         if not (build.root / name).is_file():
