@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic
+from ..extras import optional_import
 
 if TYPE_CHECKING:
     import deepl
@@ -46,7 +47,7 @@ def _stopped(code: str, message: str, hint: str) -> TranslationStopped:
 
 def describe_failure(exc: Exception) -> TranslationStopped:
     """Map an exception of the deepl library to a coded diagnostic (the key is never in the text)."""
-    import deepl
+    deepl = optional_import("deepl", "translate")
 
     status = getattr(exc, "http_status_code", None)
     if isinstance(exc, deepl.AuthorizationException) or status == 403:
@@ -82,7 +83,7 @@ def describe_failure(exc: Exception) -> TranslationStopped:
 
 def _entries_of(dictionaries: Sequence[MultilingualGlossaryDictionaryEntries]) -> dict[str, str]:
     """Entries of a glossary as a dict (the API sends them as TSV text)."""
-    from deepl.util import convert_tsv_to_dict
+    convert_tsv_to_dict = optional_import("deepl.util", "translate").convert_tsv_to_dict
 
     entries: dict[str, str] = {}
     for dictionary in dictionaries:
@@ -108,17 +109,12 @@ class DeepLTranslator:
         formality: str | None = None,
         max_retries: int | None = None,
     ):
-        try:
-            import deepl
-            import deepl.http_client
-        except ImportError:
-            raise _stopped(
-                "TR015", "the deepl library is not installed", "pip install 'jbcompile[translate]'"
-            ) from None
+        library = optional_import("deepl", "translate", "`jbcompile translate`")
+        http_client = optional_import("deepl.http_client", "translate")
 
         if max_retries is not None:
-            deepl.http_client.max_network_retries = max_retries
-        self._client: deepl.DeepLClient = deepl.DeepLClient(auth_key, server_url=server_url)
+            http_client.max_network_retries = max_retries
+        self._client: deepl.DeepLClient = library.DeepLClient(auth_key, server_url=server_url)
         self.source_lang = source_lang
         self.target_lang = target_lang
         self.formality = formality
@@ -128,8 +124,8 @@ class DeepLTranslator:
 
     def ensure_glossary(self, name: str, entries: dict[str, str]) -> str:
         """The id of the glossary ``name`` on DeepL holding exactly ``entries`` (created or updated)."""
-        import deepl
-        from deepl.api_data import MultilingualGlossaryDictionaryEntries
+        deepl = optional_import("deepl", "translate")
+        Entries = optional_import("deepl.api_data", "translate").MultilingualGlossaryDictionaryEntries
 
         try:
             for info in self._client.list_multilingual_glossaries():
@@ -142,12 +138,12 @@ class DeepLTranslator:
                 if current_entries != entries:
                     self._client.replace_multilingual_glossary_dictionary(
                         info,
-                        MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries),
+                        Entries(self.source_lang, self.target_lang, entries),
                     )
                 return info.glossary_id
             created = self._client.create_multilingual_glossary(
                 name,
-                [MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries)],
+                [Entries(self.source_lang, self.target_lang, entries)],
             )
             return created.glossary_id
         except deepl.DeepLException as exc:
@@ -163,7 +159,7 @@ class DeepLTranslator:
         self, texts: Sequence[str], context: str | None = None, glossary_id: str | None = None
     ) -> list[Translated]:
         """Translate protected texts (see :mod:`.protect`) in one request."""
-        import deepl
+        deepl = optional_import("deepl", "translate")
 
         try:
             results = self._client.translate_text(

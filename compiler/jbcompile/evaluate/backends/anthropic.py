@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from ...extras import optional_import
 from ..prompting import Prompt, as_messages
 from .base import BackendConfig, Reply
 from .remote import RemoteBackend, RemoteOptions, secret_from_env
@@ -35,7 +36,7 @@ class AnthropicBackend(RemoteBackend):
     key_variables = ("ANTHROPIC_API_KEY",)
 
     def __init__(self, config: BackendConfig):
-        import anthropic
+        anthropic = optional_import("anthropic", "api", "the anthropic backend")
 
         super().__init__(config)
         self.connection_errors = (anthropic.APIConnectionError,)  # timeouts are a subclass

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ..prompting import Prompt, as_messages, as_text
 from .base import BackendConfig, Reply
 from .remote import RemoteBackend, RemoteOptions, secret_from_env
@@ -33,7 +34,7 @@ class OpenAIBackend(RemoteBackend):
     key_variables = ("OPENAI_API_KEY",)
 
     def __init__(self, config: BackendConfig):
-        import openai
+        openai = optional_import("openai", "api", "the openai backend")
 
         super().__init__(config)
         self.connection_errors = (openai.APIConnectionError,)  # timeouts are a subclass

@@ -26,6 +26,7 @@ from typing import Any, ClassVar
 from urllib.parse import urlsplit, urlunsplit
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...text import redact
 from ..jsonfile import read_json_lines
 from ..prompting import ChatPrompt, Message, Prompt
@@ -178,6 +179,7 @@ class RemoteBackend:
     connection_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, config: BackendConfig):
+        optional_import("tenacity", "api")  # the retries need it: say so before any request is sent
         self.config = config
         self.options = options_for(type(self), config)
         self.concurrency = max(1, self.options.concurrency)
@@ -334,7 +336,7 @@ class RemoteBackend:
 
     def _send_and_keep(self, request: dict[str, Any], key: str) -> dict[str, Any]:
         """Send with retries; the response is in the cache file before anyone counts it."""
-        import tenacity
+        tenacity = optional_import("tenacity", "api")
 
         def counted() -> dict[str, Any]:
             with self._lock:
