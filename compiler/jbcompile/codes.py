@@ -46,7 +46,7 @@ AREAS: dict[str, str] = {
     "sources": "the source format, and which files are sources",
     "references": "references between sources: slots, vocab groups, ids, categories, languages",
     "build": "the build folder, empty configs, rationales, and the invariants of the rows",
-    "cli": "command-line options",
+    "cli": "command-line options, and optional dependencies not installed",
     "designs": "design plug-ins (the `jbcompile.designs` entry points)",
     "lint": "the lint rules of `jbcompile check`",
     "import": "`jbcompile import`: bringing released data in as sources",
@@ -171,6 +171,7 @@ CODES: tuple[Code, ...] = (
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
             "CL007": "init would overwrite a file: nothing was written",
+            "CL008": "an optional dependency is not installed: the extra that brings it",
         },
     ),
     *declare(
@@ -244,7 +245,6 @@ CODES: tuple[Code, ...] = (
             "TR011": "the glossary does not fit the run, or DeepL refuses it",
             "TR013": "a source file could not be written back",
             "TR014": "no sources folder",
-            "TR015": "the deepl library is not installed",
         },
     ),
     *declare(
@@ -368,6 +368,8 @@ CODES: tuple[Code, ...] = (
             "EV306": "the server returned no top_logprobs",
             "EV307": "--samples without sampling",
             "EV308": "a backend option out of range, or one that would not be used",
+            "EV311": "vLLM's CPU attention lacks the model's head dimension",
+            "EV312": "vLLM has too little memory for its KV cache",
         },
     ),
 )

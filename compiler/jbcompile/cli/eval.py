@@ -12,7 +12,7 @@ from ..diagnostics import DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
-from .app import EXIT_INPUT, app, err_console, fail, out_console
+from .app import EXIT_INPUT, app, err_console, fail, out_console, print_diagnostics
 
 if TYPE_CHECKING:
     from ..evaluate.run import RunResult
@@ -113,7 +113,18 @@ def _summary(run: RunResult) -> None:
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
-    out_console.print("wrote " + ", ".join(str(run.out / name) for name in run.written), markup=False)
+    written = [run.out / name for name in run.written if (run.out / name).exists()]
+    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    _charts_note()
+
+
+def _charts_note() -> None:
+    """Say so when the charts were skipped (matplotlib not installed); the rest was written."""
+    from ..evaluate.report import charts_skipped
+
+    note = charts_skipped()
+    if note is not None:
+        print_diagnostics([note])
 
 
 def _default(options: Any, name: str) -> str:
@@ -402,4 +413,5 @@ def compare_command(
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    out_console.print("wrote " + ", ".join(str(path) for path in written))
+    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    _charts_note()

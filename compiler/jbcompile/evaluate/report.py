@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import Diagnostic, Severity
+from ..extras import install_hint, installed, missing_extra, optional_import
 from ..fsio import replaced_folder
 from .predictions import REPORT, write_atomic
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
 from .tables import md_table
 
 CHART_DIR = "charts"
+CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
 
 
 @dataclass(frozen=True)
@@ -52,8 +55,19 @@ def fmt_ci(interval: Any) -> str:
     return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
 
+def charts_skipped() -> Diagnostic | None:
+    """The note said when matplotlib is not installed: the charts are then left out and everything
+    else is written (a plain ``pip install jbcompile`` scores and compares). None when they are drawn."""
+    if installed("matplotlib"):
+        return None
+    return missing_extra("matplotlib", CHART_EXTRA, "the charts were skipped", Severity.INFO)
+
+
 def render_markdown(
-    results: Results | dict[str, Any], table_metrics: Sequence[str], charts: Sequence[ChartSpec]
+    results: Results | dict[str, Any],
+    table_metrics: Sequence[str],
+    charts: Sequence[ChartSpec],
+    charts_drawn: bool = True,
 ) -> str:
     results = Results.of(results)
     overall = results.metrics.overall
@@ -99,10 +113,17 @@ def render_markdown(
         ],
     )
     lines += ["", "Intervals by category are in `results.json` (`metrics_ci.by_category`).", ""]
-    if charts:
+    if charts and charts_drawn:
         lines += ["## Charts", ""]
         lines += [f"![{chart.title}]({CHART_DIR}/{chart.file})" for chart in charts]
         lines.append("")
+    elif charts:
+        lines += [
+            "## Charts",
+            "",
+            f"Not drawn: matplotlib is not installed (`{install_hint(CHART_EXTRA)}`).",
+            "",
+        ]
     ambiguous = results.ambiguous_rows or []
     if ambiguous:
         lines += [
@@ -237,7 +258,7 @@ def japanese_font() -> str | None:
     """
     from importlib.util import find_spec
 
-    from matplotlib import font_manager
+    font_manager = optional_import("matplotlib.font_manager", CHART_EXTRA, "the charts")
 
     spec = find_spec(JAPANESE_FONT_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
@@ -254,10 +275,8 @@ def draw_charts(
 ) -> list[Path]:
     """Draw the charts into ``folder`` (default ``out/charts``)."""
     results = Results.of(results)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    optional_import("matplotlib", CHART_EXTRA, "the charts").use("Agg")
+    plt = optional_import("matplotlib.pyplot", CHART_EXTRA, "the charts")
     import numpy as np
 
     with japanese_style(plt):
@@ -326,6 +345,11 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
 def write_report(out: Path, results: Results, kind: Any) -> None:
     """report.md and charts/; the charts folder is replaced whole, so no chart of an earlier run stays."""
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
+    drawn = charts_skipped() is None
     with replaced_folder(out / CHART_DIR, "charts") as staging:
-        draw_charts(out, results, charts, folder=staging)
-    write_atomic(out / REPORT, render_markdown(results, getattr(kind, "table_metrics", ()), charts))
+        if drawn:
+            draw_charts(out, results, charts, folder=staging)
+    if not drawn:  # the empty folder that replaced an earlier run's charts: no chart is claimed
+        (out / CHART_DIR).rmdir()
+    table_metrics = getattr(kind, "table_metrics", ())
+    write_atomic(out / REPORT, render_markdown(results, table_metrics, charts, charts_drawn=drawn))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic
 from ..extras import optional_import
@@ -110,7 +110,7 @@ class DeepLTranslator:
         max_retries: int | None = None,
     ):
         library = optional_import("deepl", "translate", "`jbcompile translate`")
-        http_client = optional_import("deepl.http_client", "translate")
+        http_client: Any = optional_import("deepl.http_client", "translate")
 
         if max_retries is not None:
             http_client.max_network_retries = max_retries

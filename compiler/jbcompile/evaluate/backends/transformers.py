@@ -45,8 +45,8 @@ class TransformersBackend(LocalTokens):
     Options = Options  # sampling alone
 
     def __init__(self, config: BackendConfig):
-        torch = optional_import("torch", "eval")
-        transformers = optional_import("transformers", "eval")
+        torch = optional_import("torch", "eval", "the transformers backend")
+        transformers = optional_import("transformers", "eval", "the transformers backend")
 
         self.config = config
         self.options = options_for(TransformersBackend, config)

@@ -209,7 +209,7 @@ def unsupported_head_size(model: str, size: int | None, supported: Sequence[int]
     listed = f" (it has kernels for {', '.join(map(str, supported))})" if supported else ""
     which = f"head dimension {size}" if size is not None else "head dimension"
     return Diagnostic(
-        "EV309",
+        "EV311",
         f"vLLM's CPU attention does not support the {which} of model {model!r}{listed}",
         hint="run this model with --backend transformers, or with vLLM on a GPU",
     )
@@ -237,7 +237,7 @@ def engine_error(model: str, error: BaseException) -> DiagnosticError | None:
         return DiagnosticError(
             [
                 Diagnostic(
-                    "EV310",
+                    "EV312",
                     f"vLLM cannot reserve its KV cache for model {model!r} under {setting}{amounts}",
                     hint=f"set {KV_CACHE_SETTING} to the GiB this machine can spare (e.g. "
                     f"{KV_CACHE_SETTING}=4), or free memory",
@@ -252,7 +252,7 @@ def engine_error(model: str, error: BaseException) -> DiagnosticError | None:
         return DiagnosticError(
             [
                 Diagnostic(
-                    "EV310",
+                    "EV312",
                     f"vLLM's KV cache is too small for model {model!r} at its full context length",
                     hint=f"on a CPU raise {KV_CACHE_SETTING} (GiB), on a GPU --vllm-arg "
                     f"gpu_memory_utilization=0.95; or shorten the context: {shorter}",

@@ -12,6 +12,7 @@ from ...fsio import replaced_folder, taken_with
 from ...paths import home_as_tilde
 from .. import predictions as files
 from ..kind import get_eval_kind
+from ..report import charts_skipped
 from .render import comparison_csv, comparison_markdown, draw_comparison
 
 COMPARE_JSON = "compare.json"
@@ -61,9 +62,12 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
             raise DiagnosticError(problems)
 
     result = home_as_tilde(result)  # shared files: no home folder's name in them
-    names = [COMPARE_CHART, COMPARE_CSV, COMPARE_MD, COMPARE_JSON]
+    drawn = charts_skipped() is None  # without matplotlib: everything but the chart
+    names = [COMPARE_CHART] if drawn else []
+    names += [COMPARE_CSV, COMPARE_MD, COMPARE_JSON]
     with replaced_folder(out, "compare", before=refuse) as staging:
-        draw_comparison(staging / COMPARE_CHART, result)
+        if drawn:
+            draw_comparison(staging / COMPARE_CHART, result)
         for name, text in (
             (COMPARE_CSV, comparison_csv(result)),
             (COMPARE_MD, comparison_markdown(result)),
