@@ -181,7 +181,12 @@ def eval_command(
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
     limit: int = typer.Option(None, "--limit", help="Evaluate only the first N rows (smoke tests)."),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar; of the model libraries' logs, errors only."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="The model libraries' own logs in full (vLLM's INFO lines)."
+    ),
     # ---- how the model is run (see docs/eval.md, "Backends") ----
     backend: str = typer.Option(
         "transformers",
@@ -243,6 +248,7 @@ def eval_command(
     from ..evaluate.requests import EvalRequest, Progress
     from ..evaluate.run import run_eval
 
+    _library_logs(quiet, verbose)
     given = {  # only the options given: the backend refuses those it does not take (EV308)
         "tensor_parallel_size": tensor_parallel_size,
         "pipeline_parallel_size": pipeline_parallel_size,
@@ -299,6 +305,14 @@ def eval_command(
         raise fail(error, code=EXIT_INPUT) from None
     if result is not None:  # None: a process of a data-parallel run other than the main one
         _summary(result)
+
+
+def _library_logs(quiet: bool, verbose: bool) -> None:
+    """vLLM logs its start-up and engine steps at INFO, pages of it: keep its warnings (errors alone
+    with -q, everything with -v). Read when vLLM is imported; a VLLM_LOGGING_LEVEL already set wins."""
+    import os
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "INFO" if verbose else "ERROR" if quiet else "WARNING")
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
