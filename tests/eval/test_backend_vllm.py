@@ -248,12 +248,25 @@ def test_a_head_dimension_the_cpu_kernels_lack_is_refused_before_the_engine_star
     build_dir: Path, lite_rows: list[dict], tmp_path: Path
 ) -> None:
     model = small_model(tmp_path / "hd8", lite_rows)  # hidden 32 over 4 heads: dimension 8
-    code, output = cli_eval(model, build_dir, tmp_path / "run", "-v")
+    code, output = cli_eval(model, build_dir, tmp_path / "run")
     assert code == 2, output
     assert "EV311 vLLM's CPU attention does not support the head dimension 8" in output
     assert "--backend transformers" in output and "Traceback" not in output
-    assert " INFO " in output  # -v: vLLM's own log in full
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "preset", "level"),
+    [((), None, "WARNING"), (("-q",), None, "ERROR"), (("-v",), None, "INFO"), (("-q",), "DEBUG", "DEBUG")],
+)
+def test_vllm_logs_at_the_level_the_flags_ask(flags, preset, level, monkeypatch) -> None:
+    from jbcompile.cli.eval import _library_logs
+
+    monkeypatch.delenv("VLLM_LOGGING_LEVEL", raising=False)
+    if preset:
+        monkeypatch.setenv("VLLM_LOGGING_LEVEL", preset)
+    _library_logs(quiet="-q" in flags, verbose="-v" in flags)
+    assert os.environ["VLLM_LOGGING_LEVEL"] == level
 
 
 def test_a_kv_cache_larger_than_the_free_memory_names_the_setting(
