@@ -69,10 +69,13 @@ def _progress():
 
     from ..evaluate.requests import Progress as Callbacks
 
+    state: dict = {}
+
     class RowsPerSecond(ProgressColumn):
+        """The recent rate while rows run; the run's average (rows over elapsed time) once it ends."""
+
         def render(self, task) -> Text:  # type: ignore[override]
-            speed = task.finished_speed or task.speed
-            return Text("" if speed is None else f"{speed:.1f} rows/s")
+            return Text(rows_per_second(task, ended=state.get("ended", False)))
 
     bar = Progress(
         TextColumn("[bold]evaluating"),
@@ -82,7 +85,6 @@ def _progress():
         TimeElapsedColumn(),
         console=err_console,
     )
-    state: dict = {}
 
     def start(total: int) -> None:
         bar.start()
@@ -91,7 +93,20 @@ def _progress():
     def advance(count: int) -> None:
         bar.advance(state["task"], count)
 
-    return Callbacks(start=start, advance=advance, stop=bar.stop)
+    def stop() -> None:
+        state["ended"] = True  # the last line drawn shows the average
+        bar.stop()
+
+    return Callbacks(start=start, advance=advance, stop=stop)
+
+
+def rows_per_second(task: Any, ended: bool) -> str:
+    """``12.3 rows/s`` of a rich progress task: its recent rate, or its average once the run ended."""
+    elapsed = task.finished_time if task.finished_time is not None else task.elapsed
+    if (ended or task.finished) and elapsed:
+        return f"{task.completed / elapsed:.1f} rows/s (average)"
+    speed = task.speed
+    return "" if speed is None else f"{speed:.1f} rows/s"
 
 
 def _summary(run: RunResult) -> None:
@@ -180,6 +195,12 @@ def eval_command(
     seed: int = typer.Option(0, "--seed", help="Seed of shot sampling and of the bootstrap."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
     limit: int = typer.Option(None, "--limit", help="Evaluate only the first N rows (smoke tests)."),
+    sample: int = typer.Option(
+        None,
+        "--sample",
+        help="Evaluate a stratified sample of N rows: every category and context condition, in proportion, "
+        "drawn by --seed.",
+    ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
     quiet: bool = typer.Option(
         False, "--quiet", "-q", help="No progress bar; of the model libraries' logs, errors only."
@@ -293,6 +314,7 @@ def eval_command(
         prefix_cache=prefix_cache,
         bootstrap=bootstrap,
         limit=limit,
+        sample=sample,
         overwrite=overwrite,
         backend=backend,
         backend_options=backend_options,

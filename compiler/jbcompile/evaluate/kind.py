@@ -83,6 +83,8 @@ class EvalKind(ABC):
     row_signature: frozenset[str] = frozenset()
     row_excludes: frozenset[str] = frozenset()  # …and columns such a row never has
     release_formats: tuple[ReleaseFormat, ...] = ()  # foreign file formats read as this design's rows
+    # the record fields whose every combination `eval --sample N` keeps represented (evaluate/sampling.py)
+    strata_fields: tuple[str, ...] = ("category",)
 
     @property
     def settings_help(self) -> str:
