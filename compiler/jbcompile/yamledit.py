@@ -35,7 +35,9 @@ _BOM = "\ufeff"
 
 
 def _read_text(path: Path) -> tuple[str, bool]:
-    raw = path.read_bytes().decode("utf-8")
+    from .reading import SOURCE, read_text
+
+    raw = read_text(path, SOURCE)
     if raw.startswith(_BOM):
         return raw[1:], True
     return raw, False

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Edit, Severity
 from ..fsio import write_atomic
+from ..reading import SOURCE, read_bytes
 from ..yamledit import apply_edits
 
 MAX_PASSES = 10
@@ -41,7 +42,7 @@ class FixReport:
 
 
 def _snapshot(root: Path) -> dict[Path, bytes]:
-    return {path: path.read_bytes() for path in sorted(root.rglob("*.yaml")) if path.is_file()}
+    return {path: read_bytes(path, SOURCE) for path in sorted(root.rglob("*.yaml")) if path.is_file()}
 
 
 def _state(files: dict[Path, bytes]) -> str:
@@ -53,7 +54,7 @@ def _state(files: dict[Path, bytes]) -> str:
 
 def _restore(original: dict[Path, bytes]) -> None:
     for path, data in original.items():
-        if path.read_bytes() != data:
+        if read_bytes(path, SOURCE) != data:
             write_atomic(path, data)
 
 

@@ -62,6 +62,7 @@ def _progress():
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
+        Task,
         TextColumn,
         TimeElapsedColumn,
     )
@@ -74,7 +75,7 @@ def _progress():
     class RowsPerSecond(ProgressColumn):
         """The recent rate while rows run; the run's average (rows over elapsed time) once it ends."""
 
-        def render(self, task) -> Text:  # type: ignore[override]
+        def render(self, task: Task) -> Text:
             return Text(rows_per_second(task, ended=state.get("ended", False)))
 
     bar = Progress(
@@ -112,7 +113,7 @@ def rows_per_second(task: Any, ended: bool) -> str:
 def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
-    from ..evaluate.kind import get_eval_kind
+    from ..evaluate.registered import get_eval_kind
 
     results = run.results
     overall = results.metrics.overall
@@ -339,9 +340,8 @@ def _library_logs(quiet: bool, verbose: bool) -> None:
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
     """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
-    import json
-
     from ..diagnostics import Diagnostic
+    from ..jsonl import DuplicateKey, loads
 
     parsed = []
     for pair in pairs:
@@ -358,7 +358,10 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
             )
             raise fail(error, code=EXIT_INPUT)
         try:
-            parsed.append((name, json.loads(value)))
+            parsed.append((name, loads(value)))
+        except DuplicateKey as duplicate:  # which of the two values vllm would take is a guess
+            message = f"--vllm-arg {name}: {duplicate}"
+            raise fail(DiagnosticError([Diagnostic("EV308", message)]), code=EXIT_INPUT) from None
         except ValueError:
             parsed.append((name, value))
     return tuple(parsed)

@@ -11,8 +11,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
+from ..jsonl import read_json
 from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
@@ -72,8 +74,9 @@ def read_records(
     """Every record of a predictions log, to resume from; a last line cut short by an interruption is
     ignored (its row is redone). Any other unreadable line, or one ``check`` (given the records that
     name their row, and their line numbers) refuses, stops the run with its file and line, and the file
-    is left as it is: nothing the run had computed is thrown away."""
-    if not path.is_file():
+    is left as it is: nothing the run had computed is thrown away. A path that is there but no file
+    (a FIFO, a device) is refused (F002), never appended to."""
+    if not path.exists():
         return []
     lines = read_json_lines(path, tail_may_be_cut=True)
     problems = list(lines.problems)
@@ -103,10 +106,10 @@ def repair(path: Path) -> int:
 
     Returns how many complete records the file keeps; raises (changing nothing) on unreadable lines.
     """
-    if not path.is_file():
+    if not path.exists():
         return 0
     records = read_records(path)
-    data = path.read_bytes()
+    data = reading.read_bytes(path, reading.PREDICTIONS)
     if data and not data.endswith(b"\n"):
         write_atomic(path, data[: data.rfind(b"\n") + 1])
     return len(records)
@@ -128,9 +131,11 @@ def is_run_folder(folder: Path) -> bool:
 
 
 def json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object a run's record holds; None for anything else (not there, not a bounded regular
+    file, not JSON, a key twice)."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        value = read_json(path, reading.RECORD)
+    except (OSError, ValueError, DiagnosticError):
         return None
     return value if isinstance(value, dict) else None
 

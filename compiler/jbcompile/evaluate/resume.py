@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .prompting import bundled_prompt_name
+from .promptfiles import bundled_prompt_name
 from .requests import EvalRequest, looks_like_path
 
 _SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each
@@ -119,8 +119,11 @@ def conflict(run_path: Path, current: dict[str, Any]) -> list[str]:
     """How the run held at ``run_path`` differs from ``current`` (nothing when there is none)."""
     if not run_path.is_file():
         return []
+    from .. import reading
+    from ..jsonl import read_json
+
     try:
-        return settings_differ(json.loads(run_path.read_text(encoding="utf-8")), current)
+        return settings_differ(read_json(run_path, reading.RECORD), current)
     except ValueError:
         return ["run.json is not JSON"]
 

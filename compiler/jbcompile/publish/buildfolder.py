@@ -6,7 +6,6 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +14,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
+from ..jsonl import read_json
+from ..reading import DATA_FILE, RECORD, check_file
 
 MANIFEST = "manifest.json"
 
@@ -61,9 +62,9 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
             else "run `jbcompile build` first"
         )
         raise DiagnosticError([Diagnostic(code="P003", message=problem, path=str(path), hint=hint)])
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # bounded; a key twice (F003) or a FIFO (F002) is reported as it is
+        manifest = read_json(manifest_path, RECORD)
+    except (OSError, ValueError) as exc:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -176,6 +177,7 @@ def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
     tables = []
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)  # pyarrow opens it itself: a FIFO would block
             tables.append(pq.read_table(build.root / name))
     if not tables:
         return {}
@@ -189,5 +191,6 @@ def count_rows(build: BuildFolder, config: str) -> int:
     total = 0
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)
             total += pq.ParquetFile(build.root / name).metadata.num_rows
     return total

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ...extras import optional_import
-from ..kind import get_eval_kind
+from ..registered import get_eval_kind
 from ..tables import fmt_number, fmt_p, md_table
 
 
