@@ -38,7 +38,7 @@ class EvalRequest:
     prefix_cache: bool = True
     bootstrap: int = 1000
     limit: int | None = None
-    sample: int | None = None  # a stratified sample of N rows (evaluate/sampling.py)
+    sample: int | None = None  # a stratified sample of N rows (evaluate/selection.py)
     overwrite: bool = False
     backend: str = "transformers"
     backend_options: BackendOptions = field(default_factory=BackendOptions)  # as given; each backend checks

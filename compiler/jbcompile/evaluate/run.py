@@ -35,7 +35,7 @@ from .requests import (
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
-from .sampling import chosen_rows
+from .selection import chosen_rows
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder

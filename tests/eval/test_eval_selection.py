@@ -11,7 +11,7 @@ from types import SimpleNamespace
 from hypothesis import given
 from hypothesis import strategies as st
 from jbcompile.cli import app
-from jbcompile.evaluate.sampling import allocate, stratified_sample
+from jbcompile.evaluate.selection import allocate, stratified_sample
 from typer.testing import CliRunner
 
 
