@@ -1,7 +1,7 @@
 """Which rows a run evaluates: all, the first N (``--limit``), or a stratified sample (``--sample N``).
 
 ``--limit`` takes rows in dataset order, so a small N sees one category only. ``--sample N`` draws from
-every stratum — a kind's ``strata_fields`` (category and context condition for bbq) — in proportion to
+every stratum — a kind's ``strata_fields``, e.g. category and context condition — in proportion to
 its size, with at least one row per stratum when N allows (when N is below the number of strata, N
 strata drawn by the seed get one row each). The draw depends on the seed alone, and the rows keep their
 dataset order, so a sample is the same every time and its prompts are the full run's.
