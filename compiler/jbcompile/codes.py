@@ -34,7 +34,7 @@ AREAS: dict[str, str] = {
     "sources": "the source format, and which files are sources",
     "references": "references between sources: slots, vocab groups, ids, categories, languages",
     "build": "the build folder, empty configs, rationales, and the invariants of the rows",
-    "cli": "command-line options",
+    "cli": "command-line options, and optional dependencies not installed",
     "designs": "design plug-ins (the `jbcompile.designs` entry points)",
     "lint": "the lint rules of `jbcompile check`",
     "import": "`jbcompile import`: bringing released data in as sources",
@@ -171,6 +171,7 @@ CODES: tuple[Code, ...] = (
             "CL007": "init would overwrite a file: nothing was written",
             "CL010": "an output is, holds or lies inside an input, or another output",
             "CL011": "a file named like jbcompile's lock file that is not one",
+            "CL008": "an optional dependency is not installed: the extra that brings it",
         },
     ),
     *declare(
@@ -244,7 +245,6 @@ CODES: tuple[Code, ...] = (
             "TR011": "the glossary does not fit the run, or DeepL refuses it",
             "TR013": "a source file could not be written back",
             "TR014": "no sources folder",
-            "TR015": "the deepl library is not installed",
         },
     ),
     *declare(
@@ -370,6 +370,8 @@ CODES: tuple[Code, ...] = (
             "EV308": "a backend option out of range, or one that would not be used",
             "EV309": "the server's replies were not answers, attempt after attempt (a server fault)",
             "EV310": "the model's library (transformers, vLLM) failed while running it",
+            "EV311": "vLLM's CPU attention lacks the model's head dimension",
+            "EV312": "vLLM has too little memory for its KV cache",
         },
     ),
 )

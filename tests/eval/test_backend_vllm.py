@@ -226,3 +226,79 @@ def test_logprob_gives_the_same_answers_on_every_backend(
                 row["option_logprobs"], runs["openai"]["_rows"][example_id]["option_logprobs"], strict=True
             ):
                 assert listed is None or listed == pytest.approx(ours, abs=2e-3), example_id
+
+
+# ---- vLLM's own failures, named with their cause (the CLI, as a user runs it) ------------------------
+
+
+def cli_eval(model: Path, build: Path, out: Path, *args: str, **env: str) -> tuple[int, str]:
+    """``jbcompile eval --backend vllm`` in a subprocess (vLLM's logging is set up once per process)."""
+    environment = {k: v for k, v in os.environ.items() if k != "VLLM_LOGGING_LEVEL"}
+    environment.update({**CPU_SETTINGS, "OMP_NUM_THREADS": "1", **env})
+    command = [sys.executable, "-m", "jbcompile", "eval", "--model", str(model), "--dataset", str(build),
+               "--backend", "vllm", "--vllm-arg", "enforce_eager=true", "--dtype", "float32",
+               "--limit", "4", "--out", str(out), *args]  # fmt: skip
+    done = subprocess.run(command, capture_output=True, text=True, env=environment, timeout=600)
+    return done.returncode, done.stdout + done.stderr
+
+
+def small_model(folder: Path, rows: list[dict], **shape: int) -> Path:
+    from .conftest import corpus, make_tiny_model
+
+    return make_tiny_model(folder, corpus(rows), **shape)
+
+
+def test_a_head_dimension_the_cpu_kernels_lack_is_refused_before_the_engine_starts(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path
+) -> None:
+    model = small_model(tmp_path / "hd8", lite_rows)  # hidden 32 over 4 heads: dimension 8
+    code, output = cli_eval(model, build_dir, tmp_path / "run")
+    assert code == 2, output
+    assert "EV311 vLLM's CPU attention does not support the head dimension 8" in output
+    assert "--backend transformers" in output and "Traceback" not in output
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("flags", "preset", "level"),
+    [((), None, "WARNING"), (("-q",), None, "ERROR"), (("-v",), None, "INFO"), (("-q",), "DEBUG", "DEBUG")],
+)
+def test_vllm_logs_at_the_level_the_flags_ask(flags, preset, level, monkeypatch) -> None:
+    from jbcompile.cli.eval import _library_logs
+
+    monkeypatch.delenv("VLLM_LOGGING_LEVEL", raising=False)
+    if preset:
+        monkeypatch.setenv("VLLM_LOGGING_LEVEL", preset)
+    _library_logs(quiet="-q" in flags, verbose="-v" in flags)
+    assert os.environ["VLLM_LOGGING_LEVEL"] == level
+
+
+def test_a_kv_cache_larger_than_the_free_memory_names_the_setting(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path
+) -> None:
+    model = small_model(tmp_path / "hd64", lite_rows, hidden_size=128, heads=2, kv_heads=1)
+    code, output = cli_eval(model, build_dir, tmp_path / "run", "-q", VLLM_CPU_KVCACHE_SPACE="100000")
+    assert code == 2, output
+    assert "EV312 vLLM cannot reserve its KV cache" in output, output
+    assert "VLLM_CPU_KVCACHE_SPACE=100000: 100000.0 GiB asked for" in output
+    assert "--trust-remote-code" not in output and "Traceback" not in output  # not "cannot load model"
+    assert " INFO " not in output and " WARNING " not in output  # -q: vLLM's errors alone
+
+
+def test_vllm_failures_read_from_their_text() -> None:
+    """The two failures not worth a real run here: a KV cache too small for the context (vLLM's message
+    as 0.32 words it), and the kernel's refusal at the first batch (the check before start-up prevents it)."""
+    from jbcompile.evaluate.backends.vllm import engine_error
+
+    short = ValueError(
+        "To serve at least one request with the model's max seq len (32768), (4.0 GiB KV cache is needed, "
+        "which is larger than the available KV cache memory (1.0 GiB). Based on the available memory, the "
+        "estimated maximum model length is 8192. Try increasing `gpu_memory_utilization` ..."
+    )
+    (too_small,) = engine_error("m", short).diagnostics  # type: ignore[union-attr]
+    assert too_small.code == "EV312" and "VLLM_CPU_KVCACHE_SPACE" in (too_small.hint or "")
+    assert "--vllm-arg max_model_len=8192" in (too_small.hint or "")
+    kernel = RuntimeError("Unsupported CPU attention configuration: head_dim=16 isa=1 kv_cache_idx=0")
+    (refused,) = engine_error("m", kernel).diagnostics  # type: ignore[union-attr]
+    assert refused.code == "EV311" and "head dimension 16" in refused.message
+    assert engine_error("m", RuntimeError("something else")) is None

@@ -18,8 +18,8 @@ def main() -> None:
     import signal
     import sys
 
-    from ..diagnostics import Diagnostic
-    from .app import EXIT_INPUT, print_diagnostics
+    from ..diagnostics import Diagnostic, DiagnosticError
+    from .app import EXIT_INPUT, fail, print_diagnostics
 
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
     if hasattr(signal, "SIGXFSZ"):
@@ -28,6 +28,8 @@ def main() -> None:
     signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
+    except DiagnosticError as error:  # e.g. an optional dependency a command reached only late (CL008)
+        sys.exit(fail(error).exit_code)
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""

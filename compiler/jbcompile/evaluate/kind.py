@@ -171,6 +171,8 @@ class EvalKind(ABC):
     # what report.md shows: the per-category table's metrics, in order, and the charts
     table_metrics: tuple[str, ...] = ()
     charts: tuple[ChartSpec, ...] = ()
+    # the record fields whose every combination `eval --sample N` keeps represented (evaluate/selection.py)
+    strata_fields: tuple[str, ...] = ("category",)
 
     @property
     def settings_help(self) -> str:

@@ -39,6 +39,7 @@ class EvalRequest:
     prefix_cache: bool = True
     bootstrap: int = 1000
     limit: int | None = None
+    sample: int | None = None  # a stratified sample of N rows (evaluate/selection.py)
     overwrite: bool = False
     backend: str = "transformers"
     backend_options: BackendOptions = field(default_factory=BackendOptions)  # as given; each backend checks
@@ -111,6 +112,11 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
     """Every option of ``eval`` that can be checked before loading the data or the model."""
     problems = check_common_options(request.bootstrap, request.options.seed)
     problems += _at_least("--limit", request.limit, 1)
+    problems += _at_least("--sample", request.sample, 1)
+    if request.limit is not None and request.sample is not None:
+        problems.append(
+            Diagnostic("EV103", "--limit and --sample both choose the rows", hint="give one of them")
+        )
     problems += _at_least("--batch-size", request.batch_size, 1)
     problems += _at_least("--max-new-tokens", request.max_new_tokens, 1)
     model = Path(request.model).expanduser()

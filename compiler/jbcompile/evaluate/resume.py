@@ -48,6 +48,8 @@ def fingerprint(
         "max_new_tokens": request.max_new_tokens,
         "dtype": request.dtype,
         "limit": request.limit,
+        # only when given: a run folder from before --sample existed resumes as it did
+        **({"sample": request.sample} if request.sample is not None else {}),
         "backend": request.backend,
         # the same keys for every backend, so that run.json reads the same whichever ran
         "base_url": redact_url(getattr(backend_options, "base_url", None)),

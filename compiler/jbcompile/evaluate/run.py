@@ -42,6 +42,7 @@ from .requests import (
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
+from .selection import chosen_rows
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
@@ -151,7 +152,9 @@ def _run_held(
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
     prepared = kind.prepare(loaded.rows_for(options.task), options, template)
-    items = prepared.items[: request.limit] if request.limit is not None else prepared.items
+    items = chosen_rows(
+        prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
+    )
     if not items:
         raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
 

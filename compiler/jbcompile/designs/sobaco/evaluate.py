@@ -188,6 +188,7 @@ class SobacoEval(EvalKind):
     default_config = "sobaco"
     record_fields = RECORD_FIELDS
     row_signature = frozenset({"type", "ans2", "unknown_label"})
+    strata_fields = ("category", "type")  # what `eval --sample` keeps represented (bias, culture)
     settings_help = (
         f"<method>-<wording>, methods {'/'.join(METHODS)}, wordings {'/'.join(map(str, WORDINGS))}"
     )
