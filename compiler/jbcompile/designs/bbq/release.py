@@ -146,6 +146,7 @@ def derive_labels(row: Mapping[str, Any], second_attribute: str | None = None) -
 OUR_BBQ_LABELS = ("target_label", "unknown_label", "biased_label")
 LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
 LM_EVAL_PREDICTION = "filtered_resps"
+OPTION_NUMBERS = ("0", "1", "2")  # what our prompts ask a model to answer with
 
 
 def bbq_row_problem(row: Mapping[str, Any]) -> str | None:
@@ -215,7 +216,7 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
         row["example_id"] = sample.get("doc_id")
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: one reply
         row[RAW_REPLY] = responses[0]
-        row[LM_EVAL_PREDICTION] = read_prediction(responses[0], ("0", "1", "2"), options)
+        row[LM_EVAL_PREDICTION] = read_prediction(responses[0], OPTION_NUMBERS, options)
         return row, None
     scores = [_loglikelihood(response) for response in responses]
     if any(score is None for score in scores):
@@ -225,7 +226,10 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     if choices is None:
         return None, "arguments do not list one continuation per log-likelihood"
     unknowns = [i for i in range(3) if str(_tag_of(doc, i)).casefold() == "unknown"]
-    to_option = _choice_options(choices, options, unknowns[0] if len(unknowns) == 1 else None)
+    if choices == list(OPTION_NUMBERS):  # a `jbcompile export lm-eval` task scores the option numbers
+        to_option: list[int] | None = list(range(len(choices)))
+    else:
+        to_option = _choice_options(choices, options, unknowns[0] if len(unknowns) == 1 else None)
     if to_option is None:
         return None, "its choices cannot be matched to ans0-ans2"
     best = max(range(len(scores)), key=lambda k: (scores[k], -k))  # numpy's argmax: the first maximum
