@@ -27,7 +27,7 @@ class ReleaseFormat:
     design's columns (labels the format lacks are derived, never guessed)."""
 
     name: ClassVar[str]  # recorded as the run's ``format``
-    kind: ClassVar[str]  # the design whose rows this format holds
+    kind: ClassVar[str | None]  # the design whose rows this format holds (None: told by the row's columns)
     prediction_field: ClassVar[str | None] = None  # where the format keeps its prediction, if it does
     verbatim_prompt: ClassVar[bool] = False  # its rows carry the release's whole prompt: send it as it is
 
@@ -62,10 +62,12 @@ class Adapted:
 
 
 def release_formats() -> list[ReleaseFormat]:
-    """Every registered design's release formats, in the registry's order."""
+    """Every registered design's release formats, in the registry's order, then the harness logs that
+    hold any design's rows (inspect's)."""
+    from .inspect_log import HARNESS_FORMATS
     from .kind import all_eval_kinds
 
-    return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats]
+    return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats] + list(HARNESS_FORMATS)
 
 
 def detect_format(row: Mapping[str, Any]) -> ReleaseFormat | None:
