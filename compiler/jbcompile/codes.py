@@ -53,6 +53,7 @@ AREAS: dict[str, str] = {
     "translate": "`jbcompile translate` (DeepL)",
     "publish": "`publish`, `verify`, `diff`",
     "audit": "`jbcompile audit` and the build's shortcut audit; identical rows",
+    "export": "`jbcompile export`: a build as lm-evaluation-harness and inspect tasks",
     "eval": "the evaluator: `EV0xx` dataset, prompts, options, model; `EV1xx` run folders and input files; "
     "`EV2xx` protocols and `compare`; `EV3xx` backends",
 }
@@ -339,6 +340,20 @@ CODES: tuple[Code, ...] = (
             "EV135": "--prediction-field for an lm-evaluation-harness log",
             "EV140": "a release dataset with nothing to detect",
             "EV141": "a --dataset file that is not .jsonl, .json or .parquet, or a broken one",
+        },
+    ),
+    *declare(
+        "eval",
+        "docs/harnesses.md#codes",
+        {"EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)"},
+    ),
+    *declare(
+        "export",
+        "docs/harnesses.md#codes",
+        {
+            "EX001": "export: no Hub repository for the tasks to read (or a --repo that is not ORG/NAME)",
+            "EX002": "export: no config of the build can run in the harness",
+            "EX003": "export: --out is not a new or empty folder or an earlier export, or lies in the build",
         },
     ),
     *declare(

@@ -29,7 +29,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise DiagnosticError(
             [
                 Diagnostic(
-                    "EV140",
+                    "EV142",
                     "reading an inspect .eval log needs inspect-ai",
                     path=str(path),
                     hint="pip install inspect-ai, or convert the log: "
@@ -41,7 +41,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         log = read_eval_log(str(path))
     except Exception as error:  # a damaged archive: inspect raises many kinds
         raise DiagnosticError(
-            [Diagnostic("EV140", f"not a readable inspect log: {error}", path=str(path))]
+            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path))]
         ) from None
     return [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
 

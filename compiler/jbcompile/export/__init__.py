@@ -166,6 +166,8 @@ def write_export(out: Path, build: BuildExport, harness: str, files: dict[str, s
 
     def refuse() -> None:
         taken = taken_with(out, [("the build", build.source.build)])
+        if Path(out).resolve().is_relative_to(build.source.build.resolve()):
+            taken = "lies in the build (whose files are what gets published)"
         foreign = out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file()
         if taken or foreign or (out.exists() and not out.is_dir()):
             why = f"--out {taken}" if taken else "--out is a file or a folder that is not an export"
