@@ -20,7 +20,7 @@ from .diagnostics import Diagnostic
 
 MAX_REPORTED = 20  # diagnostics listed per file by ``limited``; the last one says how many more there are
 _DECODER = json.JSONDecoder()
-# the members of a JSON object that list its rows: an evaluation script's ``entries``, an inspect log's ``samples``
+# the members of a JSON object that list its rows: a script's ``entries``, an inspect log's ``samples``
 ROW_LISTS = ("entries", "samples")
 _WHITESPACE = " \t\n\r"
 
@@ -268,7 +268,8 @@ def _read_rows_document(path: Path, data: bytes, codes: JsonCodes) -> Lines:
         result.problems.append(
             _problem(
                 codes.not_rows,
-                "a JSON document that is neither a list of rows nor an object with an `entries` (or `samples`) list",
+                "a JSON document that is neither a list of rows nor an object with an `entries` or `samples` "
+                "list",
                 path,
                 1,
                 hint="give JSON Lines (one row per line)",

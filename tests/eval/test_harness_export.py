@@ -51,7 +51,11 @@ def same(harness: float | None, ours: float | None) -> bool:
 
 
 def assert_same_numbers(harness: dict[str, float | None], ours: dict[str, Any]) -> None:
-    differ = {name: (harness[name], ours.get(name)) for name in BBQ_METRICS if not same(harness[name], ours.get(name))}
+    differ = {
+        name: (harness[name], ours.get(name))
+        for name in BBQ_METRICS
+        if not same(harness[name], ours.get(name))
+    }
     assert not differ, f"harness vs jbcompile score: {differ}"
 
 
@@ -148,7 +152,9 @@ def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
     assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"))
 
 
-def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(build_dir: Path, tmp_path: Path) -> None:
+def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
+    build_dir: Path, tmp_path: Path
+) -> None:
     code, output = run_cli("export", "lm-eval", str(build_dir), "--out", str(tmp_path / "a"))
     assert code == 2 and "EX001" in output and not (tmp_path / "a").exists()
     code, output = run_cli(

@@ -23,7 +23,9 @@ REVISION_HELP = "The revision the tasks pin. Default: the release tag v<version>
 LOCAL_HELP = "Read the rows from the build folder's own files (an unpublished build, tests) instead."
 
 
-def _export(harness: str, build: Path, out: Path, repo: str | None, revision: str | None, local: bool) -> None:
+def _export(
+    harness: str, build: Path, out: Path, repo: str | None, revision: str | None, local: bool
+) -> None:
     from ..export import inspect_task, lm_eval, read_build, write_export
 
     writers = {"lm-eval": lm_eval.export_files, "inspect": inspect_task.export_files}

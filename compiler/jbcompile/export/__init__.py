@@ -120,7 +120,9 @@ def read_build(build: Path, *, repo: str | None, revision: str | None, local: bo
         source = DatasetSource(None, None, build)
     else:
         source = DatasetSource(_repo(build, repo), revision or release_tag(version), build)
-    return BuildExport(str(manifest.get("dataset", build.name)), version, source, tuple(configs), tuple(skipped))
+    return BuildExport(
+        str(manifest.get("dataset", build.name)), version, source, tuple(configs), tuple(skipped)
+    )
 
 
 def _repo(build: Path, given: str | None) -> str:

@@ -71,6 +71,8 @@ def readme(build: BuildExport) -> str:
 
 
 def export_files(build: BuildExport) -> dict[str, str]:
-    files = {module_name(build, kind): module_source(build, kind) for kind in {c.kind: None for c in build.configs}}
+    files = {
+        module_name(build, kind): module_source(build, kind) for kind in {c.kind: None for c in build.configs}
+    }
     files["README.md"] = readme(build)
     return files

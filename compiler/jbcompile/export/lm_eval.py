@@ -22,8 +22,15 @@ UTILS = "utils.py"
 def _dataset_fields(build: BuildExport, config: str) -> dict[str, Any]:
     source = build.source
     if source.repo is None:
-        return {"dataset_path": "parquet", "dataset_kwargs": {"data_files": {"test": source.data_files(config)}}}
-    return {"dataset_path": source.repo, "dataset_name": config, "dataset_kwargs": {"revision": source.revision}}
+        return {
+            "dataset_path": "parquet",
+            "dataset_kwargs": {"data_files": {"test": source.data_files(config)}},
+        }
+    return {
+        "dataset_path": source.repo,
+        "dataset_name": config,
+        "dataset_kwargs": {"revision": source.revision},
+    }
 
 
 def _metric_list(config: ExportConfig) -> list[dict[str, Any]]:
@@ -158,7 +165,9 @@ def readme(build: BuildExport, documents: dict[str, dict[str, Any]]) -> str:
     lines += ["", f"The group `{group}` runs them all.", "", "## Metrics", ""]
     kinds = {config.kind: config.export for config in build.configs}
     for kind, export in kinds.items():
-        lines.append(f"{kind}: " + ", ".join(f"`{m}`" for m in export.metrics) + " (jbcompile's docs/eval.md).")
+        lines.append(
+            f"{kind}: " + ", ".join(f"`{m}`" for m in export.metrics) + " (jbcompile's docs/eval.md)."
+        )
     lines += ["", "## Not exported", ""]
     lines += [f"{kind}: {export.cannot}" for kind, export in kinds.items()]
     if build.skipped:

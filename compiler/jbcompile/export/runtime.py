@@ -70,7 +70,9 @@ def runtime_source(
         "PROMPTS": prompt_sources(config.kind),
         **constants,
     }
-    parts = [HEADER.format(title=title, version=__version__, dataset=dataset, dataset_version=dataset_version)]
+    parts = [
+        HEADER.format(title=title, version=__version__, dataset=dataset, dataset_version=dataset_version)
+    ]
     parts.append("".join(f"{name} = {value!r}\n" for name, value in values.items()))
     for function in (ratio, export.count, export.formulas, *export.helpers):
         parts.append(_source(function))
