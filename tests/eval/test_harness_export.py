@@ -14,21 +14,10 @@ from typing import Any
 
 import pytest
 from jbcompile.cli import app
+from jbcompile.designs.bbq.harness import EXPORT
 from typer.testing import CliRunner
 
-BBQ_METRICS = (
-    "acc",
-    "acc_ambig",
-    "acc_disambig",
-    "acc_avg",
-    "ooc_ratio",
-    "diff_bias_ambig",
-    "diff_bias_disambig",
-    "s_dis",
-    "s_amb_bbq",
-    "s_amb_jbbq",
-    "acc_diff",
-)
+BBQ_METRICS = EXPORT.metrics
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 

@@ -158,6 +158,16 @@ def task_name(*parts: str | None) -> str:
     return "_".join(re.sub(r"[^0-9a-z]+", "_", p.lower()).strip("_") for p in parts if p)
 
 
+def not_exported(build: BuildExport) -> list[str]:
+    """The README's last section: what each design's tasks leave out, and the configs left out."""
+    lines = ["", "## Not exported", ""]
+    lines += [f"{c.kind}: {c.export.cannot}" for c in {c.kind: c for c in build.configs}.values()]
+    if build.skipped:
+        left = ", ".join(f"`{name}` ({kind})" for name, kind in build.skipped)
+        lines.append(f"Configs left out (their design has no harness export): {left}.")
+    return lines
+
+
 MARKER = "jbcompile-export.json"  # what says a folder is an export, which a new export may replace
 
 

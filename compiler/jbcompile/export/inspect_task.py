@@ -7,7 +7,7 @@ jbcompile's (:mod:`.runtime`), reported under the metric names of ``jbcompile sc
 
 from __future__ import annotations
 
-from . import BuildExport, task_name
+from . import BuildExport, not_exported, task_name
 from .runtime import runtime_source
 
 
@@ -56,18 +56,8 @@ def readme(build: BuildExport) -> str:
     lines += [
         "",
         "`jbcompile score logs/<log>.eval` recomputes every metric (with intervals) from inspect's log.",
-        "",
-        "## Not exported",
-        "",
     ]
-    lines += [f"{c.kind}: {c.export.cannot}" for c in {c.kind: c for c in build.configs}.values()]
-    if build.skipped:
-        lines.append(
-            "Configs left out (their design has no harness export): "
-            + ", ".join(f"`{name}` ({kind})" for name, kind in build.skipped)
-            + "."
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + not_exported(build)) + "\n"
 
 
 def export_files(build: BuildExport) -> dict[str, str]:

@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from . import BuildExport, ExportConfig, task_name
+from . import BuildExport, ExportConfig, not_exported, task_name
 from .runtime import runtime_source
 
 UTILS = "utils.py"
@@ -168,15 +168,7 @@ def readme(build: BuildExport, documents: dict[str, dict[str, Any]]) -> str:
         lines.append(
             f"{kind}: " + ", ".join(f"`{m}`" for m in export.metrics) + " (jbcompile's docs/eval.md)."
         )
-    lines += ["", "## Not exported", ""]
-    lines += [f"{kind}: {export.cannot}" for kind, export in kinds.items()]
-    if build.skipped:
-        lines.append(
-            "Configs left out (their design has no harness export): "
-            + ", ".join(f"`{name}` ({kind})" for name, kind in build.skipped)
-            + "."
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + not_exported(build)) + "\n"
 
 
 def export_files(build: BuildExport) -> dict[str, str]:

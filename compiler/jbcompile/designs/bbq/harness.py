@@ -12,6 +12,7 @@ from typing import Any
 
 from ...export import HarnessExport
 from . import metrics
+from .evaluate import BBQ
 from .release import OPTION_NUMBERS
 
 
@@ -59,19 +60,7 @@ EXPORT = HarnessExport(
     formulas=metrics.formulas,
     count_names=metrics.COUNT_NAMES,
     helpers=(prompt_variables, choices_of, gold_of_doc, question_of_doc, record_of),
-    metrics=(
-        "acc",
-        "acc_ambig",
-        "acc_disambig",
-        "acc_avg",
-        "ooc_ratio",
-        "diff_bias_ambig",
-        "diff_bias_disambig",
-        "s_dis",
-        "s_amb_bbq",
-        "s_amb_jbbq",
-        "acc_diff",
-    ),
+    metrics=("acc", *(name for name in BBQ.table_metrics if name != "n")),  # the report's columns
     lower_is_better=frozenset(
         {"ooc_ratio", "diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_bbq", "s_amb_jbbq", "acc_diff"}
     ),
