@@ -16,106 +16,40 @@ from __future__ import annotations
 
 import errno
 import gc
-import hashlib
 import itertools
 import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .designs import ConfigSpec, Row, get_kind
+from .checks import run_checks
+from .compiled import Compiled, ConfigRows, ProgressCallback
+from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .fsio import replaced_folder, taken_with
-from .project import Project
+from .projecttypes import Project
+from .sourcefiles import display_path, is_jbcompile_manifest
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .audit import AuditReport
-    from .project import SourceTemplate
+    from .projecttypes import SourceTemplate
 
 FORMATS = ("parquet", "jsonl")
 
 
-@dataclass
-class ConfigRows:
-    """One config of a compile: its row count and templates per category (all the card and the manifest
-    need), and its rows when the compile keeps them in memory (no sink)."""
-
-    spec: ConfigSpec
-    kind: str
-    rows: list[Row] = field(default_factory=list)
-    count: int = 0
-    categories: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-
-    def tally(self, rows: Sequence[Row]) -> None:
-        self.count += len(rows)
-        for (category, template_id), n in Counter((r["category"], r["template_id"]) for r in rows).items():
-            self.categories[category][template_id] += n
-
-    @property
-    def template_ids(self) -> set[str]:
-        return {template_id for templates in self.categories.values() for template_id in templates}
-
-
-@dataclass
-class Compiled:
-    project: Project
-    configs: dict[str, ConfigRows]
-    diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
-    audit: AuditReport | None = (
-        None  # the shortcut audit of the written data (set when the folder is written)
-    )
-
-    @cached_property
-    def sources_hash(self) -> str:
-        return sources_hash(self.project.root)
-
-    @property
-    def default_config(self) -> str | None:
-        return next(
-            (name for name, c in self.configs.items() if c.spec.default), next(iter(self.configs), None)
-        )
-
-
 # Rows of one template taken at a time: a template's rows never need to be in memory at once.
 BATCH_ROWS = 10_000
-# (stage, done, total): stage "expand" counts templates; "write" counts rows (total None: not known yet)
-ProgressCallback = Callable[[str, int, int | None], None]
 # Where a compile sends the rows of one config, in build order, at most BATCH_ROWS at a time.
 RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
-def sources_hash(root: Path) -> str:
-    """sha256 over every source file (path and bytes), independent of file system order.
-
-    The files are those of :func:`jbcompile.sourcefiles.walk_sources`, the rule the loader follows too: a file
-    the build reads is always in the hash, and a file it skips never is.
-    """
-    from .sourcefiles import walk_sources
-
-    digest = hashlib.sha256()
-    root = Path(root)
-    for path in walk_sources(root).files:
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 def run_source_checks(project: Project, *, release: bool = False) -> list[Diagnostic]:
-    """The lint rules of `jbcompile check`, when that module is installed in this version."""
-    try:
-        from .checks import run_checks
-    except ImportError:
-        return []
+    """The lint rules of `jbcompile check` (always installed: a build never skips them)."""
     return list(run_checks(project, release=release))
 
 
@@ -210,7 +144,7 @@ def compile_project(
             if progress:
                 progress("expand", done, len(templates))
         for name, verifier in verifiers.items():
-            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, configs[name]))
+            repeated = ids[name].find(partial(_example_ids, templates, project, configs[name]))
             diagnostics.extend(verifier.finish(repeated))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
     diagnostics.extend(_drop_optional_empty(project, configs))
@@ -283,16 +217,12 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _kind_rank(kind: str) -> int:
-    from .designs import kind_names
-
     return kind_names().index(kind)
 
 
 def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
     """A kind's config with no rows while another of its configs has some (a config of dummy problems in
     a set without any) is left out of the build, with a note, rather than shipped empty."""
-    from .project import display_path
-
     notes = []
     for name, config in list(configs.items()):
         if config.count or not any(o.count for o in configs.values() if o.kind == config.kind):
@@ -311,8 +241,6 @@ def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> li
 
 def _emptiness(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
     """An empty build is always a mistake (a missing or misspelled templates/, every template skipped)."""
-    from .project import display_path
-
     if not project.templates:
         return [
             Diagnostic(
@@ -485,7 +413,7 @@ _DESKTOP_LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 def _refuse_foreign_folder(out_dir: Path) -> None:
     """Only an empty folder, or a build folder (by its manifest's content), may be replaced."""
-    from .emit.manifest import is_jbcompile_manifest, read_manifest
+    from .emit.manifest import read_manifest
 
     problem = None
     if out_dir.is_symlink():

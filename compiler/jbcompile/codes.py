@@ -12,6 +12,8 @@ Three sources make the registry, so that nothing is declared twice:
 ``jbcompile check --explain CODE`` reads the registry; tests/test_codes.py holds it, the source and the
 docs together (a code used but not declared, declared but not used, or not documented where it says);
 the table of README.md's "Diagnostics" is generated from it (``python -m jbcompile.codes README.md``).
+A declaration is a :class:`jbcompile.diagnostics.Code` (made with ``declare``), which a design's spec
+names without importing this registry.
 """
 
 from __future__ import annotations
@@ -19,26 +21,11 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from .diagnostics import Code, declare
 from .paths import docs_root, shown_path
-
-
-@dataclass(frozen=True)
-class Code:
-    code: str
-    area: str  # one of AREAS, or a design's name
-    title: str  # one line: what went wrong
-    doc: str  # the doc section that explains it: "docs/eval.md#anchor" (a path from the repository root)
-    declared_in: str = "compiler/jbcompile/codes.py"  # where to change the declaration
-
-
-def declare(area: str, doc: str, titles: Mapping[str, str]) -> tuple[Code, ...]:
-    """The codes of one doc section: ``{code: title}``, all of ``area``."""
-    return tuple(Code(code, area, title, doc) for code, title in titles.items())
-
 
 # What each area covers (README.md's table of codes); a design's codes have the design's name as area.
 AREAS: dict[str, str] = {

@@ -11,7 +11,7 @@ Error tree::
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -75,6 +75,22 @@ class DiagnosticError(Exception):
         self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
         self.written = list(written)  # files the stage kept before it stopped (e.g. the replies a run got)
         super().__init__(f"{len(self.diagnostics)} problem(s)")
+
+
+@dataclass(frozen=True)
+class Code:
+    """The declaration of one diagnostic code (its registry is :mod:`jbcompile.codes`)."""
+
+    code: str
+    area: str  # one of ``codes.AREAS``, or a design's name
+    title: str  # one line: what went wrong
+    doc: str  # the doc section that explains it: "docs/eval.md#anchor" (a path from the repository root)
+    declared_in: str = "compiler/jbcompile/codes.py"  # where to change the declaration
+
+
+def declare(area: str, doc: str, titles: Mapping[str, str]) -> tuple[Code, ...]:
+    """The codes of one doc section: ``{code: title}``, all of ``area``."""
+    return tuple(Code(code, area, title, doc) for code, title in titles.items())
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:

@@ -7,6 +7,8 @@ is left out in silence.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,9 +72,23 @@ def _hidden(path: Path, what: str) -> Diagnostic:
     )
 
 
-def _is_build_folder(folder: Path) -> bool:
-    from .emit.manifest import is_jbcompile_manifest
+def is_jbcompile_manifest(path: Path) -> bool:
+    """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
+    try:
+        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
+            return False
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    return (
+        isinstance(manifest, dict)
+        and manifest.get("compiler") == "jbcompile"
+        and isinstance(manifest.get("files"), dict)
+        and isinstance(manifest.get("rows"), dict)
+    )
 
+
+def _is_build_folder(folder: Path) -> bool:
     return is_jbcompile_manifest(folder / "manifest.json")
 
 
@@ -215,3 +231,20 @@ def layout_problems(root: Path) -> list[Diagnostic]:
             )
         )
     return problems
+
+
+def sources_hash(root: Path) -> str:
+    """sha256 over every source file (path and bytes), independent of file system order.
+
+    The files are those of :func:`walk_sources`, the rule the loader follows too: a file
+    the build reads is always in the hash, and a file it skips never is.
+    """
+    digest = hashlib.sha256()
+    root = Path(root)
+    for path in walk_sources(root).files:
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
+            for block in iter(lambda: handle.read(1 << 20), b""):
+                digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()

@@ -71,7 +71,7 @@ def benchmark_name(folder: Path) -> str:
 def starter_files(design_name: str, name: str) -> dict[str, str]:
     """Every file of a new benchmark of the design ``design_name``, by path under its folder."""
     from .designs import get_design
-    from .importers.writer import DEFAULT_UNKNOWN
+    from .importers.draft import DEFAULT_UNKNOWN
 
     starter = get_design(design_name).starter()
     if starter is None:

@@ -92,7 +92,7 @@ def make_tiny_model(
 
 
 def corpus(rows: list[dict]) -> list[str]:
-    from jbcompile.evaluate.prompting import bundled_prompt_files
+    from jbcompile.evaluate.promptfiles import bundled_prompt_files
 
     texts = [p.read_text(encoding="utf-8") for p in bundled_prompt_files()]
     for row in rows:
@@ -155,7 +155,7 @@ def _answers_vary(folder: Path, rows: list[dict]) -> bool:
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
 
     items = BBQ.prepare(rows, EvalOptions(shots=3), load_prompt_template("bbq", "basic")).items
     backend = TransformersBackend(BackendConfig(model=str(folder), prefix_cache=False))
@@ -173,7 +173,7 @@ def _generations_vary(folder: Path, rows: list[dict]) -> bool:
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
 
     options = EvalOptions(shots=3, scoring="generate")
     prepared = BBQ.prepare(rows, options, load_prompt_template("bbq", "basic"))

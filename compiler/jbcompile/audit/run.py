@@ -13,7 +13,6 @@ compiled on the fly.
 
 from __future__ import annotations
 
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -28,8 +27,7 @@ from .stats import Figures, Scope, figures
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..build import Compiled
-    from ..project import Project
+    from ..compiled import Compiled
 
 BATCH_ROWS = 65_536
 BASE_COLUMNS = ("category", "template_id")
@@ -183,7 +181,7 @@ def _judge(
             ],
         )
 
-    report = dict(
+    report: dict[str, Any] = dict(
         config=source.config,
         kind=source.kind,
         probe=probe.name,
@@ -248,7 +246,8 @@ def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -
 
 def build_kinds(folder: Path) -> dict[str, str]:
     """Config → design of a build folder, from its manifest (AU020 when it is not a build folder)."""
-    from ..emit.manifest import is_jbcompile_manifest, read_manifest
+    from ..emit.manifest import read_manifest
+    from ..sourcefiles import is_jbcompile_manifest
 
     if not is_jbcompile_manifest(Path(folder) / "manifest.json"):
         raise DiagnosticError(
@@ -287,7 +286,7 @@ def release_rows(paths: Sequence[Path]) -> list[Rows]:
     columns and derives missing labels); rows whose stereotyped option cannot be derived still count.
     """
     from ..evaluate.dataset import load_rows
-    from ..evaluate.kind import detect_kind
+    from ..evaluate.registered import detect_kind
 
     rows: list[dict[str, Any]] = []
     kinds: dict[str, str] = {}
@@ -327,13 +326,3 @@ def plain_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
         else:
             columns[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
     return pa.table(columns)
-
-
-def audit_sources(project: Project) -> AuditReport:
-    """Compile ``project`` into a scratch folder (nothing is kept) and return the build's own audit."""
-    from ..build import build_folder
-
-    with tempfile.TemporaryDirectory(prefix="jbcompile-audit-") as scratch:
-        compiled, _ = build_folder(project, Path(scratch) / "build", checks=False)
-    assert compiled.audit is not None
-    return compiled.audit

@@ -38,7 +38,7 @@ class _RedactingConsole(Console):
         super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
     @property
-    def soft_wrap(self) -> bool:  # type: ignore[override]
+    def soft_wrap(self) -> bool:
         """Outside a terminal (a pipe, a file, a CI log) lines are never folded at 80 columns: a folded
         path or template id cannot be searched for or pasted (tables: :func:`print_table`)."""
         return self._soft_wrap or not self.is_terminal

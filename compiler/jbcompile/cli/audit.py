@@ -57,8 +57,9 @@ def audit(
 
 
 def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
-    from ..audit import audit_rows, audit_sources, folder_rows, probe_inputs, release_rows
+    from ..audit import audit_rows, folder_rows, probe_inputs, release_rows
     from ..audit.run import build_kinds, recorded_settings
+    from ..audit.sources import audit_sources
     from ..project import load_project
     from ..schema.dataset import AuditSettings
 

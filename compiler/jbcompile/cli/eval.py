@@ -62,6 +62,7 @@ def _progress():
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
+        Task,
         TextColumn,
         TimeElapsedColumn,
     )
@@ -70,7 +71,7 @@ def _progress():
     from ..evaluate.requests import Progress as Callbacks
 
     class RowsPerSecond(ProgressColumn):
-        def render(self, task) -> Text:  # type: ignore[override]
+        def render(self, task: Task) -> Text:
             speed = task.finished_speed or task.speed
             return Text("" if speed is None else f"{speed:.1f} rows/s")
 
@@ -97,7 +98,7 @@ def _progress():
 def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
-    from ..evaluate.kind import get_eval_kind
+    from ..evaluate.registered import get_eval_kind
 
     results = run.results
     overall = results.metrics.overall

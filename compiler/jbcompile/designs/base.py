@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..checks.slots import SlotFill
     from ..diagnostics import Diagnostic
     from ..loader import KeyPath
-    from ..project import Project, SourceTemplate
+    from ..projecttypes import Project, SourceTemplate
     from ..templating import FilledText
 
 Row = dict[str, Any]

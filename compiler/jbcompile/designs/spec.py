@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from ..audit.probe import Probe, ProbeInputs
-    from ..codes import Code
+    from ..diagnostics import Code
     from ..evaluate.kind import EvalKind
     from ..export import HarnessExport
-    from ..importers import Importer
+    from ..importers.interface import Importer
     from .base import Kind
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,7 +14,7 @@ from ..paths import bundled_cards
 from .data import SPLIT
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 CARD_TEMPLATE = "README.md.j2"
 GATE_FIELD = "I will use this dataset only to evaluate or reduce social bias, not to train biased models"
@@ -74,7 +75,7 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     for category in categories:
         entry: dict = {"category": category}
         for name, config in compiled.configs.items():
-            templates = config.categories.get(category, {})
+            templates: Mapping[str, int] = config.categories.get(category, {})
             entry[name] = sum(templates.values())
             entry[f"{name}_templates"] = len(templates)
         table.append(entry)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 MANIFEST_SCHEMA_VERSION = 1
 
@@ -61,22 +61,6 @@ def build_manifest(
 def write_manifest(manifest: dict, path: Path) -> None:
     path.write_text(
         json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
-
-
-def is_jbcompile_manifest(path: Path) -> bool:
-    """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
-    try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
-            return False
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return False
-    return (
-        isinstance(manifest, dict)
-        and manifest.get("compiler") == "jbcompile"
-        and isinstance(manifest.get("files"), dict)
-        and isinstance(manifest.get("rows"), dict)
     )
 
 

@@ -109,7 +109,7 @@ def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
     """Hub or folder rows in a release's format get the same derivation as a release file."""
     if loaded.format != "jbcompile" or not loaded.rows:
         return loaded
-    from .kind import all_eval_kinds
+    from .registered import all_eval_kinds
 
     if any(kind.whole_prompts(loaded.rows) for kind in all_eval_kinds()):
         loaded.verbatim_prompt = True

@@ -14,7 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .formats import RAW_REPLY, ReleaseFormat
+from .formats import RAW_REPLY
+from .kind import ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
 SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})

@@ -1,5 +1,5 @@
 """The papers' evaluation protocols, each in one word (``--protocol NAME``); each design declares its
-paper's in ``EvalKind.protocols`` (e.g. ``designs/<name>/protocol.py``).
+paper's in ``EvalKind.protocols`` (a :class:`~.kind.Protocol`, e.g. ``designs/<name>/protocol.py``).
 
 A protocol fixes what a paper's numbers depend on besides the model — scoring by generation, the shots,
 how out-of-choice answers count — and names the metrics of the paper's main table, in its column order,
@@ -13,11 +13,11 @@ replaced. Options the papers do not fix (``--max-new-tokens``, ``--chat``, ``--p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .kind import EvalOptions
+from .kind import EvalOptions, Protocol
+from .registered import all_eval_kinds
 
 DEFAULT_OPTIONS = EvalOptions()
 PROMPT_NOTE = (
@@ -26,60 +26,8 @@ PROMPT_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of a paper's table: its heading, the metric, and how the paper prints it."""
-
-    heading: str
-    metric: str
-    percent: bool = True  # the paper prints ×100 with one decimal
-    signed: bool = False  # the paper prints a sign (+0.5 / -0.5)
-
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    columns: tuple[Column, ...]
-
-
-@dataclass(frozen=True)
-class Protocol:
-    name: str
-    kind: str
-    paper: str
-    scoring: str
-    shots: tuple[int, ...]  # the values the paper used; the first is the default
-    settings: tuple[str, ...]  # likewise
-    ooc: str  # how answers outside the options count in the headline metrics
-    tables: tuple[Table, ...]  # the paper's main table first
-    note: str = ""
-
-    @property
-    def headline(self) -> tuple[str, ...]:
-        return tuple(column.metric for table in self.tables for column in table.columns)
-
-    def describe(self) -> dict[str, Any]:
-        """What results.json records of the protocol."""
-        return {
-            "name": self.name,
-            "paper": self.paper,
-            "scoring": self.scoring,
-            "shots": list(self.shots),
-            "settings": list(self.settings),
-            "ooc": self.ooc,
-            # none of the papers states a generation limit: the kind's default (or --max-new-tokens) holds,
-            # and results.json `scoring.max_new_tokens` records the one used
-            "max_new_tokens": "kind default (the paper states none)",
-            "headline": list(self.headline),
-            "prompt_wording": "jbcompile",
-            "note": self.note,
-        }
-
-
 def all_protocols() -> dict[str, Protocol]:
     """Every registered design's protocols, by name."""
-    from .kind import all_eval_kinds
-
     return {protocol.name: protocol for kind in all_eval_kinds() for protocol in kind.protocols}
 
 

@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic
 from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
-from .prompting import VERBATIM_PROMPT
+from .promptfiles import VERBATIM_PROMPT
 
 MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
 
@@ -197,13 +197,14 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
     none was given, the release's own prompt for release rows that carry it, and the default run folder
     (which names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
     options = request.options
+    setting = options.setting or kind.settings[0]
     if not options.setting:
-        options = replace(options, setting=kind.settings[0])
+        options = replace(options, setting=setting)
     verbatim = getattr(loaded, "verbatim_prompt", False) and options.setting in kind.settings
     if verbatim and options.prompt_file is None:  # (an unknown setting is left for check_options)
         options = replace(options, prompt_file=VERBATIM_PROMPT)
     config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
-    out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
+    out = request.out or default_out_dir(request.model, config, setting, options.task, options.chat)
     return replace(request, options=options, out=out)
 
 

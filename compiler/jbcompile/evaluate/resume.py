@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .prompting import bundled_prompt_name
+from .promptfiles import bundled_prompt_name
 from .requests import EvalRequest, looks_like_path
 
 _SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each

@@ -18,10 +18,12 @@ from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
-from .kind import EvalKind, detect_kind
+from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
-from .prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
+from .promptfiles import VERBATIM_PROMPT, load_prompt_template
+from .prompting import prompt_hash
 from .records import check_our_records
+from .registered import detect_kind
 from .requests import (
     EvalRequest,
     Progress,
@@ -32,6 +34,7 @@ from .requests import (
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
@@ -60,10 +63,28 @@ def run_eval(
     if problems:
         raise DiagnosticError(problems)
     if request.samples > 1:
-        from .samples import run_samples
-
-        return run_samples(request, progress, backend)
+        return _run_samples(request, progress, backend)
     return _run_one(request, progress or Progress(), backend)
+
+
+def _run_samples(
+    request: EvalRequest, progress: Progress | None, backend: Backend | None
+) -> RunResult | None:
+    """``--samples K``: K whole runs in ``sample-k/``, then their mean and sd (:mod:`.samples`)."""
+    check_sampling(request)
+    out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
+    assert out is not None
+    seeds = sample_seeds(request)
+    runs: list[RunResult] = []
+    for k, seed in enumerate(seeds, start=1):
+        result = run_eval(sample_request(request, out, k, seed), progress, backend)
+        if result is None:
+            return None
+        runs.append(result)
+    results, written = write_samples_results(
+        out, [r.results for r in runs], [r.out.name for r in runs], seeds
+    )
+    return RunResult(results, out, written)
 
 
 def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
@@ -77,8 +98,7 @@ def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
 
 def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
     from .backends import BackendConfig, LazyBackend
-    from .backends.base import options_for
-    from .backends.registry import backend_class
+    from .backends.registry import backend_class, options_for
     from .backends.remote import BatchFailed
 
     problems = check_eval_request(given)
@@ -87,7 +107,7 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     dist = distributed()
     request, loaded, kind = resolve(given)
     options, out = request.options, request.out
-    assert out is not None  # set by with_defaults
+    assert out is not None and options.setting is not None  # set by with_defaults
     problems = check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)

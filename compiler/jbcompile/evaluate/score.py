@@ -14,9 +14,10 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids
 from .jsonfile import limited, read_json_records
-from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
+from .kind import EvalKind, EvalOptions, Record
 from .protocols import check_kind
 from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
+from .registered import detect_kind, get_eval_kind
 from .requests import ScoreRequest, check_score_request
 from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
 from .run import RunResult, write_outputs

@@ -26,7 +26,8 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
-from ..project import Project, display_path
+from ..projecttypes import Project
+from ..sourcefiles import display_path
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
@@ -174,7 +175,7 @@ def audit_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
     """Is this build folder exactly what the current sources and compiler produce?"""
     from .. import __version__
-    from ..build import sources_hash
+    from ..sourcefiles import sources_hash
 
     manifest = build.manifest
     where = str(build.root / MANIFEST)
@@ -444,7 +445,7 @@ def inspect_remote(session: HubSession, plan: ReleasePlan) -> RemoteState:
     on_main = {s.rfilename for s in info.siblings or []}
     release = {f.path for f in plan.files}
     removed = tuple(sorted(on_main - release - HUB_MANAGED))
-    warnings = ()
+    warnings: tuple[Diagnostic, ...] = ()
     if plan.private and info.private is False:
         warnings = (
             Diagnostic(

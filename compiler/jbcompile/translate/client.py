@@ -180,6 +180,8 @@ class DeepLTranslator:
             )
         except deepl.DeepLException as exc:
             raise describe_failure(exc) from None
+        if not isinstance(results, list):  # the client answers a single text with a single result
+            results = [results]
         if len(results) != len(texts):
             raise _stopped(
                 "TR005",

@@ -14,6 +14,7 @@ import yaml
 from ..fsio import write_atomic
 from ..loader import load_yaml
 from ..schema.translation import MemoryEntry, TranslationMemoryFile
+from ..sourcefiles import display_path
 
 MEMORY_FILE = Path("translations") / "memory.yaml"
 _HEADER = (
@@ -33,7 +34,6 @@ class TranslationMemory:
         """The memory at ``path`` (empty when the file does not exist yet)."""
         if not path.is_file():
             return cls(path)
-        from ..project import display_path
         from ..validation import validate_document
 
         doc = load_yaml(path, display_path(path))

@@ -29,17 +29,17 @@ from ...templating import CompiledText, FilledText, join_contexts, stable_hash, 
 from ...text import did_you_mean
 from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
 from . import rationale
-from .schema import BbqTemplate
+from .schema import BbqTemplate, Intersection
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...checks.slots import SlotFill
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 ROLES = ("T", "O", "U")  # target person, other person, unknown option
-ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES))  # type: ignore[assignment]
+ORDERS: tuple[tuple[str, str, str], ...] = tuple((a, b, c) for a, b, c in itertools.permutations(ROLES))
 CONDITIONS = ("ambig", "disambig")
 POLARITIES = ("neg", "nonneg")
 _QUESTION_FIELD = {"neg": "negative", "nonneg": "non_negative"}
@@ -180,7 +180,7 @@ class _Plan:
     rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
     ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
     # intersectional templates: the (target, other, intersection) pairs their intersections ask for
-    pairs: tuple[tuple[int, int, str], ...] | None = None
+    pairs: tuple[tuple[int, int, Intersection], ...] | None = None
 
     def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
         """The template's rewrites that apply to a row with these slot values, as one function."""
@@ -330,7 +330,7 @@ def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Perso
 
 def _intersections(
     model: BbqTemplate, project: Project
-) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, str], ...]]:
+) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, Intersection], ...]]:
     """Composite persons (group filler + attribute filler) and the pairs the template's intersections
     ask for. A same_group partner is another filler of the target's group with the target's tag — or
     the target's own filler when no other has its tag (a word naming a whole group, like a nationality)."""
@@ -346,7 +346,7 @@ def _intersections(
 
     targets = [person(g, a) for g in groups for a in attributes]
     others: dict[Person, int] = {}
-    pairs: dict[tuple[int, int], str] = {}
+    pairs: dict[tuple[int, int], Intersection] = {}
     for t, mine in enumerate(targets):
         group = next(g for g in groups if g.text == mine.text)
         kin = [g for g in groups if g.tag == group.tag and g.text != group.text] or [group]
@@ -513,13 +513,13 @@ class BbqKind(Kind):
                 )
                 continue
             allowed = slot_names | ({"ANSWER", "UNKNOWN"} if key_path[0] == "rationale" else set())
-            for slot, start, _ in rationale_slots(text):
-                if slot not in allowed:
+            for used, start, _ in rationale_slots(text):
+                if used not in allowed:
                     pos = template.doc.text_position(_text_key(key_path, value, lang), start)
                     problems.append(
                         Diagnostic(
                             code="R001",
-                            message=f"unknown slot {{{{{slot}}}}}",
+                            message=f"unknown slot {{{{{used}}}}}",
                             path=template.path,
                             line=pos.line if pos else None,
                             col=pos.col if pos else None,
@@ -601,7 +601,9 @@ class BbqKind(Kind):
         model = plan.model
         roles = {name: "person" for name in (*model.persons, *model.attribute_slots.values())}
         roles |= {name: "word" for name in model.words}
-        fields = [(("ambiguous_context",), model.ambiguous_context, plan.renderings[0].ambiguous)]
+        fields: list[tuple[KeyPath, str | LocalizedText, CompiledText]] = [
+            (("ambiguous_context",), model.ambiguous_context, plan.renderings[0].ambiguous)
+        ]
         fields += [
             (key_path, value, CompiledText.parse(text_in(value, project.lang) or ""))
             for key_path, value in _disambiguating_texts(model)

@@ -103,7 +103,7 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
     return chosen
 
 
-def shot_variables(row: Row, task: str, setting: str) -> dict[str, Any]:
+def shot_variables(row: Row, task: str, setting: str | None) -> dict[str, Any]:
     gold = gold_of(row, task)
     answer = (
         rationale_in_brackets(row["rationale"]) if setting == "cot" and row.get("rationale") else str(gold)

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 CONFIG = "jubaku"
 ORDERS = ("neutral_first", "biased_first")

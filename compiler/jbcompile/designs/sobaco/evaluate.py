@@ -6,7 +6,7 @@ Settings are ``<method>-<wording>``: methods ``basic``, ``debias`` (basic after 
 stereotyped option and why, then the basic prompt) and ``cot-r`` (two turns: the basic prompt, then
 "answer again without stereotypes"); wordings 1–3 phrase the basic instruction three ways. Prompts are
 zero-shot (``--shots`` is not used). Metrics of one run are here; the comparison of runs (mean and
-standard deviation over wordings, change rates, Spearman correlation) is :mod:`.sobaco_summary`.
+standard deviation over wordings, change rates, Spearman correlation) is :mod:`.summary`.
 
 Metrics (denominators are the rows answered with a valid option, as in SOBACO):
 
@@ -35,15 +35,21 @@ from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
 from ...evaluate.conversation import TurnItem, conversation_texts
-from ...evaluate.kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
+from ...evaluate.kind import (
+    Answer,
+    ChartSpec,
+    EvalKind,
+    EvalOptions,
+    ForeignRecords,
+    PreparedPrompts,
+    Protocol,
+    Record,
+    Row,
+)
 from ...evaluate.parsing import parse_option_number, parse_prediction_value, read_reply, reply_is_final
 from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
-from ...evaluate.protocols import Protocol
-from ...evaluate.report import ChartSpec
+from .settings import METHODS, SETTINGS, WORDINGS, split_setting
 
-METHODS = ("basic", "debias", "cot-j", "cot-e", "cot-r")
-WORDINGS = (1, 2, 3)
-SETTINGS = tuple(f"{method}-{wording}" for method in METHODS for wording in WORDINGS)
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
 FINAL_ANSWER = re.compile(r"最終回答\s*[:：]?")
 
@@ -81,14 +87,6 @@ COUNT_NAMES = (
     "first_n",
     "first_changed",
 )
-
-
-def split_setting(setting: str) -> tuple[str, int] | None:
-    """``"cot-e-2"`` → ``("cot-e", 2)``; None for a name that is not a bundled setting."""
-    method, _, wording = setting.rpartition("-")
-    if method in METHODS and wording.isdigit() and int(wording) in WORDINGS:
-        return method, int(wording)
-    return None
 
 
 def method_of(options: EvalOptions) -> str:

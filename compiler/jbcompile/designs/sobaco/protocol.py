@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ...evaluate.protocols import Column, Protocol, Table
-from .evaluate import SETTINGS as SOBACO_SETTINGS
+from ...evaluate.kind import Column, Protocol, Table
+from .settings import SETTINGS as SOBACO_SETTINGS
 
 PROTOCOL = Protocol(
     name="sobaco",

@@ -29,8 +29,9 @@ from ...diagnostics import Diagnostic, DiagnosticError
 from ...text import redact
 from ..jsonfile import read_json_lines
 from ..prompting import ChatPrompt, Message, Prompt
-from .base import BackendConfig, Reply, library_version, options_for
+from .base import BackendConfig, Reply, library_version
 from .options import Options
+from .registry import options_for
 
 # Statuses worth another attempt: timeout, conflict, rate limit, server errors, Anthropic's "overloaded".
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})

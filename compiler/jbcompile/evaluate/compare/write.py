@@ -11,7 +11,7 @@ from ...diagnostics import Diagnostic, DiagnosticError
 from ...fsio import replaced_folder, taken_with
 from ...paths import home_as_tilde
 from .. import predictions as files
-from ..kind import get_eval_kind
+from ..registered import get_eval_kind
 from .render import comparison_csv, comparison_markdown, draw_comparison
 
 COMPARE_JSON = "compare.json"

@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
+from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, SourcesDraft, slug
 from ....sourcefiles import display_path
 from ....templating import SLOT_PATTERN, stable_hash
 from .common import (
