@@ -324,7 +324,7 @@ CODES: tuple[Code, ...] = (
             "EV127": "a prediction of another task than the first line's or --task",
             "EV128": "no row left to score",
             "EV130": "a row of a release or harness format that cannot be read",
-            "EV135": "--prediction-field for an lm-evaluation-harness log",
+            "EV135": "--prediction-field for a harness log (lm-evaluation-harness, inspect)",
             "EV140": "a release dataset with nothing to detect",
             "EV141": "a --dataset file that is not .jsonl, .json or .parquet, or a broken one",
         },

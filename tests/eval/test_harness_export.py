@@ -14,10 +14,11 @@ from typing import Any
 
 import pytest
 from jbcompile.cli import app
-from jbcompile.designs.bbq.harness import EXPORT
+from jbcompile.designs.bbq.harness import EXPORT as BBQ_EXPORT
+from jbcompile.designs.jubaku.harness import EXPORT as JUBAKU_EXPORT
 from typer.testing import CliRunner
 
-BBQ_METRICS = EXPORT.metrics
+KINDS_SOURCES = Path(__file__).parents[1] / "kinds" / "fixtures" / "kinds_sources"  # sobaco and jubaku
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 
@@ -39,44 +40,46 @@ def same(harness: float | None, ours: float | None) -> bool:
     return ours is not None and math.isclose(harness, ours, rel_tol=1e-9, abs_tol=1e-12)
 
 
-def assert_same_numbers(harness: dict[str, float | None], ours: dict[str, Any]) -> None:
+@pytest.fixture(scope="module")
+def kinds_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A build of 16 jubaku rows (and sobaco configs, which no harness export covers)."""
+    from jbcompile.build import compile_project, write_build
+    from jbcompile.project import load_project
+
+    out = tmp_path_factory.mktemp("kinds-build") / "build"
+    write_build(compile_project(load_project(KINDS_SOURCES), checks=False), out)
+    return out
+
+
+def assert_same_numbers(
+    harness: dict[str, float | None], ours: dict[str, Any], names: tuple[str, ...]
+) -> None:
+    assert set(names) <= set(harness), sorted(harness)
     differ = {
-        name: (harness[name], ours.get(name))
-        for name in BBQ_METRICS
-        if not same(harness[name], ours.get(name))
+        name: (harness[name], ours.get(name)) for name in names if not same(harness[name], ours.get(name))
     }
     assert not differ, f"harness vs jbcompile score: {differ}"
 
 
 def test_lm_eval_runs_the_exported_tasks_with_scores_equal_to_jbcompile(
-    build_dir: Path, tiny_model: Path, tmp_path: Path
+    build_dir: Path, kinds_build: Path, tiny_model: Path, tmp_path: Path
 ) -> None:
-    tasks = tmp_path / "tasks"
-    code, output = run_cli("export", "lm-eval", str(build_dir), "--out", str(tasks), "--local")
-    assert code == 0, output
-    assert (tasks / "bbq" / "utils.py").is_file() and (tasks / "_eval_fixture.yaml").is_file()
-    names = ["eval_fixture_lite_basic", "eval_fixture_lite_basic_gen"]
+    tasks = tmp_path / "tasks"  # lm-eval reads the folders under --include_path: one export per build
+    for build, folder in ((build_dir, "bbq-build"), (kinds_build, "kinds-build")):
+        code, output = run_cli("export", "lm-eval", str(build), "--out", str(tasks / folder), "--local")
+        assert code == 0, output
+    assert (tasks / "bbq-build" / "bbq" / "utils.py").is_file()
+    assert (tasks / "bbq-build" / "_eval_fixture.yaml").is_file()
+    expected = {  # task → (rows, the design's metrics)
+        "eval_fixture_lite_basic": (36, BBQ_EXPORT.metrics),
+        "eval_fixture_lite_basic_gen": (36, BBQ_EXPORT.metrics),
+        "kinds_bench_jubaku_basic": (16, JUBAKU_EXPORT.metrics),
+    }
     command = [
-        sys.executable,
-        "-m",
-        "lm_eval",
-        "--model",
-        "hf",
-        "--model_args",
-        f"pretrained={tiny_model},dtype=float32",
-        "--device",
-        "cpu",
-        "--batch_size",
-        "8",
-        "--include_path",
-        str(tasks),
-        "--tasks",
-        ",".join(names),
-        "--gen_kwargs",
-        "max_gen_toks=4",
-        "--log_samples",
-        "--output_path",
-        str(tmp_path / "results"),
+        *(sys.executable, "-m", "lm_eval", "--model", "hf", "--device", "cpu", "--batch_size", "8"),
+        *("--model_args", f"pretrained={tiny_model},dtype=float32", "--include_path", str(tasks)),
+        *("--tasks", ",".join(expected), "--gen_kwargs", "max_gen_toks=4"),
+        *("--log_samples", "--output_path", str(tmp_path / "results")),
     ]
     # the exported folder runs without jbcompile: nothing of it is importable in the harness's process
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | OFFLINE
@@ -84,15 +87,18 @@ def test_lm_eval_runs_the_exported_tasks_with_scores_equal_to_jbcompile(
     assert done.returncode == 0, done.stderr[-3000:]
     (results_file,) = (tmp_path / "results").rglob("results_*.json")
     results = json.loads(results_file.read_text(encoding="utf-8"))["results"]
-    for name in names:
+    for name, (rows, metrics) in expected.items():
         (samples,) = (tmp_path / "results").rglob(f"samples_{name}_2*.jsonl")
         harness_filter = "option" if name.endswith("_gen") else "none"
-        harness = {metric: results[name][f"{metric},{harness_filter}"] for metric in BBQ_METRICS}
+        harness = {metric: results[name][f"{metric},{harness_filter}"] for metric in metrics}
         ours = scored(samples, tmp_path / f"score-{name}")
-        assert ours["n"] == 36
-        assert_same_numbers(harness, ours)
-        if name == "eval_fixture_lite_basic":  # the log-likelihood answers vary, so the check can fail
-            picked = [max(range(3), key=lambda k: float(s["filtered_resps"][k][0])) for s in _lines(samples)]
+        assert ours["n"] == rows
+        assert_same_numbers(harness, ours, metrics)
+        if harness_filter == "none":  # the log-likelihood answers vary, so the check can fail
+            picked = [
+                max(range(len(s["filtered_resps"])), key=lambda k: s["filtered_resps"][k][0])
+                for s in _lines(samples)
+            ]
             assert len(set(picked)) > 1, picked
 
 
@@ -100,8 +106,23 @@ def _lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
+@pytest.mark.parametrize(
+    ("which", "module", "task", "rows", "metrics"),
+    [
+        ("bbq", "eval_fixture_bbq.py", "eval_fixture_lite", 36, BBQ_EXPORT.metrics),
+        ("kinds", "kinds_bench_jubaku.py", "kinds_bench_jubaku", 16, JUBAKU_EXPORT.metrics),
+    ],
+)
 def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
-    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    which: str,
+    module: str,
+    task: str,
+    rows: int,
+    metrics: tuple[str, ...],
+    build_dir: Path,
+    kinds_build: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     from inspect_ai import eval as inspect_eval
     from inspect_ai.log import write_eval_log
@@ -116,14 +137,16 @@ def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
     for name, value in OFFLINE.items():
         monkeypatch.setenv(name, value)
     out = tmp_path / "inspect"
-    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+    build = build_dir if which == "bbq" else kinds_build
+    code, output = run_cli("export", "inspect", str(build), "--out", str(out), "--local")
     assert code == 0, output
     # answers that differ row to row, one of them no letter at all (an out-of-choice answer)
-    replies = itertools.islice(itertools.cycle(["A", "B", "C", "A", "C", "none of them"]), 36)
+    letters = ["A", "B", "C", "A", "C", "none of them"] if which == "bbq" else ["A", "B", "B", "none"]
+    replies = itertools.islice(itertools.cycle(letters), rows)
     outputs = [ModelOutput.from_content("mockllm/model", f"ANSWER: {reply}") for reply in replies]
     model = get_model("mockllm/model", custom_outputs=outputs)
     (log,) = inspect_eval(
-        f"{out / 'eval_fixture_bbq.py'}@eval_fixture_lite",
+        f"{out / module}@{task}",
         model=model,
         log_dir=str(tmp_path / "logs"),
         display="none",
@@ -134,11 +157,11 @@ def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
     harness = {name: metric.value for score in log.results.scores for name, metric in score.metrics.items()}
     (eval_log,) = (tmp_path / "logs").glob("*.eval")
     ours = scored(eval_log, tmp_path / "score-eval")
-    assert ours["n"] == 36 and 0 < ours["ooc_ratio"] < 1
-    assert_same_numbers(harness, ours)
+    assert ours["n"] == rows and 0 < ours["n_valid"] < rows
+    assert_same_numbers(harness, ours, metrics)
     json_log = tmp_path / "log.json"
     write_eval_log(log, str(json_log), format="json")
-    assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"))
+    assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"), metrics)
 
 
 def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(

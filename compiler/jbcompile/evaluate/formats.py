@@ -42,7 +42,7 @@ class Adapted:
 def release_formats() -> list[ReleaseFormat]:
     """Every registered design's release formats, in the registry's order, then the harness logs that
     hold any design's rows (inspect's)."""
-    from .inspect_log import HARNESS_FORMATS
+    from .harness_logs import HARNESS_FORMATS
 
     return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats] + list(HARNESS_FORMATS)
 

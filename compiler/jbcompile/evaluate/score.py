@@ -39,7 +39,7 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
             ]
         )
     if path.suffix.lower() == ".eval":  # an inspect log: a zip archive
-        from .inspect_log import read_eval_file
+        from .harness_logs import read_eval_file
 
         return read_eval_file(path)
     try:

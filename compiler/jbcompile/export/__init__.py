@@ -31,8 +31,9 @@ class HarnessExport:
     Every function in ``helpers`` must be self-contained (it may use the standard library, numpy, the
     metric functions and the names ``COUNT_NAMES`` / ``OPTION_LABELS``): its source is copied into the
     exported module. The names the exported glue calls are ``prompt_variables(doc, task)``,
-    ``choices_of(doc)``, ``gold_of_doc(doc)``, ``question_of_doc(doc)`` and ``record_of(doc, pred)`` (the
-    record that ``count`` reads).
+    ``choices_of(doc)``, ``gold_of_doc(doc)``, ``question_of_doc(doc)``, ``record_of(doc, pred)`` (the
+    record that ``count`` reads) and ``prepare_records(records)`` (what the design's evaluator does to
+    the records of a run before counting, e.g. group them into cases).
     """
 
     count: Callable[..., Any]  # the design's ``count(record)`` (see jbcompile.evaluate.bootstrap)

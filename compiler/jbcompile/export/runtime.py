@@ -29,7 +29,8 @@ those of `jbcompile score` on the same answers.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import jinja2

@@ -7,7 +7,7 @@ self-contained (no jbcompile import), and reads a row of the build as a harness 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...export import HarnessExport
@@ -55,11 +55,16 @@ def record_of(doc: Mapping[str, Any], pred: int | None) -> dict[str, Any]:
     }
 
 
+def prepare_records(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The records as they are: every bbq metric counts rows one by one."""
+    return list(records)
+
+
 EXPORT = HarnessExport(
     count=metrics.count,
     formulas=metrics.formulas,
     count_names=metrics.COUNT_NAMES,
-    helpers=(prompt_variables, choices_of, gold_of_doc, question_of_doc, record_of),
+    helpers=(prompt_variables, choices_of, gold_of_doc, question_of_doc, record_of, prepare_records),
     metrics=("acc", *(name for name in BBQ.table_metrics if name != "n")),  # the report's columns
     lower_is_better=frozenset(
         {"ooc_ratio", "diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_bbq", "s_amb_jbbq", "acc_diff"}

@@ -299,7 +299,8 @@ class LmEvalBbqSamples(BbqRelease):
     prediction_field = LM_EVAL_PREDICTION
 
     def matches(self, row: Mapping[str, Any]) -> bool:
-        return set(row) >= LM_EVAL_FIELDS
+        doc = row.get("doc")  # a bbq row (another design's rows go to the generic lm-eval format)
+        return set(row) >= LM_EVAL_FIELDS and isinstance(doc, Mapping) and "ans2" in doc
 
     def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         converted, problem = lm_eval_row(row)

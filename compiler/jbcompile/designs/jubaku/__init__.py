@@ -17,6 +17,7 @@ from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
+    from ...export import HarnessExport
     from ...importers import Importer
     from ..base import Kind
 
@@ -70,6 +71,11 @@ class JubakuDesign(Design):
         from .evaluate import JUBAKU
 
         return JUBAKU
+
+    def harness_export(self) -> HarnessExport:
+        from .harness import EXPORT
+
+        return EXPORT
 
     def importers(self) -> Sequence[Importer]:
         from .importer import IMPORTER
