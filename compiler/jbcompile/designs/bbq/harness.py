@@ -55,7 +55,7 @@ def record_of(doc: Mapping[str, Any], pred: int | None) -> dict[str, Any]:
     }
 
 
-def prepare_records(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def prepare_records(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """The records as they are: every bbq metric counts rows one by one."""
     return list(records)
 

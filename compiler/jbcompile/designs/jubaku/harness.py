@@ -50,7 +50,7 @@ def record_of(doc: Mapping[str, Any], pred: int | None) -> dict[str, Any]:
     }
 
 
-def prepare_records(records: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def prepare_records(records: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Each record with its case's weight and whether the case fluctuates (see ``with_case_weights``)."""
     return with_case_weights(list(records))
 
