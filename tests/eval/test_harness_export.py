@@ -182,3 +182,40 @@ def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
         code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
         assert code == 2 and "EX003" in output, output
     assert (kept / "notes.txt").read_text(encoding="utf-8") == "mine" and not (build_dir / "tasks").exists()
+
+
+@pytest.mark.parametrize("which", ["bbq", "kinds"])
+def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
+    which: str, build_dir: Path, kinds_build: Path, tmp_path: Path
+) -> None:
+    """The copied functions in utils.py give `jbcompile score`'s numbers on random answers, out-of-choice
+    ones included (no harness needed: this is where a change that breaks the copy shows first)."""
+    import importlib.util
+    import random
+
+    from jbcompile.evaluate.bootstrap import point_metrics
+    from jbcompile.evaluate.dataset import load_rows
+    from jbcompile.evaluate.registered import get_eval_kind
+
+    build, kind_name, config = (
+        (build_dir, "bbq", "full") if which == "bbq" else (kinds_build, "jubaku", "jubaku")
+    )
+    code, output = run_cli("export", "lm-eval", str(build), "--out", str(tmp_path / "tasks"), "--local")
+    assert code == 0, output
+    spec = importlib.util.spec_from_file_location(
+        "exported_utils", tmp_path / "tasks" / kind_name / "utils.py"
+    )
+    assert spec is not None and spec.loader is not None
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    kind = get_eval_kind(kind_name)
+    rows = load_rows(str(build), config).rows
+    generator = random.Random(7)
+    n_options = len(kind.option_labels)
+    for _ in range(5):
+        answers = [generator.choice([*range(n_options), None]) for _ in rows]
+        exported = [utils.record_of(row, pred) for row, pred in zip(rows, answers, strict=True)]
+        ours = [kind.base_record(row, "qa") | {"pred": pred} for row, pred in zip(rows, answers, strict=True)]
+        expected = point_metrics(kind.prepare_records(ours), kind.count, kind.count_names, kind.formulas)
+        got = {name: utils.metric_value(exported, name) for name in utils.METRICS}
+        assert_same_numbers(got, expected, utils.METRICS)
