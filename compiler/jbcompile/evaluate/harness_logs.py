@@ -3,7 +3,7 @@ samples of the tasks ``jbcompile export lm-eval`` wrote, and inspect's evaluatio
 
 An lm-eval samples line holds the row as its ``doc``; the prediction is the option whose label has the
 highest log-likelihood (a ``multiple_choice`` task) or the filtered reply (a ``generate_until`` task).
-(Samples of lm-eval's own ``bbq`` tasks are the bbq design's format: ``designs/bbq/release.py``.)
+(Samples of lm-eval's own tasks of a design's benchmark are that design's release format, read first.)
 
 An inspect log is a JSON document (``--log-format json``: an object whose ``samples`` list holds one
 object per sample) or an ``.eval`` file (a zip archive, its samples compressed with zstd: read through
