@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import gc
 import itertools
-import os
 import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -30,9 +29,11 @@ from .checks import run_checks
 from .compiled import Compiled, ConfigRows, ProgressCallback
 from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
-from .fsio import replaced_folder, taken_with
+from .outputs import Output, claim, overlaps, refuse
+from .paths import display_path
 from .projecttypes import Project
-from .sourcefiles import display_path, is_jbcompile_manifest
+from .rowlimits import RowBudget
+from .sourcefiles import is_jbcompile_manifest
 
 if TYPE_CHECKING:
     import numpy as np
@@ -120,6 +121,7 @@ def compile_project(
     ids = {name: RepeatedIds() for name in configs}
     shown = {name: IdenticalRows.of(c.kind, c.spec) for name, c in configs.items()}
     templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
+    budget = RowBudget(project)  # load_project counted the rows; this holds a design that cannot count
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
@@ -127,6 +129,7 @@ def compile_project(
                 config = configs[name]
                 shown[name].start(template)
                 for rows in batches(template_rows, BATCH_ROWS):
+                    budget.take(template, len(rows))
                     rows = shown[name].fresh(rows)
                     if not rows:
                         continue
@@ -281,11 +284,10 @@ def build_folder(
     from .emit import DataFiles, finish_folder
 
     out_dir = Path(out_dir)
-    with write_errors(out_dir, "the build folder"):
-        _refuse_unsafe_out(out_dir, project.root)
+    _refuse_unsafe_out(out_dir, project.root, cards_dir)
     compiled = None
     try:
-        with _staging(out_dir) as staging:
+        with _staging(out_dir, project.root, cards_dir) as staging:
             data = DataFiles(staging, formats, progress)
             try:
                 compiled = compile_project(
@@ -329,21 +331,25 @@ def write_build(
     empty = _emptiness(compiled.project, compiled.configs)
     if empty:
         raise DiagnosticError(empty)
-    with write_errors(out_dir, "the build folder"):
-        _refuse_unsafe_out(out_dir, compiled.project.root)
-    with _staging(out_dir) as staging:
+    _refuse_unsafe_out(out_dir, compiled.project.root, cards_dir)
+    with _staging(out_dir, compiled.project.root, cards_dir) as staging:
         return write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
 
 
 @contextmanager
-def _staging(out_dir: Path) -> Iterator[Path]:
-    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B004)."""
+def _staging(out_dir: Path, sources: Path, cards_dir: Path | None) -> Iterator[Path]:
+    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B003, B004).
+
+    The folder is claimed (:func:`jbcompile.outputs.claim`) before it is judged: a build that waited
+    for another one judges what that one left."""
     with (
         write_errors(out_dir, "the build folder"),
-        replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging,
-        _no_cyclic_gc(),
+        claim(out_dir, "build") as place,
     ):
-        yield staging
+        _refuse_unsafe_out(out_dir, sources, cards_dir)
+        _refuse_foreign_folder(out_dir)
+        with place.replaced_folder("build") as staging, _no_cyclic_gc():
+            yield staging
 
 
 _WRITE_HINTS = {
@@ -376,35 +382,23 @@ def write_errors(out: Path, what: str) -> Iterator[None]:
         ) from None
 
 
-def check_out_dir(out_dir: Path, sources: Path) -> None:
+def check_out_dir(out_dir: Path, sources: Path, cards_dir: Path | None = None) -> None:
     """Refuse a --out that a build may not replace, before spending time on compiling (B001, B003).
 
     Sources that are not a sources folder (no dataset.yaml) are left for the loader to report.
     """
     if not (Path(sources) / "dataset.yaml").is_file():
         return
+    _refuse_unsafe_out(Path(out_dir), sources, cards_dir)
     with write_errors(Path(out_dir), "the build folder"):
-        _refuse_unsafe_out(Path(out_dir), sources)
         _refuse_foreign_folder(Path(out_dir))
 
 
-def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
-    """Replacing --out must never take the working folder or the sources with it."""
-    resolved = Path(os.path.abspath(out_dir)).resolve()
-    problem = taken_with(out_dir, [("the sources", Path(sources))])
-    if problem is None and resolved.is_relative_to(Path(sources).resolve()):
-        problem = f"is inside the sources ({sources}): their hash would change with every build"
-    if problem:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="B003",
-                    message=f"--out {out_dir} {problem}; a build replaces its whole folder",
-                    path=str(out_dir),
-                    hint="choose a folder of its own, e.g. --out build",
-                )
-            ]
-        )
+def _refuse_unsafe_out(out_dir: Path, sources: Path, cards_dir: Path | None = None) -> None:
+    """--out is never the sources or the card templates, nor holds them, nor lies inside them, and is
+    never the working folder nor holds it (B003): a build replaces its whole folder."""
+    inputs = [("the sources", Path(sources))] + ([("the card templates", cards_dir)] if cards_dir else [])
+    refuse(overlaps([Output("--out", Path(out_dir), "B003", whole=True)], inputs))
 
 
 # Files a file manager drops into any folder it shows; replacing them loses nothing.

@@ -14,9 +14,10 @@ from pydantic import BaseModel
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .loader import KeyPath, LoadedDocument, load_yaml
+from .paths import display_path
 from .projecttypes import Project, SourceTemplate, VocabGroup
 from .schema import DatasetConfig, VocabFile
-from .sourcefiles import display_path, layout_problems, walk_sources
+from .sourcefiles import layout_problems, walk_sources
 
 T = TypeVar("T")
 
@@ -46,8 +47,10 @@ def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
 def load_project(root: Path, lang: str = "ja") -> Project:
     """Load, validate and cross-check a sources folder; raise DiagnosticError listing every problem."""
     from .designs import DEFAULT_DESIGN, get_kind, kind_names
+    from .outputs import settle
 
     root = Path(root)
+    settle(root)  # a commit into the sources that a kill cut short is finished before they are read
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
         raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
@@ -191,6 +194,11 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         kept.append(template)
         problems.extend(get_kind(template.kind).validate(template, project))
     project.templates = kept
+    if problems:
+        raise DiagnosticError(problems)
+    from .rowlimits import row_limit_problems  # before anything expands a template
+
+    problems = row_limit_problems(project)
     if problems:
         raise DiagnosticError(problems)
     return project

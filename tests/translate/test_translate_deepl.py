@@ -265,3 +265,32 @@ def test_a_file_changed_during_the_run_is_reported_and_the_rest_written(fake_dee
     assert result.diagnostics[0].path.endswith("Age.yaml")
     assert _load(en_sources, TEMPLATE)["ambiguous_context"]["status"] == "machine"
     assert all(unit.path != vocab for unit, _ in result.written)
+
+
+def test_the_write_back_changes_every_file_or_none(fake_deepl, en_sources, monkeypatch):
+    """The translations of every file are one commit: a rename that fails takes back those done (TR013
+    for each file), the memory keeps what was billed, and the next run writes them without billing."""
+    from jbcompile import outputs
+
+    sources = {p: p.read_bytes() for p in en_sources.rglob("*.yaml")}
+    real, calls = outputs.os.replace, []
+
+    def second_fails(source, target):  # the second source file the write-back renames into place
+        if Path(target) in sources:
+            calls.append(target)
+        if len(calls) == 2 and Path(target) in sources:
+            raise PermissionError(13, "Permission denied", target)
+        real(source, target)
+
+    monkeypatch.setattr(outputs.os, "replace", second_fails)
+    result = _translate(en_sources, fake_deepl)
+    monkeypatch.setattr(outputs.os, "replace", real)
+    assert len(calls) >= 2 and result.written == []
+    assert {d.code for d in result.diagnostics} == {"TR013"}
+    assert {p: p.read_bytes() for p in sources} == sources
+    assert sorted(p.name for p in en_sources.parent.iterdir()) == ["sources"]
+    billed = len(fake_deepl.translate_requests())
+    again = _translate(en_sources, fake_deepl)
+    assert again.diagnostics == [] and len(again.written) > 0
+    assert len(result.diagnostics) == len({unit.path for unit, _ in again.written}) > 1  # one per file
+    assert len(fake_deepl.translate_requests()) == billed  # the memory answered

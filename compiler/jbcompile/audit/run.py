@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..reading import DATA_FILE, check_file
 from ..schema.dataset import AuditSettings
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun
 from .report import PLACES, WORST_SHOWN, AuditReport, ProbeReport, ScopeReport, TemplateReport
@@ -53,6 +54,7 @@ class ParquetRows(Rows):
     def __init__(self, config: str, kind: str, path: Path) -> None:
         super().__init__(config, kind)
         self.path = Path(path)
+        check_file(self.path, DATA_FILE)  # pyarrow opens it itself: a FIFO would block, F002 instead
 
     @property
     def columns(self) -> list[str]:

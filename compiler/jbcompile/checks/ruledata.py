@@ -13,8 +13,8 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import display_path
 from ..schema.rules import AttributesFile, LexiconFile, NormalizationFile, PronounRulesFile
-from ..sourcefiles import display_path
 
 M = TypeVar("M", bound=BaseModel)
 

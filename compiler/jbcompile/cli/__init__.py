@@ -24,6 +24,8 @@ def main() -> None:
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # SIGTERM unwinds like Ctrl-C: what a command staged is removed, a commit under way is finished.
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except OSError as exc:
@@ -45,3 +47,7 @@ def main() -> None:
             [Diagnostic(code="CL003", message=f"the input is {what}", hint="check the file you passed")]
         )
         sys.exit(EXIT_INPUT)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)

@@ -133,8 +133,8 @@ def sources_for(given: Path | None, doing: str, into: Path | None = None) -> Sou
 
 def announce_sources(choice: SourcesChoice, doing: str, into: Path | None = None) -> None:
     """One line on stderr: which benchmark (name, version, title) from which folder, and where to."""
+    from ..paths import display_path
     from ..project import dataset_label
-    from ..sourcefiles import display_path
 
     label = dataset_label(choice.root)
     where = display_path(choice.root) or "."

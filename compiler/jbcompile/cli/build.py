@@ -142,7 +142,7 @@ def build(
     out = out or choice.build_folder()
     announce_sources(choice, "building", into=out)
     try:
-        check_out_dir(out, choice.root)
+        check_out_dir(out, choice.root, cards)
         project = load_project(choice.root, lang=lang)
         with _progress() as progress, _without_pandas():
             compiled, manifest = build_folder(

@@ -293,9 +293,8 @@ def eval_command(
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
     """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
-    import json
-
     from ..diagnostics import Diagnostic
+    from ..jsonl import DuplicateKey, loads
 
     parsed = []
     for pair in pairs:
@@ -312,7 +311,10 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
             )
             raise fail(error, code=EXIT_INPUT)
         try:
-            parsed.append((name, json.loads(value)))
+            parsed.append((name, loads(value)))
+        except DuplicateKey as duplicate:  # which of the two values vllm would take is a guess
+            message = f"--vllm-arg {name}: {duplicate}"
+            raise fail(DiagnosticError([Diagnostic("EV308", message)]), code=EXIT_INPUT) from None
         except ValueError:
             parsed.append((name, value))
     return tuple(parsed)
@@ -398,8 +400,11 @@ def compare_command(
     """Runs side by side (markdown, CSV, chart) with paired tests on shared rows; refuses runs on other
     data or under another protocol."""
     from ..evaluate.compare import compare, read_run, write_comparison
+    from ..evaluate.compare.write import check_compare_out
+    from ..outputs import refuse
 
     try:
+        refuse(check_compare_out(out, runs))  # before the bootstrap; judged again once --out is held
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None

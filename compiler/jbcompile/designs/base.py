@@ -112,6 +112,13 @@ class Kind(ABC):
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         """Every row of the template (the largest config)."""
 
+    def row_count(self, template: SourceTemplate, project: Project) -> int | None:
+        """How many rows ``build`` gives for this (validated) template, every config together, counted
+        by arithmetic on its fillers and alternatives, never by expanding it: the build refuses a
+        template or a dataset above its row limits before anything is expanded (B008). None when the
+        design cannot tell; the build then counts the rows as they come and stops at the limit."""
+        return None
+
     @abstractmethod
     def verifier(self, config: str, project: Project) -> Verifier:
         """A fresh check of a whole config's invariants; the build refuses output that breaks them."""

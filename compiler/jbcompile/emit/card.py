@@ -11,6 +11,8 @@ import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import bundled_cards
+from ..reading import CARD_TEMPLATE as CARD_TEMPLATE_FILE
+from ..reading import template_loader
 from .data import SPLIT
 
 if TYPE_CHECKING:
@@ -152,6 +154,8 @@ def render_card(
         raise _card_error(folder, exc.lineno, exc.message or str(exc)) from None
     except jinja2.TemplateNotFound as exc:
         raise _card_error(folder, None, f"template {exc.name} not found in {folder}") from None
+    except DiagnosticError:  # a template file beyond its bound (F001)
+        raise
     except Exception as exc:  # the template is the user's code: whatever it raises is its own error
         raise _card_error(folder, _template_line(exc), f"{type(exc).__name__}: {exc}") from None
 
@@ -187,7 +191,7 @@ def _render(
     from .. import __version__
 
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
+        loader=template_loader(folder, CARD_TEMPLATE_FILE),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -231,7 +235,7 @@ def design_sections(compiled: Compiled, variables: dict) -> list[str]:
         if path is None:
             continue
         environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(path.parent)),
+            loader=template_loader(path.parent, CARD_TEMPLATE_FILE),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             autoescape=False,

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from .formats import adapt, duplicate_ids, release_path
@@ -56,6 +57,8 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
     if release_path(local):
         return _with_release_labels(_read_release_file(local, config))
     if local.exists() and not local.is_dir():
+        reading.check_file(local, reading.RELEASE)  # a device or a FIFO: refused as such (F002)
+    if local.exists() and not local.is_dir():
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -75,14 +78,17 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
         import pyarrow.parquet as pq
 
         try:
+            reading.check_file(path, reading.DATA_FILE)  # pyarrow opens it itself: a FIFO would block
             rows = pq.read_table(path).to_pylist()
+        except DiagnosticError:
+            raise
         except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
             raise DiagnosticError(
                 [Diagnostic("EV141", f"cannot read the parquet file: {_first_line(error)}", path=str(path))]
             ) from None
         records = list(enumerate(rows, start=1))
     else:
-        lines = read_json_records(path)
+        lines = read_json_records(path, reading.RELEASE)
         if lines.problems:
             raise DiagnosticError(limited(lines.problems))
         records = lines.records
@@ -142,6 +148,8 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
                 )
             ]
         )
+    if local.is_dir():
+        _check_folder_files(local)
     try:
         split = _load_split(datasets, dataset, config, None if local.exists() else revision)
     except ValueError as error:  # unknown config, bad split
@@ -178,6 +186,19 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
     )
 
 
+def _check_folder_files(folder: Path) -> None:
+    """Every file of a dataset folder that ``datasets`` may open is a regular file within bounds: a
+    FIFO among them would keep the load waiting, a huge file would fill the memory (F001/F002)."""
+    candidates = [*folder.glob("*"), *folder.glob("data/**/*")]
+    for path in sorted(candidates):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        try:
+            reading.check_file(path, reading.DATA_FILE)
+        except OSError:  # a broken link: datasets says what it misses
+            continue
+
+
 def _load_split(datasets: Any, dataset: str, config: str, revision: str | None) -> Any:
     """The ``test`` split of ``config``. A release published as plain data files (one unnamed config,
     often one ``train`` split, e.g. a folder holding BBQ's data/) is taken whole: its only config, and
@@ -212,13 +233,15 @@ def _hub_release(repo_id: str, revision: str | None) -> tuple[str | None, dict[s
 
 
 def _manifest(path: Path) -> dict[str, Any] | None:
-    import json
+    from ..jsonl import read_json
 
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, reading.RECORD)
     except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
         return None
     return {key: data.get(key) for key in ("dataset", "version", "compiler_version", "sources_hash")}
 

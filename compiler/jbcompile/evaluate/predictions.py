@@ -11,8 +11,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
+from ..jsonl import read_json
+from ..outputs import is_own_name
 from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
@@ -72,8 +75,9 @@ def read_records(
     """Every record of a predictions log, to resume from; a last line cut short by an interruption is
     ignored (its row is redone). Any other unreadable line, or one ``check`` (given the records that
     name their row, and their line numbers) refuses, stops the run with its file and line, and the file
-    is left as it is: nothing the run had computed is thrown away."""
-    if not path.is_file():
+    is left as it is: nothing the run had computed is thrown away. A path that is there but no file
+    (a FIFO, a device) is refused (F002), never appended to."""
+    if not path.exists():
         return []
     lines = read_json_lines(path, tail_may_be_cut=True)
     problems = list(lines.problems)
@@ -103,10 +107,10 @@ def repair(path: Path) -> int:
 
     Returns how many complete records the file keeps; raises (changing nothing) on unreadable lines.
     """
-    if not path.is_file():
+    if not path.exists():
         return 0
     records = read_records(path)
-    data = path.read_bytes()
+    data = reading.read_bytes(path, reading.PREDICTIONS)
     if data and not data.endswith(b"\n"):
         write_atomic(path, data[: data.rfind(b"\n") + 1])
     return len(records)
@@ -128,9 +132,11 @@ def is_run_folder(folder: Path) -> bool:
 
 
 def json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object a run's record holds; None for anything else (not there, not a bounded regular
+    file, not JSON, a key twice)."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        value = read_json(path, reading.RECORD)
+    except (OSError, ValueError, DiagnosticError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -151,7 +157,9 @@ def check_out_folder(
                 hint="give a new folder name",
             )
         ]
-    if folder.is_dir() and any(folder.iterdir()) and not is_ours(folder):
+    # what a killed run of ours left there (its next claim of the folder removes it) is not a user's file
+    theirs = folder.is_dir() and any(not is_own_name(entry.name) for entry in folder.iterdir())
+    if theirs and not is_ours(folder):
         return [
             Diagnostic(
                 "EV101",
@@ -213,5 +221,6 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
     return latest
 
 
-def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
-    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+def records_text(records: Iterable[Mapping[str, Any]]) -> str:
+    """A predictions file's text: one JSON line per record."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)

@@ -16,6 +16,7 @@ from jinja2 import meta
 
 from ..designs import all_designs
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..reading import PROMPT, check_file, template_loader
 from .prompting import PromptTemplate
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"  # prompts of no design (``release/``)
@@ -58,7 +59,7 @@ def bundled_prompt_names(kind: str) -> list[str]:
 def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = None) -> PromptTemplate:
     """The bundled template of ``setting``, or ``prompt_file`` (which may extend the bundled layouts)."""
     folders = prompt_folders()
-    bundled = jinja2.PrefixLoader({prefix: jinja2.FileSystemLoader(str(f)) for prefix, f in folders.items()})
+    bundled = jinja2.PrefixLoader({prefix: template_loader(f, PROMPT) for prefix, f in folders.items()})
     loaders: list[jinja2.BaseLoader] = [bundled]
     if prompt_file is not None:
         if not prompt_file.is_file():
@@ -69,7 +70,8 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
                     )
                 ]
             )
-        loaders.insert(0, jinja2.FileSystemLoader(str(prompt_file.resolve().parent)))
+        check_file(prompt_file, PROMPT)  # bounded, like every file it includes (template_loader)
+        loaders.insert(0, template_loader(prompt_file.resolve().parent, PROMPT))
         name = prompt_file.name
         path = prompt_file
     else:
@@ -99,6 +101,10 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
     except jinja2.TemplateNotFound as error:
         raise DiagnosticError(
             [Diagnostic("EV012", f"prompt template not found: {error.name}", path=str(path))]
+        ) from None
+    except UnicodeDecodeError:
+        raise DiagnosticError(
+            [Diagnostic("EV012", "the prompt template is not UTF-8 text", path=str(path))]
         ) from None
     digest = hashlib.sha256()
     for source in _sources(environment, name):

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..fsio import replaced_folder
-from .kind import ChartSpec, EvalKind
-from .predictions import REPORT, write_atomic
+from ..outputs import Change, Claim
+from .kind import ChartSpec
+from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
 from .tables import md_table
 
@@ -313,9 +313,11 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
     return (max(0.0, value - low), max(0.0, high - value))
 
 
-def write_report(out: Path, results: Results, kind: EvalKind) -> None:
-    """report.md and charts/; the charts folder is replaced whole, so no chart of an earlier run stays."""
-    charts = kind.charts
-    with replaced_folder(out / CHART_DIR, "charts") as staging:
-        draw_charts(out, results, charts, folder=staging)
-    write_atomic(out / REPORT, render_markdown(results, kind.table_metrics, charts))
+def report_changes(place: Claim, out: Path, results: Results, kind: Any) -> dict[Path, Change]:
+    """report.md and charts/ of a run as changes for one commit (the charts drawn into a staging folder
+    first): the charts folder is replaced whole, so no chart of an earlier run stays."""
+    charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
+    staging = place.temp_folder(out / CHART_DIR, "charts")
+    draw_charts(out, results, charts, folder=staging)
+    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts)
+    return {out / CHART_DIR: staging, out / REPORT: report}

@@ -230,8 +230,12 @@ class Results(_Part):
 
 
 def read_results(path: Path) -> Results:
-    """results.json as the model; ``ValueError`` (``ValidationError`` among them) when it is not one."""
-    return Results.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    """results.json as the model; ``ValueError`` (``ValidationError`` among them) when it is not one,
+    DiagnosticError when it is no regular file, too large, or holds a key twice (F001–F003)."""
+    from .. import reading
+    from ..jsonl import read_json
+
+    return Results.model_validate(read_json(path, reading.RECORD))
 
 
 def results_problem(error: ValueError) -> str:

@@ -117,8 +117,11 @@ def conflict(run_path: Path, current: dict[str, Any]) -> list[str]:
     """How the run held at ``run_path`` differs from ``current`` (nothing when there is none)."""
     if not run_path.is_file():
         return []
+    from .. import reading
+    from ..jsonl import read_json
+
     try:
-        return settings_differ(json.loads(run_path.read_text(encoding="utf-8")), current)
+        return settings_differ(read_json(run_path, reading.RECORD), current)
     except ValueError:
         return ["run.json is not JSON"]
 

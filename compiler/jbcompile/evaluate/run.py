@@ -9,11 +9,14 @@ results.json (:class:`.results.Results`), report.md and the charts. The run retu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
@@ -30,6 +33,8 @@ from .requests import (
     check_backend_request,
     check_eval_request,
     check_run_options,
+    looks_like_path,
+    run_inputs,
     with_defaults,
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
@@ -74,16 +79,21 @@ def _run_samples(
     check_sampling(request)
     out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
     assert out is not None
+    refuse(overlaps([Output("--out", out)], run_inputs(request)))
     seeds = sample_seeds(request)
     runs: list[RunResult] = []
-    for k, seed in enumerate(seeds, start=1):
-        result = run_eval(sample_request(request, out, k, seed), progress, backend)
-        if result is None:
-            return None
-        runs.append(result)
-    results, written = write_samples_results(
-        out, [r.results for r in runs], [r.out.name for r in runs], seeds
-    )
+    with ExitStack() as held:
+        if distributed().main:  # every sample's folder is held with it
+            with files.writing(out):
+                held.enter_context(claim(out, "eval"))
+        for k, seed in enumerate(seeds, start=1):
+            result = run_eval(sample_request(request, out, k, seed), progress, backend)
+            if result is None:
+                return None
+            runs.append(result)
+        results, written = write_samples_results(
+            out, [r.results for r in runs], [r.out.name for r in runs], seeds
+        )
     return RunResult(results, out, written)
 
 
@@ -91,21 +101,35 @@ def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
     """The request with its dataset-dependent defaults, the loaded rows and their kind."""
     from .dataset import load_rows
 
+    if looks_like_path(request.dataset):
+        settle(request.dataset)  # a build a kill cut short is finished (or put back) before it is read
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
     return with_defaults(request, kind, loaded), loaded, kind
 
 
 def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
-    from .backends import BackendConfig, LazyBackend
-    from .backends.registry import backend_class, options_for
-    from .backends.remote import BatchFailed
-
     problems = check_eval_request(given)
     if problems:
         raise DiagnosticError(problems)
     dist = distributed()
     request, loaded, kind = resolve(given)
+    assert request.out is not None  # set by with_defaults
+    refuse(overlaps([Output("--out", request.out)], run_inputs(request)))
+    with ExitStack() as held:
+        if dist.main:  # the run folder is held from before it is judged until the results are in
+            with files.writing(request.out):
+                held.enter_context(claim(request.out, "eval"))
+        return _run_held(request, loaded, kind, progress, backend, dist)
+
+
+def _run_held(
+    request: EvalRequest, loaded: Any, kind: EvalKind, progress: Progress, backend: Backend | None, dist: Any
+) -> RunResult | None:
+    from .backends import BackendConfig, LazyBackend
+    from .backends.registry import backend_class, options_for
+    from .backends.remote import BatchFailed
+
     options, out = request.options, request.out
     assert out is not None and options.setting is not None  # set by with_defaults
     problems = check_run_options(request, kind, loaded)
@@ -189,11 +213,13 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     results = _results(request, kind, loaded, template, prepared, batch, active, len(records), block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(log.run_path, files.dump_json(settings))
-        files.write_records(log.predictions, records)
-        write_outputs(out, results, kind)
+        also: dict[Path, Change] = {
+            log.run_path: files.dump_json(settings),
+            log.predictions: files.records_text(records),
+        }
         if request.overwrite:
-            log.path.unlink(missing_ok=True)
+            also[log.path] = None  # the --overwrite log, now the predictions
+        write_outputs(out, results, kind, also)
     return RunResult(results, out, EVAL_FILES)
 
 
@@ -313,10 +339,15 @@ def _results(
     return results
 
 
-def write_outputs(out: Path, results: Results, kind: EvalKind) -> None:
-    """report.md, the charts and results.json of a run (results.json last: it says the run is whole)."""
-    from .report import write_report
+def write_outputs(
+    out: Path, results: Results, kind: EvalKind, also: Mapping[Path, Change] | None = None
+) -> None:
+    """report.md, the charts and results.json of a run, with the ``also`` changes (run.json, the
+    predictions …), in one commit: a kill leaves the earlier set or the new one, never a mix."""
+    from .report import report_changes
 
     shared = Results.model_validate(home_as_tilde(results.to_json()))  # no home folder's name in them
-    write_report(out, shared, kind)
-    files.write_atomic(out / files.RESULTS, files.dump_json(shared.to_json()))
+    with claim(out) as place:  # inside the command's own claim of the folder
+        changes = {**(also or {}), **report_changes(place, out, shared, kind)}
+        changes[out / files.RESULTS] = files.dump_json(shared.to_json())
+        place.commit(changes)

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids
 from .jsonfile import limited, read_json_records
@@ -18,7 +19,7 @@ from .kind import EvalKind, EvalOptions, Record
 from .protocols import check_kind
 from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
 from .registered import detect_kind, get_eval_kind
-from .requests import ScoreRequest, check_score_request
+from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
 from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
 from .run import RunResult, write_outputs
 
@@ -136,13 +137,15 @@ def run_score(request: ScoreRequest) -> RunResult:
         }
     )
     out = request.out_folder
-    replaced = files.held_run(out) if out.is_dir() else None
-    with files.writing(out):
-        out.mkdir(parents=True, exist_ok=True)
-        write_outputs(out, results, kind)
+    with files.writing(out), writing([Output("--out", out)], score_inputs(request), "score"):
+        problems = check_score_out(request)  # again, now that the folder is held
+        if problems:
+            raise DiagnosticError(problems)
+        replaced = files.held_run(out) if out.is_dir() else None
+        also: dict[Path, Change] = {}
         if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
-            for name in (files.RUN, files.PREDICTIONS):
-                (out / name).unlink(missing_ok=True)
+            also = {out / files.RUN: None, out / files.PREDICTIONS: None}
+        write_outputs(out, results, kind, also)
     return RunResult(results, out, SCORE_FILES)
 
 
@@ -154,6 +157,7 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
         return raw, lines, adapted.kind, None
     from .dataset import load_rows
 
+    settle(request.dataset)  # a local build a kill cut short is finished first (a Hub id: nothing there)
     loaded = load_rows(request.dataset, request.config, request.revision)
     detected = adapted.kind or detect_kind(loaded.columns, request.dataset).name
     by_id = {str(row["example_id"]): row for row in loaded.rows}

@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from .. import placeholders
+from ..reading import SOURCE, read_text
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
 DEFAULT_UNKNOWN = {
@@ -227,4 +228,4 @@ def bundled_glossary() -> str | None:
     from ..translate.glossary import GLOSSARY_FILE  # the translate package, only when it is needed
 
     path = bundled_sources() / GLOSSARY_FILE
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    return read_text(path, SOURCE) if path.is_file() else None

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
-from ..fsio import replaced_folder, taken_with
-from ..sourcefiles import display_path
+from ..outputs import Output, claim, refuse, renamed
 from .draft import SourcesDraft
 from .report import ImportReport
 
@@ -37,98 +36,67 @@ def check_inputs(inputs: Sequence[Path]) -> None:
         raise DiagnosticError(problems)
 
 
-def check_report_path(path: Path | None) -> None:
-    """Refuse a --report that cannot be written, before the import writes anything (IM059)."""
+def report_problems(path: Path | None) -> list[Diagnostic]:
+    """A --report that cannot be written, found before the import writes anything (IM059)."""
     if path is None:
-        return
+        return []
     problem = None
     if Path(path).is_dir():
         problem = "is a folder"
     elif not Path(path).parent.is_dir():
         problem = f"is in a folder that does not exist ({Path(path).parent})"
-    if problem:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM059",
-                    message=f"--report {path} {problem}",
-                    path=str(path),
-                    hint="give a file in an existing folder",
-                )
-            ]
+    if problem is None:
+        return []
+    return [
+        Diagnostic(
+            code="IM059",
+            message=f"--report {path} {problem}",
+            path=str(path),
+            hint="give a file in an existing folder",
         )
+    ]
 
 
-def check_target(out: Path, force: bool, inputs: Sequence[Path] = ()) -> None:
-    """Refuse, before any work is done, a --out that is a file, a non-empty folder (unless --force),
-    or a folder whose replacement would take the working folder or an input with it (IM056)."""
+def outputs_of(out: Path, report_path: Path | None) -> list[Output]:
+    """An import's outputs: --out, replaced whole (IM056 when it overlaps an input), and --report."""
+    report = [Output("--report", Path(report_path))] if report_path is not None else []
+    return [Output("--out", Path(out), "IM056", whole=True), *report]
+
+
+def target_problems(out: Path, force: bool) -> list[Diagnostic]:
+    """Whether --out may be replaced: a file never is, a folder that is not empty only with --force
+    (IM020). Asked before any work is done, and again once the folder is held."""
     out = Path(out)
-    taken = taken_with(out, [("an input", Path(path)) for path in inputs])
-    if taken is not None:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM056",
-                    message=f"--out {out} {taken}; an import replaces its whole --out folder",
-                    path=str(out),
-                    hint="choose a new folder of its own, e.g. --out sources",
-                )
-            ]
-        )
     if out.exists() and not out.is_dir():
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM020",
-                    message=f"{out} is a file; --out names the sources folder to write",
-                    path=str(out),
-                    hint="choose a new --out folder",
-                )
-            ]
-        )
-    if out.exists() and any(out.iterdir()) and not force:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM020",
-                    message=f"{out} exists and is not empty",
-                    path=str(out),
-                    hint="choose a new --out folder, or pass --force to replace it",
-                )
-            ]
-        )
-
-
-def _outside_staging(diagnostic: Diagnostic, staging: Path, out: Path) -> Diagnostic:
-    from dataclasses import replace
-
-    path = diagnostic.path or ""
-    for prefix in (str(staging), display_path(staging)):
-        if path.startswith(prefix):
-            return replace(diagnostic, path=display_path(out) + path[len(prefix) :])
-    return replace(diagnostic, message=diagnostic.message.replace(staging.name, out.name))
+        problem, hint = "is a file; --out names the sources folder to write", "choose a new --out folder"
+    elif out.exists() and any(out.iterdir()) and not force:
+        problem, hint = "exists and is not empty", "choose a new --out folder, or pass --force to replace it"
+    else:
+        return []
+    return [Diagnostic(code="IM020", message=f"{out} {problem}", path=str(out), hint=hint)]
 
 
 def write_folder(files: dict[str, str], out: Path, force: bool = False, lang: str = "ja") -> None:
     """Write ``files`` as the folder ``out`` in one step, after checking it loads as a project.
 
     The folder is built next to ``out``, loaded with the compiler's own loader (so what is written is a
-    sources folder ``jbcompile build`` accepts), then swapped in.
+    sources folder ``jbcompile build`` accepts), then swapped in — all under ``out``'s claim, taken
+    before ``out`` is judged (IM020).
     """
     from ..project import load_project
 
-    check_target(out, force)
     out = Path(out)
-    # replaced_folder: under a lock, after clearing what an interrupted import left beside ``out``
-    with replaced_folder(out, "import") as staging:
-        for relative, text in files.items():
-            path = staging / relative
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8")
-        try:
-            load_project(staging, lang=lang)
-        except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
-            raise DiagnosticError([_outside_staging(d, staging, out) for d in error.diagnostics]) from None
+    with claim(out, "import") as place:
+        refuse(target_problems(out, force))
+        with place.replaced_folder("import") as staging:
+            for relative, text in files.items():
+                path = staging / relative
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(text, encoding="utf-8")
+            try:
+                load_project(staging, lang=lang)
+            except DiagnosticError as error:  # name the folder the user asked for, not the staging copy
+                raise DiagnosticError(renamed(error.diagnostics, staging, out)) from None
 
 
 def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: bool = False) -> None:

@@ -6,7 +6,6 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,6 +14,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
+from ..jsonl import read_json
+from ..outputs import location, lock_path, settle
+from ..reading import DATA_FILE, RECORD, check_file
 
 MANIFEST = "manifest.json"
 
@@ -45,6 +47,7 @@ class BuildFolder:
 def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     """Read the manifest of a build folder; raise a P003 diagnostic when there is none to read."""
     path = Path(path)
+    settle(path)  # a build a kill cut short is finished (or the previous one put back) first
     manifest_path = path / MANIFEST
     problem = None
     if not path.exists():
@@ -54,16 +57,16 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
-        interrupted = not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
+        interrupted = lock_path(location(path)).exists()  # what settle could not finish: a live build?
         hint = (
-            "a build was interrupted while swapping folders: run `jbcompile build` to restore or finish it"
+            "a build is being written there, or was interrupted: wait for it, or run `jbcompile build`"
             if interrupted
             else "run `jbcompile build` first"
         )
         raise DiagnosticError([Diagnostic(code="P003", message=problem, path=str(path), hint=hint)])
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # bounded; a key twice (F003) or a FIFO (F002) is reported as it is
+        manifest = read_json(manifest_path, RECORD)
+    except (OSError, ValueError) as exc:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -176,6 +179,7 @@ def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
     tables = []
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)  # pyarrow opens it itself: a FIFO would block
             tables.append(pq.read_table(build.root / name))
     if not tables:
         return {}
@@ -189,5 +193,6 @@ def count_rows(build: BuildFolder, config: str) -> int:
     total = 0
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)
             total += pq.ParquetFile(build.root / name).metadata.num_rows
     return total

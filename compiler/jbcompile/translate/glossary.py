@@ -6,8 +6,8 @@ import re
 from pathlib import Path
 
 from ..loader import load_yaml
+from ..paths import display_path
 from ..schema.translation import GlossaryFile
-from ..sourcefiles import display_path
 
 GLOSSARY_FILE = Path("translations") / "glossary.yaml"
 

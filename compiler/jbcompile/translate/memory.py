@@ -13,8 +13,8 @@ import yaml
 
 from ..fsio import write_atomic
 from ..loader import load_yaml
+from ..paths import display_path
 from ..schema.translation import MemoryEntry, TranslationMemoryFile
-from ..sourcefiles import display_path
 
 MEMORY_FILE = Path("translations") / "memory.yaml"
 _HEADER = (

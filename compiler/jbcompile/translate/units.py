@@ -13,8 +13,8 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..loader import KeyPath, LoadedDocument, load_yaml
+from ..paths import display_path
 from ..schema.common import TranslationStatus
-from ..sourcefiles import display_path
 
 LOCALIZED_KEYS = frozenset({"ja", "en", "status"})
 SHORT_TEXT = 60  # characters; shorter texts are sent with their surroundings as `context`

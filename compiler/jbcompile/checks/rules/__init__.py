@@ -25,6 +25,7 @@ from . import (  # noqa: F401  (imported for their registration)
     ja117_time_contradictions,
     ja118_review_state,
     ja119_confounds,
+    ja120_hidden_characters,
 )
 
 

@@ -300,6 +300,12 @@ class SobacoKind(Kind):
         plan = _plan(template, project)
         return TemplateRows(rows={plan.config: _expand(plan, project)})
 
+    def row_count(self, template: SourceTemplate, project: Project) -> int:
+        """Both questions × its problems (bias and culture, or one dummy) × ``rows_per_problem``."""
+        model: SobacoTemplate = template.model
+        problems = 1 if model.dummy is not None else 2
+        return len(QUESTIONS) * problems * rows_per_problem(model, project)
+
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         plan = _plan(template, project)
         return _expand(plan, project)

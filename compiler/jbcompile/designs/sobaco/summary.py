@@ -23,6 +23,8 @@ from scipy import stats
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.compare import same_data
+from ...jsonl import read_json
+from ...reading import RECORD
 from .settings import METHODS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
@@ -203,7 +205,11 @@ def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
         path = Path(folder) / "results.json"
         if not path.is_file():
             raise DiagnosticError([Diagnostic("SB306", "no results.json here", path=str(folder))])
-        runs.append(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            runs.append(read_json(path, RECORD))
+        except (OSError, ValueError) as error:
+            message = f"results.json cannot be read: {error}"
+            raise DiagnosticError([Diagnostic("SB306", message, path=str(path))]) from None
     return runs
 
 

@@ -278,9 +278,11 @@ def build_instances(
             instance.fail(row, "IM007", "a disambiguated row whose gold answer is the unknown option")
         else:
             gold_text = row.options[row.label]
-            instance.gold[row.polarity] = next(
-                p for p in (instance.target, instance.other) if p.option == gold_text
-            )
+            gold = next((p for p in (instance.target, instance.other) if p.option == gold_text), None)
+            if gold is None:  # the answer is worded unlike either person's option (found by fuzzing)
+                instance.fail(row, "IM007", f"the gold answer {gold_text!r} is neither person's option")
+            else:
+                instance.gold[row.polarity] = gold
     every = [instance for drawn in instances.values() for instance in drawn]
     for instance in every:
         for row in instance.rows:
