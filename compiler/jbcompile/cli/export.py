@@ -26,12 +26,11 @@ LOCAL_HELP = "Read the rows from the build folder's own files (an unpublished bu
 def _export(
     harness: str, build: Path, out: Path, repo: str | None, revision: str | None, local: bool
 ) -> None:
-    from ..export import inspect_task, lm_eval, read_build, write_export
+    from ..export import export_build, inspect_task, lm_eval
 
     writers = {"lm-eval": lm_eval.export_files, "inspect": inspect_task.export_files}
     try:
-        found = read_build(build, repo=repo, revision=revision, local=local)
-        write_export(out, found, harness, writers[harness](found))
+        found = export_build(harness, writers[harness], build, out, repo=repo, revision=revision, local=local)
     except DiagnosticError as error:
         raise fail(error) from None
     for name, kind in found.skipped:

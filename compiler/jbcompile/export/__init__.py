@@ -172,39 +172,50 @@ def not_exported(build: BuildExport) -> list[str]:
 MARKER = "jbcompile-export.json"  # what says a folder is an export, which a new export may replace
 
 
-def write_export(out: Path, build: BuildExport, harness: str, files: dict[str, str]) -> None:
-    """Write the files as the folder ``out``, at once; only a new or empty folder, or an earlier export,
-    is replaced, and never one holding the build or the working folder."""
-    from ..fsio import replaced_folder, taken_with, write_atomic
+def export_build(
+    harness: str,
+    writer: Callable[[BuildExport], dict[str, str]],
+    build: Path,
+    out: Path,
+    *,
+    repo: str | None,
+    revision: str | None,
+    local: bool,
+) -> BuildExport:
+    """Read the build and write ``writer``'s files as the folder ``out``, at once, under its claim
+    (jbcompile.outputs): only a new or empty folder, or an earlier export, is replaced, and never one that
+    is, holds or lies in the build, or holds the working folder."""
+    from ..fsio import write_atomic
+    from ..outputs import Output, refuse, writing
 
-    def refuse() -> None:
-        taken = taken_with(out, [("the build", build.source.build)])
-        if Path(out).resolve().is_relative_to(build.source.build.resolve()):
-            taken = "lies in the build (whose files are what gets published)"
+    outputs = [Output("--out", out, code="EX003", whole=True)]
+    with writing(outputs, [("the build", build)], f"export {harness}") as claims:
         foreign = out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file()
-        if taken or foreign or (out.exists() and not out.is_dir()):
-            why = f"--out {taken}" if taken else "--out is a file or a folder that is not an export"
-            raise DiagnosticError(
+        if foreign or (out.exists() and not out.is_dir()):
+            refuse(
                 [
                     Diagnostic(
                         "EX003",
-                        f"{why}, and an export replaces its whole folder",
+                        "--out is a file or a folder that is not an export, and an export replaces its "
+                        "whole folder",
                         path=str(out),
                         hint="give a new or empty folder, or the folder of an earlier export",
                     )
                 ]
             )
-
-    marker = {
-        "harness": harness,
-        "dataset": build.dataset,
-        "version": build.version,
-        "repo": build.source.repo,
-        "revision": build.source.revision,
-        "configs": [config.name for config in build.configs],
-    }
-    with replaced_folder(out, "export", before=refuse) as staging:
-        for name, text in {**files, MARKER: json.dumps(marker, indent=2) + "\n"}.items():
-            path = staging / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            write_atomic(path, text)
+        found = read_build(build, repo=repo, revision=revision, local=local)
+        files = writer(found)
+        marker = {
+            "harness": harness,
+            "dataset": found.dataset,
+            "version": found.version,
+            "repo": found.source.repo,
+            "revision": found.source.revision,
+            "configs": [config.name for config in found.configs],
+        }
+        with claims[out].replaced_folder("export") as staging:
+            for name, text in {**files, MARKER: json.dumps(marker, indent=2) + "\n"}.items():
+                path = staging / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
+    return found
