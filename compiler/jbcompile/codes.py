@@ -383,6 +383,8 @@ CODES: tuple[Code, ...] = (
             "EV306": "the server returned no top_logprobs",
             "EV307": "--samples without sampling",
             "EV308": "a backend option out of range, or one that would not be used",
+            "EV309": "the server's replies were not answers, attempt after attempt (a server fault)",
+            "EV310": "the model's library (transformers, vLLM) failed while running it",
         },
     ),
 )

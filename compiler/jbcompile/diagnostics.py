@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from .text import redact
+from .redaction import redact
 
 
 class Severity(StrEnum):
@@ -74,6 +74,9 @@ class DiagnosticError(Exception):
     def __init__(self, diagnostics: Sequence[Diagnostic], written: Sequence[Path] = ()):
         self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
         self.written = list(written)  # files the stage kept before it stopped (e.g. the replies a run got)
+        # what is on disk now, in words (files and counts) and how to go on, when the stage looked
+        # (eval and score do: :func:`jbcompile.evaluate.predictions.telling_what_is_kept`)
+        self.kept: str | None = None
         super().__init__(f"{len(self.diagnostics)} problem(s)")
 
 
@@ -123,7 +126,7 @@ def render_github(diagnostic: Diagnostic) -> str:
         props.append(f"col={diagnostic.col or 1}")
     props.append(f"title={_github_escape(diagnostic.code, property_value=True)}")
     message = diagnostic.message + (f" — {diagnostic.hint}" if diagnostic.hint else "")
-    return f"::{level} {','.join(props)}::{_github_escape(redact(message))}"
+    return redact(f"::{level} {','.join(props)}::{_github_escape(message)}")
 
 
 def to_json_record(diagnostic: Diagnostic) -> dict:
@@ -132,6 +135,7 @@ def to_json_record(diagnostic: Diagnostic) -> dict:
     record["key_path"] = list(diagnostic.key_path) if diagnostic.key_path is not None else None
     record["edits"] = [asdict(edit) for edit in diagnostic.edits]
     record["fixable"] = diagnostic.fixable
+    record["path"] = redact(diagnostic.path) if diagnostic.path else diagnostic.path
     record["message"] = redact(diagnostic.message)
     record["hint"] = redact(diagnostic.hint) if diagnostic.hint else diagnostic.hint
     return record

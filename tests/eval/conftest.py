@@ -32,6 +32,15 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture
+def api():  # type: ignore[no-untyped-def]
+    """The fake OpenAI/Anthropic server (tests/eval/fake_api.py) on loopback, for one test."""
+    from tests.eval.fake_api import FakeAPI
+
+    with FakeAPI() as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def lite_rows(build_dir: Path) -> list[dict]:
     from jbcompile.evaluate.dataset import load_rows

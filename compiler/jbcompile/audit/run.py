@@ -226,6 +226,15 @@ def folder_rows(folder: Path, kinds: Mapping[str, str]) -> list[Rows]:
     ]
 
 
+def verified_folder_rows(folder: Path, kinds: Mapping[str, str]) -> list[Rows]:
+    """The rows of each config of a build folder someone hands us, read from the bytes its manifest
+    vouches for (P005/P016 when they are not: :func:`..publish.buildfolder.verified_table`)."""
+    from ..publish.buildfolder import open_build, verified_table
+
+    build = open_build(Path(folder))
+    return [TableRows(name, kind, verified_table(build, name)[0]) for name, kind in kinds.items()]
+
+
 def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -> list[Diagnostic]:
     """The audit a build makes of the data files it has just written into ``folder``: kept in
     ``compiled.audit``; returns its warnings, and raises its errors (a probe above its bar, for a

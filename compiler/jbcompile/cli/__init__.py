@@ -31,12 +31,14 @@ def main() -> None:
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""
+        kept = getattr(exc, "kept", None)  # what eval or score left on disk, when they looked
         print_diagnostics(
             [
                 Diagnostic(
                     code="CL002",
                     message=f"cannot read or write{where}: {exc.strerror or exc} ({name})",
-                    hint="check the path, its permissions and the free disk space",
+                    hint="check the path, its permissions and the free disk space"
+                    + (f"; {kept}" if kept else ""),
                 )
             ]
         )

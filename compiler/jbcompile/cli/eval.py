@@ -12,7 +12,7 @@ from ..diagnostics import DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
-from .app import EXIT_INPUT, app, err_console, fail, out_console
+from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console
 
 if TYPE_CHECKING:
     from ..evaluate.run import RunResult
@@ -287,6 +287,8 @@ def eval_command(
         result = run_eval(request, Progress() if quiet else _progress())
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
+    except KeyboardInterrupt as stop:
+        raise interrupted(stop) from None
     if result is not None:  # None: a process of a data-parallel run other than the main one
         _summary(result)
 
@@ -381,6 +383,8 @@ def score_command(
         result = run_score(request)
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
+    except KeyboardInterrupt as stop:
+        raise interrupted(stop) from None
     ambiguous = result.results.ambiguous_rows or []
     if ambiguous:
         err_console.print(

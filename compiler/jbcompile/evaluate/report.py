@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from ..outputs import Change, Claim
+from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
@@ -320,4 +321,4 @@ def report_changes(place: Claim, out: Path, results: Results, kind: Any) -> dict
     staging = place.temp_folder(out / CHART_DIR, "charts")
     draw_charts(out, results, charts, folder=staging)
     report = render_markdown(results, getattr(kind, "table_metrics", ()), charts)
-    return {out / CHART_DIR: staging, out / REPORT: report}
+    return {out / CHART_DIR: staging, out / REPORT: redact_data(report)}  # no secret a reply may have echoed

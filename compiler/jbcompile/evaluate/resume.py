@@ -23,10 +23,13 @@ _SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each
 _SAMPLE_BYTES = 64 * 1024
 
 
-def fingerprint(request: EvalRequest, template_sha: str, backend_options: Any) -> dict[str, Any]:
+def fingerprint(
+    request: EvalRequest, template_sha: str, backend_options: Any, data: str | None = None
+) -> dict[str, Any]:
     """run.json: the settings a resume must share (not the speed settings), ``backend_options`` being
-    the backend's own, checked options."""
-    from .backends.remote import redact_url
+    the backend's own, checked options, and ``data`` what names the rows read (their content's sha256,
+    or a Hub commit): a resume never mixes predictions made on rows that have changed since."""
+    from ..redaction import redact_url
 
     options = asdict(request.options)
     if options.get("protocol") is None:
@@ -39,6 +42,7 @@ def fingerprint(request: EvalRequest, template_sha: str, backend_options: Any) -
         "dataset": request.dataset,
         "config": request.config,
         "revision": request.revision,
+        "data": data,
         "options": options,
         "template_sha256": template_sha,
         "max_new_tokens": request.max_new_tokens,
@@ -98,8 +102,9 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(stored, dict):
         return ["run.json does not hold a run's settings"]
     there, here = _resume_key(stored), _resume_key(current)
-    if "model_files" not in there:  # a run started before 0.3.1 did not record them
-        here = {key: value for key, value in here.items() if key != "model_files"}
+    for recorded_since_031 in ("model_files", "data"):  # a run started before 0.3.1 did not record them
+        if recorded_since_031 not in there:
+            here = {key: value for key, value in here.items() if key != recorded_since_031}
     pairs = [(key, there.get(key), here.get(key)) for key in dict.fromkeys([*here, *there])]
     if isinstance(there.get("options"), dict) and isinstance(here.get("options"), dict):
         pairs = [pair for pair in pairs if pair[0] != "options"] + [

@@ -18,14 +18,16 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
+from ..services import service_errors
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
+from .jsonfile import limited
 from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
 from .prompting import prompt_hash
-from .records import check_our_records
+from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
     EvalRequest,
@@ -86,6 +88,8 @@ def _run_samples(
         if distributed().main:  # every sample's folder is held with it
             with files.writing(out):
                 held.enter_context(claim(out, "eval"))
+        # a stop in any sample says what every folder holds
+        held.enter_context(files.telling_what_is_kept(out, "eval"))
         for k, seed in enumerate(seeds, start=1):
             result = run_eval(sample_request(request, out, k, seed), progress, backend)
             if result is None:
@@ -120,7 +124,8 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         if dist.main:  # the run folder is held from before it is judged until the results are in
             with files.writing(request.out):
                 held.enter_context(claim(request.out, "eval"))
-        return _run_held(request, loaded, kind, progress, backend, dist)
+        with files.telling_what_is_kept(request.out, "eval"):  # every stop says what is on disk
+            return _run_held(request, loaded, kind, progress, backend, dist)
 
 
 def _run_held(
@@ -132,7 +137,16 @@ def _run_held(
 
     options, out = request.options, request.out
     assert out is not None and options.setting is not None  # set by with_defaults
-    problems = check_run_options(request, kind, loaded)
+    service = getattr(backend, "service", None) or backend_class(request.backend).service
+
+    def calls(doing: str) -> Any:  # a call into the model's library (a batch that stopped passes as it is)
+        return service_errors(service, doing, allow=(BatchFailed,))
+
+    # rows whose labels the metrics cannot count with (a build edited by hand, a foreign folder) are
+    # refused with their row number, never evaluated against a gold that is not one
+    rows = loaded.rows
+    problems = limited(check_foreign_rows(kind, rows, range(1, len(rows) + 1), request.dataset))
+    problems = problems or check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
@@ -154,7 +168,10 @@ def _run_held(
         request_cache=out / REQUESTS,
     )
     settings = fingerprint(
-        request, template.source_sha256, options_for(backend_class(request.backend), config)
+        request,
+        template.source_sha256,
+        options_for(backend_class(request.backend), config),
+        loaded.sha256 or loaded.commit,
     )
     log = PredictionLog(out, settings, request.overwrite)
     differences = [] if request.overwrite else conflict(log.run_path, settings)
@@ -177,7 +194,8 @@ def _run_held(
     # built only if a row is left to compute (a resume may need none)
     active: Any = backend or LazyBackend(request.backend, config)
     try:
-        texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
+        with calls("preparing the prompts"):
+            texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             active.close()
@@ -188,13 +206,16 @@ def _run_held(
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
     }
     if owned and len(done) < len(items):
-        active.build()  # before anything is written: a model that cannot load leaves no run folder
+        with calls("loading the model"):
+            active.build()  # before anything is written: a model that cannot load leaves no run folder
 
     if dist.main:
         log.start()
     dist.barrier()
 
-    batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    with calls("tokenizing the prompts"):
+        batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    batch.service = service
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
@@ -306,6 +327,8 @@ def _results(
                 "manifest": loaded.manifest,
                 "rows": len(loaded.rows),
                 "evaluated": evaluated,
+                "sha256": loaded.sha256,
+                "verification": loaded.verification,
             },
             "prompt": {
                 "setting": options.setting,
@@ -332,7 +355,6 @@ def _results(
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         assert results.dataset is not None and results.prompt is not None
         results.dataset.format, results.dataset.config = loaded.format, loaded.config
-        results.dataset.sha256 = loaded.sha256
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]

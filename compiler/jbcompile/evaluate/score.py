@@ -61,11 +61,16 @@ def run_score(request: ScoreRequest) -> RunResult:
     problems = check_score_request(request)
     if problems:
         raise DiagnosticError(problems)
+    with files.telling_what_is_kept(request.out_folder, "score"):  # every stop says what is on disk
+        return _score(request)
+
+
+def _score(request: ScoreRequest) -> RunResult:
     where = str(request.predictions)
     adapted = adapt(read_jsonl_strict(request.predictions), where, request.prediction_field)
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))
-    raw, lines, detected, commit = _joined(request, adapted)
+    raw, lines, detected, joined = _joined(request, adapted)
     ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
     detected = detected or (record_kind(raw[0]) if ours else row_kind(raw[0]))
     if request.kind is not None and detected is not None and detected != request.kind:
@@ -128,7 +133,9 @@ def run_score(request: ScoreRequest) -> RunResult:
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
                 "revision": request.revision,
-                "commit": commit,
+                "commit": joined.commit if joined else None,
+                "dataset_sha256": joined.sha256 if joined else None,
+                "verification": joined.verification if joined else None,
             },
             "seeds": {"bootstrap": request.seed},
             "versions": library_versions(["numpy", "datasets"]),
@@ -151,7 +158,7 @@ def run_score(request: ScoreRequest) -> RunResult:
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
     """The rows (joined with the dataset's by example_id when ``--dataset`` is given), their lines, the
-    kind the format or the dataset tells, and the dataset's Hub commit."""
+    kind the format or the dataset tells, and the dataset's rows as loaded (None without ``--dataset``)."""
     raw, lines = adapted.rows, adapted.lines
     if not request.dataset:
         return raw, lines, adapted.kind, None
@@ -178,7 +185,7 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
                 )
             ]
         )
-    return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded.commit
+    return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded
 
 
 def _our_task(request: ScoreRequest, records: list[Record], first_line: int) -> str:

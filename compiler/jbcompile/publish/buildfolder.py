@@ -10,13 +10,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..jsonl import read_json
 from ..outputs import location, lock_path, settle
-from ..reading import DATA_FILE, RECORD, check_file
+from ..reading import DATA_FILE, RECORD, check_file, read_bytes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MANIFEST = "manifest.json"
 
@@ -160,15 +163,68 @@ def integrity_problems(build: BuildFolder) -> list[Diagnostic]:
     problems.extend(
         f"{name} is not listed in the manifest" for name in sorted(set(on_disk) - set(build.files))
     )
-    return [
-        Diagnostic(
-            code="P005",
-            message=f"build folder {build.root} does not match its manifest: {problem}",
-            path=str(build.root / MANIFEST),
-            hint="rebuild with `jbcompile build`; never edit a build folder by hand",
-        )
-        for problem in problems
+    return [_mismatch(build, problem) for problem in problems]
+
+
+def _mismatch(build: BuildFolder, problem: str) -> Diagnostic:
+    return Diagnostic(
+        code="P005",
+        message=f"build folder {build.root} does not match its manifest: {problem}",
+        path=str(build.root / MANIFEST),
+        hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+    )
+
+
+def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str, str]]:
+    """A config's rows read from the very bytes whose sha256 matched the manifest, and those digests
+    (repo path → sha256). Each data file is read once, hashed and parsed from memory: nothing can change
+    between the check and the read, and no cache is involved. P005 for a data file changed, missing or
+    not listed; P016 for one that is not parquet, or rows that are not as many as the manifest says."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    listed = build.data_files(config)
+    folder = build.root / "data" / config
+    found = sorted(f"data/{config}/{p.name}" for p in folder.glob("*.parquet")) if folder.is_dir() else []
+    problems = [
+        _mismatch(build, f"{name} is not listed in the manifest") for name in found if name not in listed
     ]
+    if not listed or config not in build.rows:
+        problems.append(_mismatch(build, f"it lists no data file or no row count of config {config!r}"))
+    tables, digests = [], {}
+    for name in listed:
+        if not (build.root / name).exists():
+            problems.append(_mismatch(build, f"{name} is listed in the manifest but missing"))
+            continue
+        with _data_errors(build, name):  # bounded; a FIFO or a device in its place is refused (F002)
+            data = read_bytes(build.root / name, DATA_FILE)
+        digests[name] = hashlib.sha256(data).hexdigest()
+        if digests[name] != build.files[name]:
+            problems.append(
+                _mismatch(build, f"{name} was changed after the build (sha256 differs from the manifest)")
+            )
+            continue
+        with _data_errors(build, name):
+            tables.append(pq.read_table(pa.BufferReader(data)))
+    if problems:
+        raise DiagnosticError(problems)
+    table = pa.concat_tables(tables, promote_options="default")
+    expected = build.rows.get(config)
+    if expected is not None and table.num_rows != expected:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="P016",
+                    message=f"config {config!r} of {build.root} holds {table.num_rows} rows; "
+                    f"its manifest says {expected}",
+                    path=str(build.root / MANIFEST),
+                    hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+                )
+            ]
+        )
+    return table, digests
 
 
 def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...services import Service
 from ..prompting import Prompt, as_text
 from .options import BackendOptions, Options, SamplingConfig
 
@@ -92,6 +93,7 @@ class Backend(Protocol):
     """What the runner and the kinds call. ``Sequence`` items are whatever ``encode`` returned."""
 
     name: str
+    service: ClassVar[Service]  # the library it runs on, named when that library fails (jbcompile.services)
     Options: ClassVar[type[Options]]  # the options it takes (see :mod:`.options`)
     tokenizer: Any  # offers ``chat_template`` and ``apply_chat_template`` (the kinds wrap chat prompts)
     batch_size: int

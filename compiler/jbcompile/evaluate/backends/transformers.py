@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...services import TRANSFORMERS
 from ..parsing import holds_line_break
 from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
 from .options import Options
@@ -42,6 +43,7 @@ class TransformersBackend(LocalTokens):
     """A causal LM from the Hub or a folder, loaded with ``from_pretrained`` like any model."""
 
     name = "transformers"
+    service = TRANSFORMERS  # what the runner names when the library fails (jbcompile.services)
     Options = Options  # sampling alone
 
     def __init__(self, config: BackendConfig):

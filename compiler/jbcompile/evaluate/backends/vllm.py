@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any, cast
 
+from ...services import VLLM
 from .base import BackendConfig, LocalTokens, library_version, load_error
 from .options import Options, flag
 from .registry import options_for
@@ -50,6 +51,7 @@ class VllmOptions(Options):
 
 class VllmBackend(LocalTokens):
     name = "vllm"
+    service = VLLM  # what the runner names when the library fails (jbcompile.services)
     Options = VllmOptions
 
     def __init__(self, config: BackendConfig):

@@ -10,6 +10,7 @@ from typing import Any
 from ...diagnostics import Diagnostic
 from ...outputs import Output, overlaps, refuse, writing
 from ...paths import home_as_tilde
+from ...redaction import redact_data
 from .. import predictions as files
 from ..registered import get_eval_kind
 from .render import comparison_csv, comparison_markdown, draw_comparison
@@ -64,7 +65,7 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
                 (COMPARE_MD, comparison_markdown(result)),
                 (COMPARE_JSON, files.dump_json(result)),
             ):
-                files.write_atomic(staging / name, text)
+                files.write_atomic(staging / name, redact_data(text))
             kind_name = str(result.get("kind"))
             if kind_name in result:
                 names += get_eval_kind(kind_name).write_compare_files(staging, result[kind_name])
