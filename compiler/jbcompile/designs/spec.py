@@ -21,9 +21,9 @@ if TYPE_CHECKING:
     from ..audit.probe import Probe, ProbeInputs
     from ..diagnostics import Code
     from ..evaluate.kind import EvalKind
-    from ..export import HarnessExport
     from ..importers.interface import Importer
     from .base import Kind
+    from .exporting import HarnessExport
 
 
 @dataclass(frozen=True)

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .formats import RAW_REPLY
-from .kind import ReleaseFormat
+from .kind import RAW_REPLY, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
 SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
@@ -44,6 +43,9 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 )
             ]
         ) from None
+    from .. import reading
+
+    reading.check_file(path, reading.PREDICTIONS)  # a file, and not above the limit, before inspect opens it
     try:
         log = read_eval_log(str(path))
     except Exception as error:  # a damaged archive: inspect raises many kinds

@@ -100,6 +100,9 @@ class Protocol:
         }
 
 
+RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
+
+
 class ReleaseFormat:
     """One foreign file format a design reads: how to recognise a row, and how to bring it to the
     design's columns (labels the format lacks are derived, never guessed)."""

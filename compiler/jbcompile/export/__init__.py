@@ -2,7 +2,8 @@
 
 ``jbcompile export lm-eval BUILD --out DIR`` writes a task folder (:mod:`.lm_eval`), ``jbcompile export
 inspect BUILD --out DIR`` a task module (:mod:`.inspect_task`). Each design says what of it a harness can
-run through its spec's ``harness_export()`` (:class:`HarnessExport`); this package names no design.
+run through its spec's ``harness_export()`` (:class:`~jbcompile.designs.exporting.HarnessExport`);
+this package names no design.
 
 The exported files run where only the harness is installed, so they cannot import jbcompile. They carry a
 copy of jbcompile's own functions instead (:mod:`.runtime`): the design's metric counters and formulas,
@@ -17,35 +18,11 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
+from ..designs.exporting import HarnessExport
 from ..diagnostics import Diagnostic, DiagnosticError
 
 HUB_URL = re.compile(r"^https://huggingface\.co/datasets/(?P<repo>[\w.-]+/[\w.-]+)/?$")
-
-
-@dataclass(frozen=True)
-class HarnessExport:
-    """What a design lets a harness run, and the functions the exported code copies.
-
-    Every function in ``helpers`` must be self-contained (it may use the standard library, numpy, the
-    metric functions and the names ``COUNT_NAMES`` / ``OPTION_LABELS``): its source is copied into the
-    exported module. The names the exported glue calls are ``prompt_variables(doc, task)``,
-    ``choices_of(doc)``, ``gold_of_doc(doc)``, ``question_of_doc(doc)``, ``record_of(doc, pred)`` (the
-    record that ``count`` reads) and ``prepare_records(records)`` (what the design's evaluator does to
-    the records of a run before counting, e.g. group them into cases).
-    """
-
-    count: Callable[..., Any]  # the design's ``count(record)`` (see jbcompile.evaluate.bootstrap)
-    formulas: Callable[..., Any]  # the design's ``formulas(counts)``
-    count_names: tuple[str, ...]
-    helpers: tuple[Callable[..., Any], ...]
-    metrics: tuple[str, ...]  # the metrics a harness reports, each a scalar of ``formulas``
-    lower_is_better: frozenset[str]  # bias scores: nearer 0 (or lower) is better
-    settings: tuple[str, ...]  # the prompt settings a harness can run (prompts/<setting>.j2)
-    task: str  # the evaluator task the harness runs (e.g. ``qa``)
-    option_labels: tuple[str, ...]  # what a generated reply names an option by (e.g. "0", "1", "2")
-    cannot: str  # one paragraph for the README: what of the design the harnesses cannot express
 
 
 @dataclass(frozen=True)
@@ -135,9 +112,11 @@ def _repo(build: Path, given: str | None) -> str:
                 [Diagnostic("EX001", f"--repo takes ORG/NAME; got {given!r}", hint="e.g. my-lab/ja-bias")]
             )
         return given
+    from .. import jsonl, reading
+
     try:
-        url = json.loads((build / "croissant.json").read_text(encoding="utf-8")).get("url")
-    except (OSError, ValueError, AttributeError):
+        url = jsonl.loads(reading.read_text(build / "croissant.json", reading.RECORD)).get("url")
+    except (DiagnosticError, OSError, ValueError, AttributeError):  # no readable croissant.json: no URL
         url = None
     match = HUB_URL.match(url) if isinstance(url, str) else None
     if match is None:

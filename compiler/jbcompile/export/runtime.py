@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, reading
 from ..evaluate.bootstrap import ratio
 from . import ExportConfig
 
@@ -49,7 +49,7 @@ def prompt_sources(kind: str) -> dict[str, str]:
     from ..designs import get_design
 
     folder = get_design(kind).prompts_dir
-    return {f"{kind}/{p.name}": p.read_text(encoding="utf-8") for p in sorted(folder.glob("*.j2"))}
+    return {f"{kind}/{p.name}": reading.read_text(p, reading.PROMPT) for p in sorted(folder.glob("*.j2"))}
 
 
 def runtime_source(
@@ -77,6 +77,6 @@ def runtime_source(
     parts.append("".join(f"{name} = {value!r}\n" for name, value in values.items()))
     for function in (ratio, export.count, export.formulas, *export.helpers):
         parts.append(_source(function))
-    parts.append((GLUE / "common.py.in").read_text(encoding="utf-8"))
-    parts.append((GLUE / glue).read_text(encoding="utf-8"))
+    parts.append(reading.read_text(GLUE / "common.py.in", reading.PROMPT))
+    parts.append(reading.read_text(GLUE / glue, reading.PROMPT))
     return "\n\n".join(part.strip("\n") + "\n" for part in parts)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...export import HarnessExport
+from ..exporting import HarnessExport
 from . import metrics
 from .evaluate import BBQ
 from .release import OPTION_NUMBERS

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic
-from ...evaluate.formats import RAW_REPLY
-from ...evaluate.kind import ReleaseFormat, option_index
+from ...evaluate.kind import RAW_REPLY, ReleaseFormat, option_index
 from ...evaluate.parsing import are_texts, read_prediction
 
 # The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).

@@ -17,9 +17,9 @@ from ..spec import Design
 
 if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
-    from ...export import HarnessExport
     from ...importers import Importer
     from ..base import Kind
+    from ..exporting import HarnessExport
 
 
 class JubakuDesign(Design):

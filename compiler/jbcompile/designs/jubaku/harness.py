@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...export import HarnessExport
+from ..exporting import HarnessExport
 from .evaluate import JUBAKU, LETTERS, choice, count, formulas, with_case_weights
 
 
