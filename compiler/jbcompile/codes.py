@@ -41,6 +41,7 @@ AREAS: dict[str, str] = {
     "translate": "`jbcompile translate` (DeepL)",
     "publish": "`publish`, `verify`, `diff`",
     "audit": "`jbcompile audit` and the build's shortcut audit; identical rows",
+    "export": "`jbcompile export`: a build as lm-evaluation-harness and inspect tasks",
     "eval": "the evaluator: `EV0xx` dataset, prompts, options, model; `EV1xx` run folders and input files; "
     "`EV2xx` protocols and `compare`; `EV3xx` backends",
 }
@@ -336,9 +337,23 @@ CODES: tuple[Code, ...] = (
             "EV127": "a prediction of another task than the first line's or --task",
             "EV128": "no row left to score",
             "EV130": "a row of a release or harness format that cannot be read",
-            "EV135": "--prediction-field for an lm-evaluation-harness log",
+            "EV135": "--prediction-field for a harness log (lm-evaluation-harness, inspect)",
             "EV140": "a release dataset with nothing to detect",
             "EV141": "a --dataset file that is not .jsonl, .json or .parquet, or a broken one",
+        },
+    ),
+    *declare(
+        "eval",
+        "docs/harnesses.md#codes",
+        {"EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)"},
+    ),
+    *declare(
+        "export",
+        "docs/harnesses.md#codes",
+        {
+            "EX001": "export: no Hub repository for the tasks to read (or a --repo that is not ORG/NAME)",
+            "EX002": "export: no config of the build can run in the harness",
+            "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
         },
     ),
     *declare(

@@ -26,6 +26,8 @@ from .reading import FileKind
 
 MAX_REPORTED = 20  # diagnostics listed per file by ``limited``; the last one says how many more there are
 _DECODER = json.JSONDecoder()
+# the members of a JSON object that list its rows: a script's ``entries``, an inspect log's ``samples``
+ROW_LISTS = ("entries", "samples")
 _WHITESPACE = " \t\n\r"
 
 
@@ -383,14 +385,16 @@ def _read_rows_document(path: Path, data: bytes, codes: JsonCodes) -> Lines:
     value, text = document.value, document.text
     if isinstance(value, list):
         elements, start = value, _skip(text, 0)
-    elif isinstance(value, dict) and isinstance(value.get("entries"), list):
-        elements = value["entries"]
-        start = [offset for key, offset, _ in object_members(text) if key == "entries"][-1]
+    elif isinstance(value, dict) and any(isinstance(value.get(key), list) for key in ROW_LISTS):
+        key = next(key for key in ROW_LISTS if isinstance(value.get(key), list))
+        elements = value[key]
+        start = [offset for name, offset, _ in object_members(text) if name == key][-1]
     else:
         result.problems.append(
             _problem(
                 codes.not_rows,
-                "a JSON document that is neither a list of rows nor an object with an `entries` list",
+                "a JSON document that is neither a list of rows nor an object with an `entries` or `samples` "
+                "list",
                 path,
                 1,
                 hint="give JSON Lines (one row per line)",

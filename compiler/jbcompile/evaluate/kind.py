@@ -100,12 +100,15 @@ class Protocol:
         }
 
 
+RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
+
+
 class ReleaseFormat:
     """One foreign file format a design reads: how to recognise a row, and how to bring it to the
     design's columns (labels the format lacks are derived, never guessed)."""
 
     name: ClassVar[str]  # recorded as the run's ``format``
-    kind: ClassVar[str]  # the design whose rows this format holds
+    kind: ClassVar[str | None]  # the design whose rows this format holds (None: told by the row's columns)
     prediction_field: ClassVar[str | None] = None  # where the format keeps its prediction, if it does
     verbatim_prompt: ClassVar[bool] = False  # its rows carry the release's whole prompt: send it as it is
 
