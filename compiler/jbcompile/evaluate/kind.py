@@ -38,6 +38,13 @@ class EvalOptions:
     chat: bool = False
     prompt_file: Path | None = None
     protocol: str | None = None  # a paper's protocol (evaluate/protocols.py), or None
+    # where a generated reply's answer is: read after the last match of this regular expression
+    # (``--answer-pattern``, for a prompt file whose replies put the answer after a marker of their own)
+    answer_pattern: str | None = None
+    thinking: bool = False  # a reasoning model (``--thinking``; the run's request says so, and sets this)
+
+
+THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
 
 
 @dataclass
@@ -198,8 +205,8 @@ class EvalKind(ABC):
         return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
 
     def max_new_tokens(self, options: EvalOptions) -> int:
-        """Generation limit when --max-new-tokens is not given."""
-        return 384 if options.setting == "cot" else 16
+        """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""
+        return (384 if options.setting == "cot" else 16) + (THINKING_TOKENS if options.thinking else 0)
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;

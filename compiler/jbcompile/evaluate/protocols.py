@@ -53,13 +53,25 @@ class Protocol:
     ooc: str  # how answers outside the options count in the headline metrics
     tables: tuple[Table, ...]  # the paper's main table first
     note: str = ""
+    # how the paper decoded and read replies, where it says so (the design's kind applies it)
+    max_new_tokens: str = "kind default (the paper states none)"
+    reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
+    # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
+    task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
+
+    def tables_for(self, task: str) -> tuple[Table, ...]:
+        """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
+        return dict(self.task_tables).get(task, self.tables)
+
+    def headline_for(self, task: str) -> tuple[str, ...]:
+        return tuple(column.metric for table in self.tables_for(task) for column in table.columns)
 
     @property
     def headline(self) -> tuple[str, ...]:
         return tuple(column.metric for table in self.tables for column in table.columns)
 
-    def describe(self) -> dict[str, Any]:
-        """What results.json records of the protocol."""
+    def describe(self, task: str = "qa") -> dict[str, Any]:
+        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
         return {
             "name": self.name,
             "paper": self.paper,
@@ -67,10 +79,9 @@ class Protocol:
             "shots": list(self.shots),
             "settings": list(self.settings),
             "ooc": self.ooc,
-            # none of the papers states a generation limit: the kind's default (or --max-new-tokens) holds,
-            # and results.json `scoring.max_new_tokens` records the one used
-            "max_new_tokens": "kind default (the paper states none)",
-            "headline": list(self.headline),
+            "max_new_tokens": self.max_new_tokens,
+            "reading": self.reading,
+            "headline": list(self.headline_for(task)),
             "prompt_wording": "jbcompile",
             "note": self.note,
         }
