@@ -21,19 +21,27 @@ def build_process(
 ) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one `jbcompile build` process and
     the processes it waited for. CPU time hardly moves when other jobs share the machine; wall time does."""
-    command = [sys.executable, "-m", "jbcompile.cli", "build", "--sources", str(sources), "--out", str(out)]
-    command += ["--lang", lang, "--format", formats]
+    command = ["build", "--sources", str(sources), "--out", str(out), "--lang", lang, "--format", formats]
+    return jbcompile_process(command, compiler=compiler)
+
+
+def jbcompile_process(
+    arguments: list[str], *, compiler: Path | None = None, ok: tuple[int, ...] = (0,)
+) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB) and CPU seconds of one `jbcompile ARGUMENTS…` process; exits when the
+    command ends with a status outside ``ok``."""
+    command = [sys.executable, "-m", "jbcompile.cli", *arguments]
     env = dict(os.environ)
     if compiler is not None:
         env["PYTHONPATH"] = str(Path(compiler).resolve())
-    with tempfile.TemporaryFile() as log:  # a pipe could fill up and stall the build
+    with tempfile.TemporaryFile() as log:  # a pipe could fill up and stall the command
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
-        if os.waitstatus_to_exitcode(status) != 0:
+        if os.waitstatus_to_exitcode(status) not in ok:
             log.seek(0)
-            raise SystemExit(f"build failed: {log.read().decode()[-2000:]}")
+            raise SystemExit(f"{arguments[0]} failed: {log.read().decode()[-2000:]}")
     return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 

@@ -10,19 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import edit
+from tests.helpers import cli, edit
 
 
 def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    env = dict(os.environ, COLUMNS="200", NO_COLOR="1")
-    return subprocess.run(
-        [sys.executable, "-m", "jbcompile.cli", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
+    return cli(*args, cwd=cwd, columns="200")
 
 
 def test_version_and_help() -> None:
@@ -234,3 +226,32 @@ def test_build_diagnostics_as_json_are_one_document_even_when_the_write_fails(
     assert refused.returncode == 2
     records = json.loads(refused.stdout)  # one JSON document, not one per stage
     assert {"B005", "JA108"} <= {r["code"] for r in records}
+
+
+def test_outside_a_terminal_lines_and_tables_are_never_folded(mini_sources: Path, tmp_path: Path) -> None:
+    """A pipe or a CI log gets whole lines: a path or a template id split at column 80 cannot be found."""
+    out = tmp_path / ("a-build-folder-with-a-long-name-" * 3) / "build"
+    long_id = "age-work-" + "with-a-very-long-template-identifier-" * 3
+    template = mini_sources / "templates/Age/age-work.yaml"
+    edit(template, "id: age-work", f"id: {long_id}")
+    template.rename(template.with_name(f"{long_id}.yaml"))
+
+    built = cli("build", "--sources", str(mini_sources), "--out", str(out))
+    assert built.returncode == 0, built.stderr
+    assert any(line.startswith("built ") and f"→ {out}  (lite" in line for line in built.stderr.splitlines())
+    assert str(mini_sources) in built.stderr.splitlines()[0]
+    script = (
+        "from rich.table import Table\n"
+        "from jbcompile.cli.app import out_console, print_table\n"
+        "table = Table(title='import report')\n"
+        "table.add_column('template', overflow='fold')\n"
+        "table.add_column('rows', justify='right')\n"
+        f"table.add_row({long_id!r}, '12')\n"
+        "print_table(table)\n"
+        f"out_console.print('wrote ' + {str(out)!r})\n"
+    )
+    env = {key: value for key, value in os.environ.items() if key != "COLUMNS"}
+    printed = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert long_id in printed.stdout and f"wrote {out}\n" in printed.stdout, printed.stdout

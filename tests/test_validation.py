@@ -106,3 +106,49 @@ def test_a_wrong_type_inside_a_union_is_reported_once(mini_sources: Path) -> Non
     edit(path, "stereotype: 高齢の社員は新しい仕事を覚えられない", "stereotype: [a, b]")
     (problem,) = problems_of(mini_sources)
     assert problem.code == "S002" and problem.message.startswith("stereotype:")
+
+
+def test_a_near_miss_field_name_gets_a_did_you_mean(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "origin: added", "origin: added\norigni: added")
+    edit(
+        mini_sources / "templates/Age/age-work.yaml",
+        "text: 使い方を覚えられなかった",
+        "txt: 使い方を覚えられなかった",
+    )
+    edit(mini_sources / "dataset.yaml", "seed: 7", "sead: 7")
+    hints = {p.message: p.hint for p in problems_of(mini_sources) if p.code == "S003"}
+    assert hints["unknown field 'origni'"].startswith("did you mean 'origin'?")
+    assert hints["unknown field 'txt'"].startswith("did you mean 'text'?")  # a nested model's own keys
+    assert hints["unknown field 'sead'"].startswith("did you mean 'seed'?")
+
+
+def test_an_unknown_field_far_from_every_name_gets_no_guess(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "origin: added", "origin: added\nzzzzzz: 1")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "S003" and "did you mean" not in (problem.hint or "")
+
+
+def test_a_near_miss_vocab_group_gets_a_did_you_mean(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "group: young", "group: yuong")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "R002" and (problem.hint or "").startswith("did you mean 'young'?")
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "ambiguous_context: {{NAME1}}と{{NAME2}}が、新しい会計ソフトの研修に参加した。",
+        "ambiguous_context: {{NAME1}}",
+    ],
+)
+def test_a_value_starting_with_a_slot_is_told_to_be_quoted(mini_sources: Path, line: str) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, "ambiguous_context: 新しい会計ソフトの研修に、{{NAME1}}と{{NAME2}}が参加した。", line)
+    (problem,) = [p for p in problems_of(mini_sources) if p.code in ("Y001", "Y003")]
+    assert "quote the whole text" in (problem.hint or ""), problem
+
+
+def test_a_broken_flow_mapping_gets_no_quoting_hint(mini_sources: Path) -> None:
+    edit(mini_sources / "templates/Age/age-work.yaml", "NAME1: {group: young}", "NAME1: {group: young")
+    (problem,) = problems_of(mini_sources)
+    assert problem.code == "Y001" and "quote the whole text" not in (problem.hint or "")

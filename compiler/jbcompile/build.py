@@ -2,10 +2,14 @@
 
 Rows stream: a kind makes each template's rows lazily (``kinds.TemplateRows``) and they go to a *sink*
 ``BATCH_ROWS`` at a time, so not even one template's rows are held at once; each config's verifier
-keeps only the summaries its invariants need, so memory does not grow with the rows. ``build_folder``
+keeps only the summaries its invariants need, so memory does not grow with the rows. A row identical to
+an earlier row of its config in everything it shows is left out on the way (one 16-byte hash per row is
+kept, see :mod:`jbcompile.audit.identical`), with a note at its template. ``build_folder``
 sends them straight into the data files of a staging folder that replaces the build folder only when
-every check passed (a failed build leaves the previous one untouched). ``compile_project`` alone keeps
-the rows in memory (tests, library use) and writes nothing; ``write_build`` writes such a compile.
+every check passed (a failed build leaves the previous one untouched); before the card and the manifest
+are written, the shortcut audit (:mod:`jbcompile.audit`) reads the staged data files. ``compile_project``
+alone keeps the rows in memory (tests, library use) and writes nothing; ``write_build`` writes such a
+compile.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from .project import Project
 if TYPE_CHECKING:
     import numpy as np
 
+    from .audit import AuditReport
     from .project import SourceTemplate
 
 FORMATS = ("parquet", "jsonl")
@@ -63,6 +68,9 @@ class Compiled:
     project: Project
     configs: dict[str, ConfigRows]
     diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
+    audit: AuditReport | None = (
+        None  # the shortcut audit of the written data (set when the folder is written)
+    )
 
     @cached_property
     def sources_hash(self) -> str:
@@ -165,6 +173,8 @@ def compile_project(
     ``build_folder``), or, with no sink, into ``Compiled.configs[name].rows``. Check findings and
     expansion problems are reported together, so one run shows every problem.
     """
+    from .audit.identical import IdenticalRows, identical_notes
+
     diagnostics: list[Diagnostic] = list(project.notes)
     findings = _start_checks(project, release) if checks else list
     configs: dict[str, ConfigRows] = {}
@@ -174,13 +184,18 @@ def compile_project(
             configs[spec.name] = ConfigRows(spec, kind_name)
     verifiers = {name: get_kind(c.kind).verifier(name, project) for name, c in configs.items()}
     ids = {name: RepeatedIds() for name in configs}
+    shown = {name: IdenticalRows.of(c.kind, c.spec) for name, c in configs.items()}
     templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
             for name, template_rows in built.rows.items():
                 config = configs[name]
+                shown[name].start(template)
                 for rows in batches(template_rows, BATCH_ROWS):
+                    rows = shown[name].fresh(rows)
+                    if not rows:
+                        continue
                     config.tally(rows)
                     verifiers[name].add(rows)
                     ids[name].add(row["example_id"] for row in rows)
@@ -190,11 +205,12 @@ def compile_project(
                         sink(config.spec, rows)
                     del rows
             diagnostics.extend(built.diagnostics)  # complete once the rows are consumed (TemplateRows)
+            diagnostics.extend(identical_notes(template, shown.values()))
             del built
             if progress:
                 progress("expand", done, len(templates))
         for name, verifier in verifiers.items():
-            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, name))
+            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, configs[name]))
             diagnostics.extend(verifier.finish(repeated))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
     diagnostics.extend(_drop_optional_empty(project, configs))
@@ -211,11 +227,17 @@ def batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:
         yield batch
 
 
-def _example_ids(templates: Sequence[SourceTemplate], project: Project, config: str) -> Iterator[str]:
-    """A config's example ids once more, in build order: expansion depends on each template alone."""
+def _example_ids(templates: Sequence[SourceTemplate], project: Project, config: ConfigRows) -> Iterator[str]:
+    """A config's example ids once more, in build order (expansion depends on each template alone),
+    without the identical rows the build left out."""
+    from .audit.identical import IdenticalRows
+
+    shown = IdenticalRows.of(config.kind, config.spec)
     for template in templates:
-        for row in get_kind(template.kind).build(template, project).rows.get(config, ()):
-            yield row["example_id"]
+        shown.start(template)
+        made = get_kind(template.kind).build(template, project).rows.get(config.spec.name, ())
+        for rows in batches(made, BATCH_ROWS):
+            yield from (row["example_id"] for row in shown.fresh(rows))
 
 
 class RepeatedIds:
@@ -345,7 +367,15 @@ def build_folder(
             except BaseException:
                 data.abort()
                 raise
-            manifest = finish_folder(compiled, staging, files, cards_dir=cards_dir, progress=progress)
+            manifest = finish_folder(
+                compiled,
+                staging,
+                files,
+                cards_dir=cards_dir,
+                progress=progress,
+                release=release,
+                arrow_bytes=data.arrow_bytes,
+            )
     except DiagnosticError as error:
         if compiled is None:  # the compile's own error holds every diagnostic of the run
             raise

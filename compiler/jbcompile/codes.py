@@ -52,6 +52,7 @@ AREAS: dict[str, str] = {
     "import": "`jbcompile import`: bringing released data in as sources",
     "translate": "`jbcompile translate` (DeepL)",
     "publish": "`publish`, `verify`, `diff`",
+    "audit": "`jbcompile audit` and the build's shortcut audit; identical rows",
     "eval": "the evaluator: `EV0xx` dataset, prompts, options, model; `EV1xx` run folders and input files; "
     "`EV2xx` protocols and `compare`; `EV3xx` backends",
 }
@@ -146,6 +147,21 @@ CODES: tuple[Code, ...] = (
         },
     ),
     *declare(
+        "audit",
+        "docs/audit.md#codes-au",
+        {
+            "AU001": "a shortcut probe is above its bar",
+            "AU002": "audit.probes names a probe no design of the dataset has",
+            "AU003": "a probe could not run for a reason the user can change",
+            "AU004": "publish: the build records no readable shortcut audit",
+            "AU010": "rows identical to an earlier row were emitted once",
+            "AU011": "rows of a stable config repeat an earlier template's rows",
+            "AU020": "audit: a folder that is not a build folder",
+            "AU021": "audit: release files of different designs",
+            "AU022": "audit: --config names a config the target lacks",
+        },
+    ),
+    *declare(
         "cli",
         f"{_DIAGNOSTICS}#command-line-options-cl",
         {
@@ -154,6 +170,7 @@ CODES: tuple[Code, ...] = (
             "CL003": "input nested too deeply, or too large for memory",
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
+            "CL007": "init would overwrite a file: nothing was written",
         },
     ),
     *declare(
@@ -250,6 +267,8 @@ CODES: tuple[Code, ...] = (
             "P014": "the Hub rejects the card's metadata",
             "P015": "an empty release",
             "P016": "a data file that cannot be read, or whose row count is not the manifest's",
+            "P017": "dataset.yaml still holds a placeholder of import or init",
+            "P018": "(warning) the card does not say its uses, its limitations or how to cite it",
         },
     ),
     *declare(

@@ -7,6 +7,7 @@ key path, so that schema errors and lint findings can name ``file:line:col``. Ro
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -160,7 +161,15 @@ class _Builder:
         for key_node, value_node in node.value:
             key = self._scalar(key_node, loader) if isinstance(key_node, yaml.ScalarNode) else None
             if key is None:
-                self.problems.append(self._problem(key_node, "Y003", "a mapping key must be a plain value"))
+                brace = isinstance(key_node, yaml.MappingNode) and key_node.flow_style
+                self.problems.append(
+                    self._problem(
+                        key_node,
+                        "Y003",
+                        "a mapping key must be a plain value",
+                        hint=QUOTE_BRACES_HINT if brace else None,
+                    )
+                )
                 continue
             if not isinstance(key, str):
                 key = str(key) if not isinstance(key, bool) else str(key).lower()
@@ -237,6 +246,20 @@ def _too_deep(text: str, path: str) -> Diagnostic | None:
     return None
 
 
+QUOTE_BRACES_HINT = (
+    "a value that starts with { is read as a YAML mapping: quote the whole text, "
+    'e.g. key: "{{NAME1}}と{{NAME2}}が…"'
+)
+# a line whose value (after `key:` or a list's `- `) starts with a brace that opens no `{key: …}` mapping
+_BRACE_VALUE = re.compile(r"^\s*(?:-\s+)*(?:[^\s#'\"{\[-][^#]*?:\s+(?:-\s+)*)?\{(?!\s*[\w.-]+\s*:)")
+
+
+def _value_starts_with_brace(text: str, lines: set[int]) -> bool:
+    """Does a value on one of these lines (0-based) start with ``{``: a slot meant as text?"""
+    all_lines = text.splitlines()
+    return any(_BRACE_VALUE.match(all_lines[n]) for n in lines if 0 <= n < len(all_lines))
+
+
 def parse_yaml(text: str, path: str) -> LoadedDocument:
     """Parse one YAML document; raise DiagnosticError with positions for anything malformed."""
     doc = LoadedDocument(path=path, data=None)
@@ -257,6 +280,7 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "malformed YAML"
+        lines = {m.line for m in (exc.problem_mark, exc.context_mark) if m is not None}
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -265,7 +289,9 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
                     path=path,
                     line=mark.line + 1 if mark else None,
                     col=mark.column + 1 if mark else None,
-                    hint="fix the YAML syntax at this position (indentation, quotes, colons)",
+                    hint=QUOTE_BRACES_HINT
+                    if _value_starts_with_brace(text, lines)
+                    else "fix the YAML syntax at this position (indentation, quotes, colons)",
                 )
             ]
         ) from None

@@ -1,11 +1,13 @@
-"""Where the bundled benchmark and card templates are, installed or in a source checkout."""
+"""Where things are: the benchmark a command works on, the bundled benchmark and card templates
+(installed or in a source checkout), the docs."""
 
 from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent  # compiler/jbcompile -> repository root
@@ -26,6 +28,77 @@ def installed_bundle() -> Path | None:
 
 def bundled_sources() -> Path:
     return _first_existing(_PACKAGE / "bundled" / "sources", _CHECKOUT / "sources")
+
+
+DATASET_FILE = "dataset.yaml"  # what makes a folder a sources folder
+SOURCES_FOLDER = "sources"  # where a benchmark keeps its sources, beside cards/ and build/
+BUILD_FOLDER = "build"
+
+
+@dataclass(frozen=True)
+class SourcesChoice:
+    """The sources folder a command works on, and how it was chosen: ``given`` (--sources), ``found``
+    (from the working folder: see :func:`find_sources`) or ``bundled`` (nothing found: the benchmark
+    bundled with jbcompile)."""
+
+    root: Path
+    how: Literal["given", "found", "bundled"]
+
+    @property
+    def is_bundled(self) -> bool:
+        """The benchmark shipped with jbcompile (also when found or given: an editable install's copy)."""
+        return self.how == "bundled" or _same_folder(self.root, bundled_sources())
+
+    def build_folder(self) -> Path:
+        """Where a build of these sources goes by default: ``build/`` beside the sources folder found
+        from the working folder (``./build`` for ``./sources``, ``../build`` inside the sources), else
+        ``./build``."""
+        if self.how != "found":
+            return Path(BUILD_FOLDER)
+        beside = Path(os.path.abspath(self.root)).parent / BUILD_FOLDER
+        relative = os.path.relpath(beside)  # the shorter of the two forms: build, ../build, /abs/build
+        return Path(relative) if len(relative) < len(str(beside)) else beside
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def find_sources(start: Path | None = None) -> Path | None:
+    """The sources folder of the benchmark that the folder ``start`` (default: the working folder) is in.
+
+    The one rule every command follows without --sources: ``start`` itself when it holds dataset.yaml;
+    else ``start/sources`` when it is a folder (a broken one is then reported, never replaced by another);
+    else the nearest parent that holds dataset.yaml, or a ``sources/`` folder with one. None when there is
+    none: the caller falls back to the bundled benchmark and says so, or refuses (commands that write).
+    """
+    here = Path.cwd() if start is None else Path(start)
+    if (here / DATASET_FILE).is_file():
+        return here if start is not None else Path(".")
+    if (here / SOURCES_FOLDER).is_dir():
+        return here / SOURCES_FOLDER if start is not None else Path(SOURCES_FOLDER)
+    for folder in Path(os.path.abspath(here)).parents:
+        for candidate in (folder, folder / SOURCES_FOLDER):
+            if (candidate / DATASET_FILE).is_file():
+                return candidate
+    return None
+
+
+def local_sources(given: Path | None) -> SourcesChoice | None:
+    """--sources when given, else the benchmark :func:`find_sources` finds; None when there is none (the
+    rule of the commands that write into the sources: they never fall back to the bundled benchmark)."""
+    if given is not None:
+        return SourcesChoice(Path(given), "given")
+    found = find_sources()
+    return SourcesChoice(found, "found") if found is not None else None
+
+
+def choose_sources(given: Path | None) -> SourcesChoice:
+    """:func:`local_sources`, else the bundled benchmark (the caller says so)."""
+    return local_sources(given) or SourcesChoice(bundled_sources(), "bundled")
 
 
 def bundled_cards() -> Path:

@@ -235,6 +235,20 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     return project
 
 
+def dataset_label(root: Path) -> str | None:
+    """``name version (pretty name)`` of the sources folder ``root``, read leniently (a command says which
+    benchmark it works on before it validates it); None when dataset.yaml cannot be read."""
+    try:
+        data = load_yaml(Path(root) / "dataset.yaml", display_path(Path(root) / "dataset.yaml")).data
+    except DiagnosticError:
+        return None
+    if not isinstance(data, dict) or not data.get("name"):
+        return None
+    label = f"{data['name']} v{data['version']}" if data.get("version") else str(data["name"])
+    title = data.get("pretty_name")
+    return f"{label} ({title})" if isinstance(title, str) and title.strip() else label
+
+
 def _placement_problems(
     template: SourceTemplate, relative: Path, dataset: DatasetConfig | None
 ) -> list[Diagnostic]:

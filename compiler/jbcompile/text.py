@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from functools import cache
 
 
@@ -68,3 +70,12 @@ def redact(text: str, *secrets: str | None) -> str:
             text = text.replace(secret, "***")
     text = _HF_TOKEN.sub("hf_***", text)
     return _URL_USERINFO.sub(r"\g<scheme>***@", text)
+
+
+def did_you_mean(name: str, choices: Iterable[str]) -> str:
+    """``did you mean 'x'? `` for a near-miss name (a typo, another case), else ``""``: a hint's start."""
+    known = sorted(set(choices))
+    close = difflib.get_close_matches(name, known, n=2, cutoff=0.6)
+    folded = [choice for choice in known if choice.casefold() == name.casefold() and choice != name]
+    close = list(dict.fromkeys(folded + close))[:2]
+    return f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""

@@ -6,12 +6,14 @@ schema error names ``file:line:col`` (dbt's weak spot: schema errors without a l
 
 from __future__ import annotations
 
+from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
 
 from .diagnostics import Diagnostic, DiagnosticError
 from .loader import KeyPath, LoadedDocument
+from .text import did_you_mean
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -40,7 +42,52 @@ def _data_path(data: Any, loc: tuple, names_a_key: bool) -> KeyPath:
     return tuple(path)
 
 
-def schema_diagnostics(error: ValidationError, doc: LoadedDocument, prefix: KeyPath = ()) -> list[Diagnostic]:
+@cache
+def _json_schema(model: type[BaseModel]) -> dict:
+    return model.model_json_schema()
+
+
+def _members(node: Any, defs: dict) -> list[dict]:
+    """A JSON Schema node as the object schemas it may be: references followed, unions flattened."""
+    if not isinstance(node, dict):
+        return []
+    if "$ref" in node:
+        return _members(defs.get(node["$ref"].rsplit("/", 1)[-1]), defs)
+    found = [node]
+    for key in ("anyOf", "oneOf", "allOf"):
+        for member in node.get(key, ()):
+            found += _members(member, defs)
+    return found
+
+
+def known_keys(model: type[BaseModel], key_path: KeyPath) -> list[str]:
+    """The keys the source format allows in the mapping at ``key_path`` of a ``model`` document (every
+    member's keys, where a union allows several shapes): what an unknown key was probably meant to be."""
+    try:
+        schema = _json_schema(model)
+    except Exception:  # a type without a JSON Schema: no suggestion, never a crash
+        return []
+    defs = schema.get("$defs", {})
+    nodes = _members(schema, defs)
+    for part in key_path:
+        children = []
+        for node in nodes:
+            if isinstance(part, int):
+                children += _members(node.get("items"), defs)
+            elif part in node.get("properties", {}):
+                children += _members(node["properties"][part], defs)
+            else:
+                children += _members(node.get("additionalProperties"), defs)
+        nodes = children
+    return sorted({key for node in nodes for key in node.get("properties", {})})
+
+
+def schema_diagnostics(
+    error: ValidationError,
+    doc: LoadedDocument,
+    prefix: KeyPath = (),
+    model: type[BaseModel] | None = None,
+) -> list[Diagnostic]:
     data = doc.data
     for key in prefix:
         data = data[key]
@@ -69,6 +116,8 @@ def schema_diagnostics(error: ValidationError, doc: LoadedDocument, prefix: KeyP
             message = template.format(field=repr(str(path[-1]) if path else field))
             if kind == "missing" and len(path) > 1:
                 message += f" in {'.'.join(str(p) for p in path[:-1])}"
+            if kind == "extra_forbidden" and model is not None and path:
+                hint = did_you_mean(str(path[-1]), known_keys(model, path[len(prefix) : -1])) + hint
             position_path = path[:-1] if kind == "missing" else path
             pos = doc.key_position(path) if kind == "extra_forbidden" else doc.position(position_path)
         else:
@@ -100,4 +149,4 @@ def validate_document(model: type[M], doc: LoadedDocument, prefix: KeyPath = ())
     try:
         return model.model_validate(data)
     except ValidationError as exc:
-        raise DiagnosticError(schema_diagnostics(exc, doc, prefix)) from None
+        raise DiagnosticError(schema_diagnostics(exc, doc, prefix, model)) from None

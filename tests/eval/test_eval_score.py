@@ -115,6 +115,31 @@ def test_input_problems_name_file_and_line(lite_rows: list[dict], tmp_path: Path
     assert "Traceback" not in output
 
 
+def test_a_wrong_prediction_field_is_reported_once_with_the_columns(
+    lite_rows: list[dict], tmp_path: Path
+) -> None:
+    path = write_jsonl(tmp_path / "p.jsonl", bbq_format(lite_rows, stereotyped))
+    code, output = score(path, tmp_path / "out", "--prediction-field", "predicton")
+    assert code == 2 and output.count("EV040") == 1, output  # not once per row
+    assert "'predicton': no row has it" in output and "p.jsonl:1" in output
+    assert "columns: example_id" in output and "prediction" in output
+    code, output = score(path, tmp_path / "out")  # no --prediction-field: the columns to choose from
+    assert code == 2 and "EV064" in output and "prediction" in output and "context_condition" in output
+
+
+def test_rows_that_lack_the_prediction_field_are_counted_in_one_diagnostic(
+    lite_rows: list[dict], tmp_path: Path
+) -> None:
+    rows = bbq_format(lite_rows, stereotyped)
+    for row in rows[5:]:
+        del row["prediction"]
+    code, output = score(
+        write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
+    )
+    assert code == 2 and output.count("EV040") == 1, output
+    assert f"{len(rows) - 5} of {len(rows)} rows lack it" in output and "p.jsonl:6" in output
+
+
 @pytest.mark.parametrize(
     ("tag", "group", "expected"),
     [("old", "old", True), ("nonOld", "old", False), ("F", "f", True), ("trans_F", "trans", True),

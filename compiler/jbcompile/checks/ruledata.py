@@ -1,7 +1,7 @@
 """Load the rule data of a sources folder (``<sources>/rules/*.yaml``), falling back to the bundled files.
 
 A benchmark that has no ``rules/`` folder of its own is checked with the bundled pronoun rules,
-normalization table and lexicon; one that has a file of its own uses it instead, whole.
+normalization table, lexicon and attribute markers; one that has a file of its own uses it instead, whole.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..schema.rules import LexiconFile, NormalizationFile, PronounRulesFile
+from ..schema.rules import AttributesFile, LexiconFile, NormalizationFile, PronounRulesFile
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -21,6 +21,7 @@ RULE_FILES: dict[type[BaseModel], str] = {
     PronounRulesFile: "pronouns.yaml",
     NormalizationFile: "normalization.yaml",
     LexiconFile: "lexicon.yaml",
+    AttributesFile: "attributes.yaml",
 }
 
 
@@ -29,6 +30,7 @@ class RuleData:
     pronouns: PronounRulesFile
     normalization: NormalizationFile
     lexicon: LexiconFile
+    attributes: AttributesFile
 
 
 def rule_file_path(model: type[BaseModel], sources: Path | None = None) -> Path:
@@ -68,6 +70,7 @@ def load_rule_data(sources: Path | None) -> tuple[RuleData | None, list[Diagnost
             pronouns=loaded[PronounRulesFile],  # type: ignore[arg-type]
             normalization=loaded[NormalizationFile],  # type: ignore[arg-type]
             lexicon=loaded[LexiconFile],  # type: ignore[arg-type]
+            attributes=loaded[AttributesFile],  # type: ignore[arg-type]
         ),
         [],
     )

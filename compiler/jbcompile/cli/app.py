@@ -17,6 +17,8 @@ from ..text import redact
 if TYPE_CHECKING:
     from rich.table import Table
 
+    from ..paths import SourcesChoice
+
 app = typer.Typer(
     name="jbcompile",
     help="Compile Japanese social-bias benchmarks from YAML sources into Hugging Face datasets, and "
@@ -34,6 +36,16 @@ class _RedactingConsole(Console):
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    @property
+    def soft_wrap(self) -> bool:  # type: ignore[override]
+        """Outside a terminal (a pipe, a file, a CI log) lines are never folded at 80 columns: a folded
+        path or template id cannot be searched for or pasted (tables: :func:`print_table`)."""
+        return self._soft_wrap or not self.is_terminal
+
+    @soft_wrap.setter
+    def soft_wrap(self, value: bool) -> None:
+        self._soft_wrap = value
 
 
 err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
@@ -82,17 +94,18 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     return typer.Exit(code)
 
 
-def print_table(table: Table) -> None:
-    """Print a table whole: never squeezed (and its numbers cut to "…") to fit 80 columns."""
+def print_table(table: Table, console: Console = out_console) -> None:
+    """Print a table whole: never squeezed (and its numbers cut to "…", its ids folded) to fit the
+    terminal, or the 80 columns rich assumes outside one."""
     from rich.measure import Measurement
 
-    needed = Measurement.get(out_console, out_console.options.update_width(10_000), table).maximum
-    width = out_console.width
-    out_console.width = max(needed, width)
+    needed = Measurement.get(console, console.options.update_width(10_000), table).maximum
+    width = console.width
+    console.width = max(needed, width)
     try:
-        out_console.print(table)
+        console.print(table, soft_wrap=False)
     finally:
-        out_console.width = width
+        console.width = width
 
 
 def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit:
@@ -108,10 +121,32 @@ def check_choice(option: str, value: str, choices: Sequence[str]) -> str:
     return value
 
 
-def default_sources() -> Path:
-    """./sources when the current folder has one (a broken one is reported, never replaced by another),
-    else the benchmark bundled with the package."""
-    from ..paths import bundled_sources
+def sources_for(given: Path | None, doing: str, into: Path | None = None) -> SourcesChoice:
+    """The sources folder a command reads (the one rule: :func:`jbcompile.paths.choose_sources`), said
+    in the command's first line; the bundled benchmark only when no benchmark is found, and then so."""
+    from ..paths import choose_sources
 
-    local = Path("sources")
-    return local if local.is_dir() else bundled_sources()
+    choice = choose_sources(given)
+    announce_sources(choice, doing, into)
+    return choice
+
+
+def announce_sources(choice: SourcesChoice, doing: str, into: Path | None = None) -> None:
+    """One line on stderr: which benchmark (name, version, title) from which folder, and where to."""
+    from ..project import dataset_label
+    from ..sourcefiles import display_path
+
+    label = dataset_label(choice.root)
+    where = display_path(choice.root) or "."
+    what = f"{label} from {where}" if label else where
+    to = f" into {display_path(into)}" if into is not None else ""
+    if choice.how == "bundled":
+        err_console.print(
+            f"[yellow]no dataset.yaml in this folder or above it[/]: {escape(doing)} the benchmark bundled "
+            f"with jbcompile, {escape(what)}{escape(to)} (pass --sources DIR for yours, or start one with "
+            "`jbcompile init`)",
+            highlight=False,
+        )
+        return
+    bundled = " (the benchmark bundled with jbcompile)" if choice.is_bundled else ""
+    err_console.print(f"{doing} {what}{to}{bundled}", markup=False)

@@ -17,12 +17,12 @@ from ..diagnostics import DiagnosticError
 from .app import (
     app,
     check_choice,
-    default_sources,
     err_console,
     fail,
     option_error,
     print_diagnostics,
     print_table,
+    sources_for,
 )
 
 if TYPE_CHECKING:
@@ -30,7 +30,10 @@ if TYPE_CHECKING:
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
-SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
+SOURCES_HELP = (
+    "The sources folder (holds dataset.yaml). Default: the benchmark of the working folder (./sources, or "
+    "the nearest folder up with dataset.yaml), else the bundled benchmark."
+)
 
 
 @contextmanager
@@ -48,7 +51,7 @@ def _progress(quiet: bool = False) -> Iterator[ProgressCallback]:
         TimeElapsedColumn(),
         console=err_console,
         transient=True,
-        disable=quiet,
+        disable=quiet or not err_console.is_terminal,  # off a terminal rich would print a blank line
     ) as progress:
         expand = progress.add_task("expanding templates", total=None, count="")
         counts = {"expand": (0, 0), "write": (0, 0)}
@@ -74,7 +77,7 @@ def _compile(sources: Path | None, lang: str, quiet: bool = False):
     from ..build import compile_project
     from ..project import load_project
 
-    project = load_project(sources or default_sources(), lang=lang)
+    project = load_project(sources_for(sources, "counting").root, lang=lang)
     with _progress(quiet) as progress:
         return compile_project(project, checks=False, progress=progress, sink=lambda _spec, _rows: None)
 
@@ -108,7 +111,12 @@ def _without_pandas() -> Iterator[None]:
 @app.command()
 def build(
     sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
-    out: Path = typer.Option(Path("build"), "--out", "-o", help="The build folder to (re)write."),
+    out: Path = typer.Option(
+        None,
+        "--out",
+        "-o",
+        help="The build folder to (re)write. Default: build/ beside the sources found, else ./build.",
+    ),
     format: str = typer.Option("parquet", "--format", help="parquet, or parquet,jsonl to add JSONL copies."),
     lang: str = typer.Option("ja", "--lang", help="ja (default), or en to compile the English sources."),
     release: bool = typer.Option(
@@ -119,7 +127,9 @@ def build(
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
     from ..build import FORMATS, build_folder, check_out_dir
+    from ..paths import choose_sources
     from ..project import load_project
+    from .app import announce_sources
 
     check_choice("--diagnostics", diagnostics_format, DIAGNOSTIC_FORMATS)
     formats = [f.strip() for f in format.split(",") if f.strip()]
@@ -128,9 +138,12 @@ def build(
         raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
     check_choice("--lang", lang, ("ja", "en"))
     check_cards(cards)
+    choice = choose_sources(sources)
+    out = out or choice.build_folder()
+    announce_sources(choice, "building", into=out)
     try:
-        check_out_dir(out, sources or default_sources())
-        project = load_project(sources or default_sources(), lang=lang)
+        check_out_dir(out, choice.root)
+        project = load_project(choice.root, lang=lang)
         with _progress() as progress, _without_pandas():
             compiled, manifest = build_folder(
                 project, out, formats=formats, cards_dir=cards, release=release, progress=progress
@@ -198,7 +211,9 @@ def stats(
 @app.command()
 def schema(
     file: str = typer.Argument(
-        "all", help="dataset, vocab, template, pronouns, normalization, lexicon, glossary, memory, or all."
+        "all",
+        help="dataset, vocab, template, pronouns, normalization, lexicon, attributes, glossary, memory, "
+        "or all.",
     ),
 ) -> None:
     """Print the JSON Schema of the source files (for editor validation and completion)."""

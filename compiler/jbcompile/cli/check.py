@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
@@ -11,14 +12,18 @@ from ..diagnostics import Diagnostic, DiagnosticError, Severity, has_errors, sum
 from .app import (
     EXIT_FINDINGS,
     EXIT_OK,
+    announce_sources,
     app,
     check_choice,
-    default_sources,
     err_console,
     fail,
     option_error,
     print_diagnostics,
+    sources_for,
 )
+
+if TYPE_CHECKING:
+    from ..paths import SourcesChoice
 
 FORMATS = ("text", "json", "github")
 
@@ -62,18 +67,23 @@ def _explain(code: str) -> None:
     raise option_error("CL001", f"no diagnostic has the code {code!r}", hint=hint)
 
 
-def _refuse_bundled_fix(given: Path | None, root: Path) -> None:
+def _sources_to_fix(given: Path | None) -> SourcesChoice:
     """--fix rewrites files: never the benchmark bundled with the package (site-packages, or the
     repository of an editable install) unless the user named that folder or works in it."""
-    from ..paths import installed_bundle
+    from ..paths import installed_bundle, local_sources
 
+    choice = local_sources(given)
     bundle = installed_bundle()
-    if given is None and not Path("sources", "dataset.yaml").is_file():
-        problem = "there is no ./sources here, and --fix never rewrites the benchmark bundled with jbcompile"
-    elif bundle is not None and root.resolve().is_relative_to(bundle.resolve()):
-        problem = f"{root} is the benchmark installed with jbcompile; --fix never rewrites it"
+    if choice is None:
+        problem = (
+            "no dataset.yaml in this folder or above it, and --fix never rewrites the benchmark bundled "
+            "with jbcompile"
+        )
+    elif bundle is not None and choice.root.resolve().is_relative_to(bundle.resolve()):
+        problem = f"{choice.root} is the benchmark installed with jbcompile; --fix never rewrites it"
     else:
-        return
+        announce_sources(choice, "fixing")
+        return choice
     raise option_error(
         "CL004", problem, hint="copy the sources into your working folder, or pass --sources YOUR_FOLDER"
     )
@@ -95,7 +105,8 @@ def check(
         None,
         "--sources",
         "-s",
-        help="The sources folder (holds dataset.yaml). Default: ./sources, else bundled.",
+        help="The sources folder (holds dataset.yaml). Default: the benchmark of the working folder "
+        "(./sources, or the nearest folder up with dataset.yaml), else bundled (never with --fix).",
     ),
     fix: bool = typer.Option(False, "--fix", help="Rewrite the YAML in place for every fixable finding."),
     fmt: str = typer.Option("text", "--format", help="text | json | github (annotations)."),
@@ -134,9 +145,7 @@ def check(
     from ..checks import fix_sources, run_checks
     from ..project import load_project
 
-    root = sources or default_sources()
-    if fix:
-        _refuse_bundled_fix(sources, root)
+    root = _sources_to_fix(sources).root if fix else sources_for(sources, "checking").root
     try:
         if fix:
             report = fix_sources(root, release=release)

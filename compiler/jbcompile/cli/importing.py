@@ -22,7 +22,7 @@ from typer.core import TyperGroup
 from ..diagnostics import DiagnosticError, Severity
 from ..fsio import write_atomic
 from ..importers import Importer, Input, Option, Tick, all_importers
-from .app import EXIT_FINDINGS, app, err_console, fail, out_console, print_diagnostics
+from .app import EXIT_FINDINGS, app, err_console, fail, print_diagnostics, print_table
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
 KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
@@ -197,7 +197,7 @@ def _finish(
         coverage = f"{entry.reproduced}/{entry.rows}" if entry.rows else "-"
         problems = sum(1 for d in entry.findings if d.severity is not Severity.INFO)
         table.add_row(entry.template, entry.upstream or "", str(entry.rows or "-"), coverage, str(problems))
-    out_console.print(table)
+    print_table(table)
     if report_path is not None:
         write_atomic(report_path, json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
     errors = report.count(Severity.ERROR)
@@ -238,7 +238,7 @@ def _print_release(release: dict[str, dict]) -> None:
     for name, entry in release.items():
         rate = _percent(entry["rate"], 2) if entry["rate"] is not None else "-"
         table.add_row(name, str(entry["rows"]), str(entry["reproduced"]), rate)
-    out_console.print(table)
+    print_table(table)
 
 
 def _percent(share: float, decimals: int = 1) -> str:

@@ -14,16 +14,16 @@ from .app import (
     EXIT_FINDINGS,
     app,
     check_choice,
-    default_sources,
     err_console,
     fail,
     option_error,
     out_console,
     print_diagnostics,
     print_table,
+    sources_for,
 )
+from .build import SOURCES_HELP
 
-SOURCES_HELP = "The sources folder (holds dataset.yaml). Default: ./sources, else the bundled benchmark."
 FORMAT_HELP = "text (default) or json."
 
 
@@ -49,7 +49,9 @@ def publish(
         False, "--dry-run", help="Print what would be created and uploaded; write nothing."
     ),
     sources: Path = typer.Option(None, "--sources", "-s", help=SOURCES_HELP),
-    build: Path = typer.Option(Path("build"), "--build", "-b", help="The build folder to publish."),
+    build: Path = typer.Option(
+        None, "--build", "-b", help="The build folder to publish. Default: the one `jbcompile build` writes."
+    ),
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
 ) -> None:
     """Publish the build of the version in dataset.yaml: one commit on main, tagged vX.Y.Z, gated.
@@ -59,13 +61,14 @@ def publish(
     """
     from ..project import load_project
     from ..publish.buildfolder import open_build
-    from ..publish.hub import hub_errors, open_session, resolve_token
+    from ..publish.hub import hub_errors, offline_problem, open_session, resolve_token
     from ..publish.release import execute_release, inspect_remote, plan_summary, prepare_release
 
     _check_format(fmt)
+    choice = sources_for(sources, "publishing")
     try:
-        project = load_project(sources or default_sources())
-        build_folder = open_build(build)
+        project = load_project(choice.root)
+        build_folder = open_build(build or choice.build_folder())
     except DiagnosticError as error:
         raise fail(error, fmt) from None
     if repo is None and project.dataset.hub_repo is None:
@@ -92,17 +95,23 @@ def publish(
         plan = prepare_release(
             project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
         )
+        note(*plan.warnings)
+        # A dry run in offline mode shows the plan from the build alone: no token, no network.
+        offline = dry_run and offline_problem("publish") is not None
         if dry_run and not token:
+            how = "the Hub is not read in offline mode" if offline else "the Hub is read anonymously"
             note(
                 Diagnostic(
                     code="P007",
-                    message="no Hugging Face token: the Hub is read anonymously for this dry run",
+                    message=f"no Hugging Face token: {how} for this dry run",
                     severity=Severity.WARNING,
                     hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
                 )
             )
-        with hub_errors(session, f"reading {repo_id} on the Hub"):
-            remote = inspect_remote(session, plan)
+        remote = None
+        if not offline:
+            with hub_errors(session, f"reading {repo_id} on the Hub"):
+                remote = inspect_remote(session, plan)
     except DiagnosticError as error:
         print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
@@ -110,8 +119,11 @@ def publish(
                 f"[bold red]refused[/]: {escape(repo_id)} {escape(project.dataset.version)}; "
                 "nothing was pushed."
             )
+            if dry_run and any(d.code == "P009" for d in error.diagnostics):
+                err_console.print("HF_HUB_OFFLINE=1 shows the plan without reading the Hub.", markup=False)
         raise typer.Exit(EXIT_FINDINGS) from None
-    note(*remote.warnings)
+    if remote is not None:
+        note(*remote.warnings)
     summary = plan_summary(plan, remote)
     summary["diagnostics"] = [to_json_record(d) for d in notes]
     if dry_run:
@@ -157,10 +169,14 @@ def publish(
 def _print_plan(summary: dict) -> None:
     """Plain lines, never truncated: the hashes must be complete to be of any use."""
     visibility = "private" if summary["private"] else "public"
-    action = "create" if summary["create_repo"] else "use existing"
-    parent = summary["parent_commit"] or "the first commit of the new repository"
+    read = summary["hub_read"]
+    action = "create" if summary["create_repo"] else "use existing" if read else "create (or use existing)"
+    parent = summary["parent_commit"] or (
+        "the first commit of the new repository" if read else "the head of main (not read: offline)"
+    )
     lines = [
-        "Dry run: nothing is created or uploaded.",
+        "Dry run: nothing is created or uploaded."
+        + ("" if read else " Offline: the Hub was not read (the real publish checks the tag and the card)."),
         f"repository   {action} dataset repository {summary['repo_id']} ({visibility})",
         f"gated access {summary['gated']}, terms from the card (extra_gated_prompt, extra_gated_fields)",
         f"commit       to main, on top of {parent}: {summary['commit_message']!r}",
@@ -195,10 +211,11 @@ def verify(
     offline = offline_problem("verify")
     if offline:
         raise fail(DiagnosticError([offline]), fmt)
+    root = sources_for(sources, f"verifying {ref} against").root
     session = open_session(resolve_token())
     with tempfile.TemporaryDirectory(prefix="jbcompile-verify-") as workdir:
         try:
-            report = verify_release(session, ref, sources or default_sources(), Path(workdir), cards)
+            report = verify_release(session, ref, root, Path(workdir), cards)
         except DiagnosticError as error:
             raise fail(error, fmt) from None
     if fmt == "json":
@@ -224,7 +241,7 @@ def _print_verify(report) -> None:
         table.add_column(column, overflow="fold")
     for d in report.differences:
         table.add_row(*_cells(d.kind, d.path, _short(d.expected), _short(d.actual), d.note))
-    out_console.print(table)
+    print_table(table)
     out_console.print(f"[bold red]{len(report.differences)} difference(s)[/]")
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .app import EXIT_INPUT, app, err_console, fail, out_console, print_diagnostics
+from .app import EXIT_INPUT, announce_sources, app, err_console, fail, out_console, print_diagnostics
 
 
 @app.command()
@@ -20,7 +20,8 @@ def translate(
         None,
         "--sources",
         "-s",
-        help="The sources folder (holds dataset.yaml and translations/). Default: ./sources",
+        help="The sources folder (holds dataset.yaml and translations/). Default: the benchmark of the "
+        "working folder (./sources, or the nearest folder up with dataset.yaml); never the bundled one.",
     ),
     only_missing: bool = typer.Option(
         False,
@@ -44,17 +45,24 @@ def translate(
     The key comes from DEEPL_AUTH_KEY. Results go into the sources and into
     translations/memory.yaml, so a re-run bills nothing already done; reviewed texts are never touched.
     """
+    from ..paths import local_sources
     from ..translate.pipeline import Settings
     from ..translate.runner import prepare, run
 
-    root = sources or Path("sources")  # never the bundled copy: translate writes into the sources
+    choice = local_sources(sources)  # never the bundled copy: translate writes into the sources
+    root = choice.root if choice is not None else Path("sources")
+    if choice is not None:
+        announce_sources(choice, "translating")
     if not (root / "dataset.yaml").is_file():
         raise fail(
             DiagnosticError(
                 [
                     Diagnostic(
                         code="TR014",
-                        message=f"no dataset.yaml in {root}",
+                        message=f"no dataset.yaml in {root}"
+                        if choice is not None
+                        else "no dataset.yaml in this folder or above it (translate never writes into "
+                        "the benchmark bundled with jbcompile)",
                         path=str(root),
                         hint="run in the folder that holds sources/, or pass --sources DIR",
                     )

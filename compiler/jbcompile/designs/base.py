@@ -32,6 +32,9 @@ class ConfigSpec:
     description: str
     schema_factory: Any  # () -> pa.Schema, so pyarrow is imported only when writing
     default: bool = False
+    # a template's rows depend on that template alone (lite): the build then leaves out a row identical
+    # to another row of the same template only, and reports one identical to another template's (AU011)
+    stable: bool = False
 
     @property
     def schema(self) -> pa.Schema:
@@ -91,6 +94,10 @@ class Kind(ABC):
     # top-level template keys whose texts hold placeholders of their own or regular expressions, not
     # ``{{SLOT}}`` texts (the stray-brace check leaves them alone)
     own_placeholder_keys: ClassVar[frozenset[str]] = frozenset()
+    # the columns of a row that a model is shown (texts and options, in order): two rows of a config
+    # that agree in all of them are identical, and the build emits such a row once (AU010). None: every
+    # column but example_id (only rows equal in everything else are identical)
+    shown_columns: ClassVar[tuple[str, ...] | None] = None
 
     @abstractmethod
     def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:

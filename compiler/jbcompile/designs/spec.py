@@ -9,17 +9,30 @@ that never evaluates never imports the evaluator.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
+    from ..audit.probe import Probe, ProbeInputs
     from ..codes import Code
     from ..evaluate.kind import EvalKind
     from ..importers import Importer
     from .base import Kind
+
+
+@dataclass(frozen=True)
+class Starter:
+    """What `jbcompile init --kind NAME` writes for a design, beside the dataset.yaml it writes itself:
+    source files (path under the sources folder → text: one template and the vocabulary it needs) and the
+    categories they use (dataset.yaml declares them). The files must build and check clean."""
+
+    files: Mapping[str, str]
+    categories: tuple[str, ...]
 
 
 class Design(ABC):
@@ -48,6 +61,39 @@ class Design(ABC):
         """The release formats this design can import as sources (none by default): each a
         :class:`jbcompile.importers.Importer`, which ``jbcompile import <name>`` runs."""
         return ()
+
+    def starter(self) -> Starter | None:
+        """The starter benchmark of this design for `jbcompile init`: by default the files of the
+        package's ``starter/`` folder (``templates/…``, ``vocab/…``), with the categories they name in
+        ``category:``; None when the design has no ``starter/`` (then `init` does not offer it)."""
+        import yaml
+
+        folder = self.folder / "starter"
+        if not folder.is_dir():
+            return None
+        files = {
+            path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+            for path in sorted(folder.rglob("*.yaml"))
+        }
+        categories: dict[str, None] = {}
+        for text in files.values():
+            data = yaml.safe_load(text)
+            if isinstance(data, dict) and isinstance(data.get("category"), str):
+                categories[data["category"]] = None
+        return Starter(files, tuple(categories))
+
+    def probes(self, inputs: ProbeInputs) -> Sequence[Probe]:
+        """Fresh shortcut probes for one audited config (:mod:`jbcompile.audit`): rules or small models
+        that try to reach the gold without the reasoning the design tests. By default those the
+        ``probes(inputs)`` function of the design's ``probes`` module makes; none without that module."""
+        name = f"{type(self).__module__}.probes"
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as error:
+            if error.name != name:
+                raise
+            return ()
+        return tuple(module.probes(inputs))
 
     @property
     def folder(self) -> Path:

@@ -1,4 +1,5 @@
-"""Write a compiled dataset as a Hugging Face dataset repository folder: data, card, manifest."""
+"""Write a compiled dataset as a Hugging Face dataset repository folder: data, card, Croissant file,
+manifest."""
 
 from __future__ import annotations
 
@@ -7,7 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .card import render_card
+from .croissant import CROISSANT, croissant, write_croissant
 from .data import ROW_GROUP, DataFiles, data_path, write_jsonl, write_parquet
+from .features import dataset_info
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
@@ -33,7 +36,9 @@ def write_folder(
     except BaseException:
         data.abort()
         raise
-    return finish_folder(compiled, folder, files, cards_dir=cards_dir, progress=progress)
+    return finish_folder(
+        compiled, folder, files, cards_dir=cards_dir, progress=progress, arrow_bytes=data.arrow_bytes
+    )
 
 
 def finish_folder(
@@ -43,12 +48,23 @@ def finish_folder(
     *,
     cards_dir: Path | None = None,
     progress: ProgressCallback | None = None,
+    release: bool = False,
+    arrow_bytes: dict[str, int] | None = None,
 ) -> dict:
-    """Add the card and the manifest to a folder whose data files are written; return the manifest."""
+    """Audit the data files written into ``folder``, then add the card, the Croissant file and the
+    manifest (the card and the manifest carry the audit's figures); return the manifest. A probe above its
+    bar is a warning, or with ``release`` an error that stops here (AU001). ``arrow_bytes``: each config's
+    size as Arrow (:attr:`DataFiles.arrow_bytes`), for the card's dataset_info.
+    """
+    from ..audit import audit_compiled
+
+    compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release))
     digests = _digests(folder, files, progress)
     parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
-    (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet), encoding="utf-8")
-    manifest = build_manifest(compiled, folder, [*files, "README.md"], digests)
+    info = dataset_info(compiled, folder, arrow_bytes or {})
+    (folder / "README.md").write_text(render_card(compiled, cards_dir, parquet, info), encoding="utf-8")
+    write_croissant(croissant(compiled, folder, digests), folder / CROISSANT)
+    manifest = build_manifest(compiled, folder, [*files, "README.md", CROISSANT], digests)
     write_manifest(manifest, folder / "manifest.json")
     return manifest
 

@@ -31,7 +31,9 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None) -> dict:
+def front_matter(
+    compiled: Compiled, data_digests: dict[str, str] | None = None, dataset_info: list | None = None
+) -> dict:
     """The card's YAML: what the Hub and ``datasets`` read.
 
     Each config's ``description`` names the sha256 of its data. ``datasets`` keys its cache of a local
@@ -61,7 +63,7 @@ def front_matter(compiled: Compiled, data_digests: dict[str, str] | None = None)
         "extra_gated_prompt": dataset.terms_of_use.strip(),
         "extra_gated_fields": {GATE_FIELD: "checkbox"},
         "configs": configs,
-    }
+    } | ({"dataset_info": dataset_info} if dataset_info else {})
 
 
 def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
@@ -77,6 +79,40 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
             entry[f"{name}_templates"] = len(templates)
         table.append(entry)
     return names, table
+
+
+def audit_table(compiled: Compiled) -> dict | None:
+    """The shortcut audit as the card shows it: per config, one line per probe (its overall figures and
+    its highest category), plus whether every probe stayed under its bar."""
+    report = compiled.audit
+    if report is None:
+        return None
+    configs: dict[str, list[dict]] = {}
+    for result in report.results:
+        line = {
+            "probe": result.probe,
+            "title": result.title,
+            "scores": result.scores,
+            "not_run": result.not_run,
+        }
+        if result.overall is not None:
+            top = max(result.categories.items(), key=lambda item: (item[1].value, item[0]))
+            exceeds = ["all" if name == "overall" else name for name, _ in result.exceeded()]
+            line |= {
+                "rows": f"{result.overall.rows:,}",
+                "value": _percent(result.overall.value),
+                "interval": f"{_percent(result.overall.low)}–{_percent(result.overall.high)}",
+                "chance": _percent(result.overall.chance),
+                "threshold": "—" if result.overall.threshold is None else _percent(result.overall.threshold),
+                "highest": f"{top[0]} {_percent(top[1].value)}",
+                "verdict": ("above the bar in " + ", ".join(exceeds)) if exceeds else "within",
+            }
+        configs.setdefault(result.config, []).append(line)
+    return {"passed": report.passed, "margin": report.settings.margin, "configs": configs}
+
+
+def _percent(value: float) -> str:
+    return f"{100 * value:.1f}%"
 
 
 def review_summary(compiled: Compiled) -> dict:
@@ -100,14 +136,17 @@ def review_summary(compiled: Compiled) -> dict:
 
 
 def render_card(
-    compiled: Compiled, cards_dir: Path | None = None, data_digests: dict[str, str] | None = None
+    compiled: Compiled,
+    cards_dir: Path | None = None,
+    data_digests: dict[str, str] | None = None,
+    dataset_info: list | None = None,
 ) -> str:
     """Render the card; a broken card template is a B005 diagnostic at its file and line."""
     import jinja2
 
     folder = Path(cards_dir) if cards_dir else _cards_for(compiled.project.root) or bundled_cards()
     try:
-        return _render(compiled, folder, data_digests)
+        return _render(compiled, folder, data_digests, dataset_info)
     except jinja2.TemplateSyntaxError as exc:
         raise _card_error(folder, exc.lineno, exc.message or str(exc)) from None
     except jinja2.TemplateNotFound as exc:
@@ -139,7 +178,9 @@ def _card_error(folder: Path, line: int | None, message: str) -> DiagnosticError
     )
 
 
-def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | None) -> str:
+def _render(
+    compiled: Compiled, folder: Path, data_digests: dict[str, str] | None, dataset_info: list | None = None
+) -> str:
     import jinja2
 
     from .. import __version__
@@ -152,7 +193,7 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
     )
     names, table = category_table(compiled)
     matter = yaml.safe_dump(
-        front_matter(compiled, data_digests), allow_unicode=True, sort_keys=False, width=1000
+        front_matter(compiled, data_digests, dataset_info), allow_unicode=True, sort_keys=False, width=1000
     )
     templates_by_origin = Counter(getattr(t.model, "origin", "added") for t in compiled.project.templates)
     variables = dict(
@@ -170,6 +211,7 @@ def _render(compiled: Compiled, folder: Path, data_digests: dict[str, str] | Non
         reviews=review_summary(compiled),
         compiler_version=__version__,
         sources_hash=compiled.sources_hash,
+        audit=audit_table(compiled),
     )
     variables["design_sections"] = design_sections(compiled, variables)
     return environment.get_template(CARD_TEMPLATE).render(**variables)

@@ -45,6 +45,7 @@ class ConfigFiles:
         self._columns: list[list[pa.Array]] = [[] for _ in schema]  # the converted part of the group
         self._held = 0  # rows in self._columns
         self._groups = 0
+        self.arrow_bytes = 0  # the rows' size as Arrow in memory (the card's num_bytes)
         parquet.parent.mkdir(parents=True, exist_ok=True)
         # Fixed writer settings: the same rows give the same bytes.
         self._writer = pq.ParquetWriter(parquet, schema, compression="zstd", write_statistics=True)
@@ -87,6 +88,7 @@ class ConfigFiles:
         group = pa.Table.from_arrays(arrays, schema=self.schema)
         del arrays
         self._writer.write_table(group, row_group_size=ROW_GROUP)
+        self.arrow_bytes += group.nbytes
         self._held = 0
         self._groups += 1
 
@@ -150,6 +152,11 @@ class DataFiles:
     def abort(self) -> None:
         for config in self.configs.values():
             config.abort()
+
+    @property
+    def arrow_bytes(self) -> dict[str, int]:
+        """Each config's rows' size as Arrow in memory, once closed."""
+        return {name: config.arrow_bytes for name, config in self.configs.items()}
 
 
 def write_parquet(rows: Iterable[Row], schema: pa.Schema, path: Path) -> None:

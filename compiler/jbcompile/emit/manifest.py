@@ -1,5 +1,5 @@
-"""``manifest.json``: what was built from what, with a hash of every file; no timestamps (builds are
-byte-identical)."""
+"""``manifest.json``: what was built from what, with a hash of every file and the shortcut audit's
+figures; no timestamps (builds are byte-identical)."""
 
 from __future__ import annotations
 
@@ -52,6 +52,8 @@ def build_manifest(
             for name, config in compiled.configs.items()
         },
         "rows": {name: config.count for name, config in compiled.configs.items()},
+        # the shortcut audit of the data: figures per config, probe and category, and the bars
+        "audit": compiled.audit.record() if compiled.audit is not None else None,
         "files": {name: known.get(name) or file_sha256(folder / name) for name in sorted(files)},
     }
 

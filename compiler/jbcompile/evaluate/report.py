@@ -202,20 +202,29 @@ def variant_notes(overall: dict[str, Any]) -> list[str]:
         return (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-12)
 
     differing = [
-        f"`{name}` {fmt(overall[name])} vs `{name}{suffix}` {fmt(overall[name + suffix])}"
+        (suffix, f"`{name}` {fmt(overall[name])} vs `{name}{suffix}` {fmt(overall[name + suffix])}")
         for name in overall
-        for suffix in ("_valid", "_all")
+        for suffix in VARIANT_SUFFIXES
         if name + suffix in overall
         and not isinstance(overall[name], list)
         and differ(number(name), number(name + suffix))
     ]
     if not differing:
         return []
+    # only the suffixes these metrics carry: a design names its variants one way or the other
+    meanings = "; ".join(
+        f"`…{suffix}`: {VARIANT_SUFFIXES[suffix]}" for suffix in dict.fromkeys(s for s, _ in differing)
+    )
     return [
         "",
-        "Replies outside the options change these metrics (`_valid`: such replies left out; `_all`: "
-        "counted as wrong): " + "; ".join(differing) + ".",
+        f"Replies outside the options change these metrics ({meanings}, the name without it the other way): "
+        + "; ".join(text for _, text in differing)
+        + ".",
     ]
+
+
+# How a metric's variant treats replies outside the options, by the suffix of its name.
+VARIANT_SUFFIXES = {"_valid": "such replies left out", "_all": "such replies counted as wrong"}
 
 
 JAPANESE_FONT_PACKAGE = "japanize_matplotlib"  # ships the IPAexGothic font (IPA Font License)

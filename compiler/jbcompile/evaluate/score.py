@@ -4,6 +4,7 @@ run folder (results.json, report.md, charts) like an eval run's."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -86,6 +87,7 @@ def run_score(request: ScoreRequest) -> RunResult:
         task = _our_task(request, records, lines[0])
     else:
         field_name = _field(request, adapted, where)
+        problems += _missing_prediction_field(raw, lines, field_name, where)
         problems += check_foreign_rows(kind, raw, lines, where)
         if problems:
             raise DiagnosticError(limited(problems))
@@ -197,13 +199,39 @@ def _field(request: ScoreRequest, adapted: Adapted, where: str) -> str:
             [
                 Diagnostic(
                     "EV064",
-                    "these are not jbcompile predictions; say which column holds the predicted answer",
+                    "these are not jbcompile predictions; say which column holds the predicted answer "
+                    f"(the file's columns: {_columns_of(adapted.rows)})",
                     path=where,
                     hint="add --prediction-field NAME (an option index, label, option text or reply)",
                 )
             ]
         )
     return field_name
+
+
+def _columns_of(rows: Sequence[Record], most: int = 40) -> str:
+    """The columns of a file's rows, in the order they first appear (for a message)."""
+    names = list(dict.fromkeys(key for row in rows for key in row))
+    return ", ".join(names[:most]) + (f" and {len(names) - most} more" if len(names) > most else "")
+
+
+def _missing_prediction_field(
+    rows: Sequence[Record], lines: Sequence[int], field_name: str, path: str
+) -> list[Diagnostic]:
+    """A prediction column the rows lack, said once for the file (not once per row), with its columns."""
+    missing = [line for row, line in zip(rows, lines, strict=True) if field_name not in row]
+    if not missing:
+        return []
+    where = "no row has it" if len(missing) == len(rows) else f"{len(missing)} of {len(rows)} rows lack it"
+    return [
+        Diagnostic(
+            "EV040",
+            f"the prediction column {field_name!r}: {where} (the columns: {_columns_of(rows)})",
+            path=path,
+            line=missing[0],
+            hint="name the column that holds the predicted answer with --prediction-field",
+        )
+    ]
 
 
 def _foreign(
@@ -222,12 +250,11 @@ def _foreign(
         foreign = kind.foreign_records(raw, field_name, request.task or "qa")
     except DiagnosticError as error:
         # the kinds number rows 1, 2, …; the user's file has its own line numbers
-        raise DiagnosticError(
-            [
-                replace(d, path=where, line=lines[d.line - 1] if d.line and d.line <= len(lines) else d.line)
-                for d in error.diagnostics
-            ]
-        ) from None
+        renumbered = [
+            replace(d, path=where, line=lines[d.line - 1] if d.line and d.line <= len(lines) else d.line)
+            for d in error.diagnostics
+        ]
+        raise DiagnosticError(limited(renumbered)) from None
     records, ambiguous = foreign.records, list(adapted.ambiguous) + foreign.ambiguous
     for record in records:
         record["raw_output"] = raw_values.get(str(record.get("example_id")), record.get("raw_output"))

@@ -16,6 +16,7 @@ from typing import Any
 
 import yaml
 
+from .. import placeholders
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..fsio import replaced_folder, taken_with
 from .report import ImportReport
@@ -189,12 +190,12 @@ class SourcesDraft:
             "name": slug(self.name),
             "pretty_name": self.pretty_name,
             "version": "0.1.0",
-            "license": "other",
+            "license": placeholders.LICENSE,
             "language": ["ja"],
-            "description": self.description or "Imported with `jbcompile import`; describe the dataset here.",
+            "description": self.description or placeholders.IMPORTED_DESCRIPTION,
             "citation": None,
             "homepage": None,
-            "terms_of_use": "Set the terms of use of the imported data before publishing it.",
+            "terms_of_use": placeholders.IMPORTED_TERMS,
             "seed": 1,
             "unknown_options": [self.text(u) for u in unknown],
             "categories": list(self.categories),

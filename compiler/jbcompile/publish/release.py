@@ -3,8 +3,9 @@
 Order of operations (each step only runs when the previous one succeeded)::
 
     prepare_release   local checks, no network: build present, intact, fresh, of this version;
-                      no unreviewed machine translation; card carries the gating terms; changelog
-                      section; a token.                          → ReleasePlan or DiagnosticError
+                      no unreviewed machine translation; no placeholder left in dataset.yaml; card
+                      carries the gating terms (warnings: no uses, limitations or citation);
+                      changelog section; a token.                → ReleasePlan or DiagnosticError
     inspect_remote    read-only Hub calls: refuse when the tag exists; find main's head and the
                       files of main that the release removes.   → RemoteState or DiagnosticError
     execute_release   create_repo (exist_ok) → gated access on → one commit to main (parent pinned)
@@ -61,6 +62,7 @@ class ReleasePlan:
     commit_message: str
     commit_description: str
     private: bool
+    warnings: tuple[Diagnostic, ...] = ()  # what the card lacks: the release goes ahead, but say so
 
     @property
     def total_bytes(self) -> int:
@@ -133,6 +135,40 @@ def _localized_texts(value: Any, key_path: KeyPath) -> Iterable[tuple[KeyPath, A
     elif isinstance(value, dict):
         for key, item in value.items():
             yield from _localized_texts(item, key_path + (key,))
+
+
+def audit_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
+    """The shortcut audit the build recorded in its manifest: a probe above its bar stops the release
+    (AU001), and so does a build without a readable audit (AU004)."""
+    from pydantic import ValidationError
+
+    from ..audit.report import AuditReport, problems
+
+    recorded = build.manifest.get("audit")
+    where = display_path(build.root / MANIFEST)
+    if not isinstance(recorded, dict):
+        return [
+            Diagnostic(
+                "AU004",
+                "the build records no shortcut audit (it was built by a jbcompile without one)",
+                path=where,
+                hint="rebuild it with `jbcompile build --release`",
+            )
+        ]
+    try:
+        report = AuditReport.model_validate(
+            {key: value for key, value in recorded.items() if key != "passed"}
+        )
+    except ValidationError as error:
+        return [
+            Diagnostic(
+                "AU004",
+                f"the build's shortcut audit cannot be read: {error.errors()[0]['msg']}",
+                path=where,
+                hint="rebuild it with `jbcompile build --release`",
+            )
+        ]
+    return problems(report, release=True, doc=project.dataset_doc)
 
 
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
@@ -242,6 +278,52 @@ def gating_problems(build: BuildFolder) -> list[Diagnostic]:
     ]
 
 
+def placeholder_problems(project: Project) -> list[Diagnostic]:
+    """A field of dataset.yaml that still holds what `jbcompile import` or `init` wrote for the
+    maintainers to replace (:mod:`jbcompile.placeholders`): a release would publish it as the card."""
+    from ..placeholders import placeholder_fields
+
+    return [
+        project.dataset_doc.diagnostic(
+            (field,),
+            "P017",
+            f"{field} is still a placeholder: {str(getattr(project.dataset, field)).strip()!r}",
+            hint=f"write {what} in dataset.yaml, rebuild and publish",
+        )
+        for field, what in placeholder_fields(project.dataset)
+    ]
+
+
+# What readers of a benchmark's card look for, where dataset.yaml holds it, and what it tells them.
+CARD_ESSENTIALS = (
+    (("card", "uses"), "what the dataset is for (its Uses section)"),
+    (("card", "risks"), "its limitations (the Bias, risks and limitations section)"),
+    (("citation",), "how to cite it (its Citation section, BibTeX)"),
+)
+
+
+def card_gaps(project: Project) -> list[Diagnostic]:
+    """Warnings for what the card will not say: uses, limitations, citation (each empty in dataset.yaml)."""
+    from ..loader import value_at
+
+    found = []
+    for key_path, what in CARD_ESSENTIALS:
+        field = ".".join(key_path)
+        value = value_at(project.dataset_doc.data, key_path)
+        if isinstance(value, str) and value.strip():
+            continue
+        found.append(
+            project.dataset_doc.diagnostic(
+                key_path,
+                "P018",
+                f"the dataset card does not say {what}: {field} is empty in dataset.yaml",
+                severity=Severity.WARNING,
+                hint=f"set {field} in dataset.yaml and rebuild: readers of a benchmark look for it",
+            )
+        )
+    return found
+
+
 def card_metadata(text: str) -> dict | None:
     import yaml
 
@@ -275,7 +357,10 @@ def prepare_release(
     problems += emptiness_problems(build)
     problems += freshness_problems(project, build)
     problems += unreviewed_translations(project)
+    problems += placeholder_problems(project)
     problems += gating_problems(build)
+    problems += card_gaps(project)
+    problems += audit_problems(project, build)
     changelog = read_changelog(project.root)
     description = changelog_section(changelog, version) if changelog is not None else None
     if description is None:
@@ -312,6 +397,7 @@ def prepare_release(
         commit_message=f"Release {tag}",
         commit_description=description or "",
         private=private,
+        warnings=tuple(p for p in problems if p.severity is not Severity.ERROR),
     )
 
 
@@ -463,4 +549,5 @@ def plan_summary(plan: ReleasePlan, remote: RemoteState | None) -> dict[str, Any
         "upload": [{"path": f.path, "size": f.size, "sha256": f.sha256} for f in plan.files],
         "delete": list(remote.removed_files) if remote else [],
         "total_bytes": plan.total_bytes,
+        "hub_read": remote is not None,
     }

@@ -7,11 +7,12 @@ Validation, the JSON Schema (``jbcompile schema``) and the format docs all come 
 
 from .common import LocalizedText, StrictModel, Text, TranslationStatus, status_of, text_in
 from .dataset import DatasetConfig
-from .rules import LexiconFile, NormalizationFile, PronounRule, PronounRulesFile, TokenPattern
+from .rules import AttributesFile, LexiconFile, NormalizationFile, PronounRule, PronounRulesFile, TokenPattern
 from .translation import GlossaryFile, MemoryEntry, TranslationMemoryFile, TranslationOptions, memory_key
 from .vocab import Filler, FillerGroup, VocabFile, as_filler
 
 __all__ = [
+    "AttributesFile",
     "DatasetConfig",
     "Filler",
     "GlossaryFile",

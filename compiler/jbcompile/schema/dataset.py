@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from .common import Identifier, StrictModel, Text, text_in
 
@@ -18,7 +18,10 @@ class CardSections(StrictModel):
     """The prose of the dataset card that only the maintainers can write; the build adds the figures.
 
     The sections follow what readers expect of a Hugging Face card for a bias benchmark. A section left
-    out is left out of the card, never filled with a placeholder.
+    out is left out of the card, never filled with a placeholder. They also fill the Responsible-AI
+    fields of croissant.json: creation → dataCollection, review → dataAnnotationProtocol, risks →
+    dataBiases and dataLimitations (with out_of_scope), personal_data → personalSensitiveInformation,
+    uses → dataUseCases, recommendations → dataSocialImpact.
     """
 
     uses: str | None = Field(default=None, description="What the dataset is for (direct uses).")
@@ -32,6 +35,58 @@ class CardSections(StrictModel):
     )
     risks: str | None = Field(default=None, description="Bias, risks and limitations of the dataset.")
     recommendations: str | None = Field(default=None, description="What users should do about those risks.")
+    personal_data: str | None = Field(
+        default=None,
+        description="Personal or sensitive information in the data, and how it was handled (or that there is "
+        "none: persons described by attributes, no real names). The card and croissant.json (RAI) carry it.",
+    )
+
+
+class ProbeThreshold(StrictModel):
+    """The bar of one shortcut probe (``audit.probes.<name>``), in place of the dataset-wide margin."""
+
+    margin: float | None = Field(
+        default=None,
+        ge=0.0,
+        le=1.0,
+        description="How far above chance the probe may reach, as a share (0.05 = 5 points).",
+    )
+    max: float | None = Field(
+        default=None, ge=0.0, le=1.0, description="An absolute bar instead of chance + margin, as a share."
+    )
+    off: bool = Field(
+        default=False, description="Report the probe's figures but never refuse a release because of them."
+    )
+    reason: str | None = Field(default=None, description="Why this probe has a bar of its own.")
+
+    @model_validator(mode="after")
+    def _one_bar(self) -> ProbeThreshold:
+        if self.margin is not None and self.max is not None:
+            raise ValueError("give margin or max, not both")
+        return self
+
+
+class AuditSettings(StrictModel):
+    """The bars of ``jbcompile audit``'s shortcut probes (docs/audit.md).
+
+    A probe *exceeds* its bar in a scope (a config, or one of its categories) when the lower end of its
+    95% interval lies above the bar: chance + ``margin`` unless the probe sets its own. Probes that count
+    a defect rather than guess the gold (attribute confounds) compare their point figure with ``max``.
+    ``build --release`` and ``publish`` refuse a benchmark whose probe exceeds its bar; ``build`` warns.
+    """
+
+    margin: float = Field(
+        default=0.05,
+        ge=0.0,
+        le=1.0,
+        description="How far above chance a probe may reach, as a share (0.05 = 5 points).",
+    )
+    probes: dict[Identifier, ProbeThreshold] = Field(
+        default_factory=dict, description="Bars of single probes, by probe name (e.g. mention-order)."
+    )
+    resamples: int = Field(
+        default=1000, ge=100, le=100_000, description="Bootstrap resamples (of templates) per interval."
+    )
 
 
 class DatasetConfig(StrictModel):
@@ -64,6 +119,11 @@ class DatasetConfig(StrictModel):
     categories: list[Identifier] = Field(min_length=1, description="The categories templates may use.")
     checks: dict[str, RuleSetting] = Field(
         default_factory=dict, description="Severity override per check rule code, or 'off'."
+    )
+    audit: AuditSettings = Field(
+        default_factory=AuditSettings,
+        description="Bars of the shortcut probes of `jbcompile audit` (build --release and publish refuse "
+        "a benchmark that exceeds them).",
     )
     keep_as_written: bool = Field(
         default=False,

@@ -6,7 +6,17 @@ from typing import Any, Union
 
 from pydantic import TypeAdapter
 
-SCHEMA_FILES = ("dataset", "vocab", "template", "pronouns", "normalization", "lexicon", "glossary", "memory")
+SCHEMA_FILES = (
+    "dataset",
+    "vocab",
+    "template",
+    "pronouns",
+    "normalization",
+    "lexicon",
+    "attributes",
+    "glossary",
+    "memory",
+)
 
 
 def _template_type() -> Any:
@@ -18,7 +28,7 @@ def _template_type() -> Any:
 
 def json_schema(file: str = "all") -> dict:
     from .dataset import DatasetConfig
-    from .rules import LexiconFile, NormalizationFile, PronounRulesFile
+    from .rules import AttributesFile, LexiconFile, NormalizationFile, PronounRulesFile
     from .translation import GlossaryFile, TranslationMemoryFile
     from .vocab import VocabFile
 
@@ -31,6 +41,7 @@ def json_schema(file: str = "all") -> dict:
         "pronouns": PronounRulesFile,
         "normalization": NormalizationFile,
         "lexicon": LexiconFile,
+        "attributes": AttributesFile,
         "glossary": GlossaryFile,
         "memory": TranslationMemoryFile,
     }[file]

@@ -3,6 +3,8 @@
 - ``pronouns.yaml``: token sequences to rewrite (彼ら → かれら); also applied by the translator.
 - ``normalization.yaml``: the width and punctuation table of Japanese text.
 - ``lexicon.yaml``: words MeCab does not know, canonical spellings, interrogatives, demonstratives.
+- ``attributes.yaml``: the words that mark a person's gender, age … (the attribute confounds of
+  ``jbcompile audit`` and ``check``).
 """
 
 from __future__ import annotations
@@ -153,4 +155,48 @@ class LexiconFile(StrictModel):
         default_factory=lambda: dict(_TIME_DEIXIS),
         description="Phrases that place a story in time, with the months in which they can be said of an "
         "event (JA117): この春 → [3, 4, 5, 6].",
+    )
+
+
+class Attribute(StrictModel):
+    """One attribute a person's wording can carry beside the group a template tests (gender, age …).
+
+    Two persons of a row differ in the attribute when each wording carries a marker of it and the
+    markers belong to different values (七十代の男性 / 三十代の女性: gender male / female)."""
+
+    tested_by: list[Identifier] = Field(
+        default_factory=list,
+        description="Categories whose templates test this attribute: there the two persons may differ in it.",
+    )
+    values: dict[Identifier, list[str]] = Field(
+        min_length=2,
+        description="Each value of the attribute and the words that mark it, e.g. old: [七十代, 高齢]. "
+        "Japanese markers match anywhere in a wording; markers in Latin letters match whole words, in "
+        "any case.",
+    )
+
+    @field_validator("values")
+    @classmethod
+    def _markers_of_one_value(cls, value: dict[str, list[str]]) -> dict[str, list[str]]:
+        seen: dict[str, str] = {}
+        for name, markers in value.items():
+            if not markers:
+                raise ValueError(f"value {name!r} has no marker")
+            for marker in markers:
+                if not marker.strip():
+                    raise ValueError(f"value {name!r} has an empty marker")
+                key = marker.casefold()
+                if key in seen and seen[key] != name:
+                    raise ValueError(f"marker {marker!r} marks both {seen[key]!r} and {name!r}")
+                seen[key] = name
+        return value
+
+
+class AttributesFile(StrictModel):
+    """The attribute markers behind the attribute-confound probe of ``jbcompile audit`` and the
+    confounded-pair rule of ``jbcompile check`` (JA119)."""
+
+    attributes: dict[Identifier, Attribute] = Field(
+        min_length=1,
+        description="Attribute name (gender, age …) → the categories that test it and its markers.",
     )

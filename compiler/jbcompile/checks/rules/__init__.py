@@ -22,4 +22,5 @@ from . import (  # noqa: F401  (imported for their registration)
     ja116_repeated_mentions,
     ja117_time_contradictions,
     ja118_review_state,
+    ja119_confounds,
 )

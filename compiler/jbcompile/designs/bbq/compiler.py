@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import Diagnostic, Severity
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, stable_hash, stable_id
+from ...text import did_you_mean
 from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
 from . import rationale
 from .schema import BbqTemplate
@@ -49,6 +50,7 @@ _LITE_BIAS = {
     "neg": ("biased", "counter_biased", "biased"),
     "nonneg": ("counter_biased", "biased", "counter_biased"),
 }
+_MIRRORED = {"neg": "nonneg", "nonneg": "neg"}  # the mirrored pattern: each polarity takes the other's
 
 
 @cache
@@ -422,8 +424,11 @@ class BbqKind(Kind):
     name = "bbq"
     template_model = BbqTemplate
     own_placeholder_keys = frozenset({"rewrites"})  # regular expressions, not slot texts
+    shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
     configs = (
-        ConfigSpec("lite", "12 rows per template, balanced per category", row_schema, default=True),
+        ConfigSpec(
+            "lite", "12 rows per template, balanced per category", row_schema, default=True, stable=True
+        ),
         ConfigSpec("full", "every filler, assignment, condition, polarity and option order", row_schema),
     )
 
@@ -441,7 +446,8 @@ class BbqKind(Kind):
                         ("persons", slot_name, "group"),
                         "R002",
                         f"unknown vocab group {slot.group!r}",
-                        hint="define it in sources/vocab/*.yaml or fix the name",
+                        hint=did_you_mean(slot.group, project.vocab)
+                        + "define it in sources/vocab/*.yaml or fix the name",
                     )
                 )
                 continue
@@ -864,7 +870,10 @@ def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diag
         if slot.attribute.group not in project.vocab:
             problems.append(
                 template.diagnostic(
-                    where, "R002", f"unknown vocab group {slot.attribute.group!r}", hint="define it"
+                    where,
+                    "R002",
+                    f"unknown vocab group {slot.attribute.group!r}",
+                    hint=did_you_mean(slot.attribute.group, project.vocab) + "define it",
                 )
             )
             continue
@@ -1167,6 +1176,10 @@ def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
     and (where the compiler orders the persons) both mention orders."""
     template_id = plan.model.id
     flip = bool(stable_hash(seed, "lite-mention", template_id) % 2) if plan.model.both_orders else False
+    # 3 biased + 3 counter-biased disambiguated rows put the gold on the stereotyped person in 4 or in 2
+    # of the 6; a template takes one pattern or its mirror (a hash bit of its id), so that "answer the
+    # person of the stereotyped group" is not right in two thirds of every category's rows
+    mirror = bool(stable_hash(seed, "lite-gold", template_id) % 2)
     keys: list[RowKey] = []
     for cell, (condition, polarity) in enumerate(itertools.product(CONDITIONS, POLARITIES)):
         for k in range(LITE_ROWS_PER_CELL):
@@ -1179,7 +1192,7 @@ def _lite_keys(plan: _Plan, seed: int) -> list[RowKey]:
                 target_at = (k + 1 + cell) % 3
                 slots[target_at] = "T"
             else:
-                wanted = _LITE_BIAS[polarity][k]
+                wanted = _LITE_BIAS[_MIRRORED[polarity] if mirror else polarity][k]
                 assignment = next(
                     a for a in ASSIGNMENTS if _context_bias(polarity, _gold_role(plan, polarity, a)) == wanted
                 )

@@ -125,6 +125,9 @@ class JubakuKind(Kind):
     name = "jubaku"
     template_model = JubakuCase
     own_placeholder_keys = frozenset({"prompt"})  # {case}, {response_a} … of the case's prompt layout
+    # a row shows its instruction (with a benchmark's own layout, the whole prompt), the dialogue and the
+    # two responses in order
+    shown_columns = ("instruction", "input", "context", "ans0", "ans1")
     configs = (ConfigSpec(CONFIG, "dialogue cases × 4 instruction wordings × 2 response orders", row_schema),)
 
     def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import Diagnostic
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, slots_in, stable_hash, stable_id
+from ...text import did_you_mean
 from ..base import ConfigSpec, Kind, Row, TemplateRows, config_problem, repeated_id_problems
 from .schema import NAME_SLOTS, UNKNOWN, SobacoTemplate
 
@@ -191,6 +192,7 @@ def _reports_for_group(template: SourceTemplate, project: Project) -> bool:
 class SobacoKind(Kind):
     name = "sobaco"
     template_model = SobacoTemplate
+    shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
     configs = (
         ConfigSpec(
             PAIR_CONFIG,
@@ -211,7 +213,8 @@ class SobacoKind(Kind):
                     ("names",),
                     "R002",
                     f"unknown vocab group {model.names!r}",
-                    hint="define the names in sources/vocab/*.yaml (e.g. group family_names) or fix the name",
+                    hint=did_you_mean(model.names, project.vocab)
+                    + "define the names in sources/vocab/*.yaml (e.g. group family_names) or fix the name",
                 )
             )
         elif _reports_for_group(template, project):

@@ -1,0 +1,163 @@
+"""A context-free baseline: a linear model that sees a row's question and two candidate options, never
+the context, and learns which candidate is gold (logistic regression, fitted by scikit-learn's
+``SGDClassifier`` with the logistic loss: a fixed number of passes, so its time does not depend on how
+separable the rows are).
+
+A candidate is described by the part of its option text that differs from the other candidate's
+(「七十代」 of 「七十代の男性」 against 「二十代の男性」): its hashed character n-grams, and its character
+bigrams crossed with the question's (so the model can learn "this kind of question → this kind of
+person"). A row becomes the difference of its two candidates' features, labelled by whether the first
+is gold — a symmetric pairwise ranking, so option order carries nothing. It is scored by grouped
+cross-validation (``GroupKFold``): no template is both trained and scored on, so a template's own wording
+cannot leak.
+
+The model trains on at most ``SAMPLE_CAP`` rows: those with the smallest hash of their question,
+candidates and gold — a sample that does not depend on the order rows come in. It needs at least
+``MIN_TEMPLATES`` templates (five folds, one template held out at the least).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from abc import abstractmethod
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from .probe import Batch, Probe, ProbeNotRun, Scored, Tally, TemplateKey
+
+SAMPLE_CAP = 20_000
+MIN_TEMPLATES = 5
+FOLDS = 5
+FEATURES = 2**18
+PASSES = 10
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The rows a model probe answers: which rows, their two candidates (option indexes), and per row
+    the codes of its question, first and second candidate's texts into ``texts`` (see
+    :meth:`jbcompile.audit.probe.Batch.codes`)."""
+
+    rows: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    codes: np.ndarray  # (rows, 3): question, first candidate, second candidate
+    texts: tuple[list[str], list[str], list[str]]
+
+
+class PairwiseModelProbe(Probe):
+    """A probe that fits this module's context-free model; a design says which rows and candidates in
+    :meth:`pairs`."""
+
+    variants = ("model",)
+    chance = "1/2: a guess between the two candidates"
+    sample_cap: ClassVar[int] = SAMPLE_CAP
+
+    @abstractmethod
+    def pairs(self, batch: Batch) -> Pairs: ...
+
+    def add(self, batch: Batch) -> None:
+        """Keep the rows whose sampling key is among the ``sample_cap`` smallest seen so far. The key
+        hashes the row's question, candidates and gold, so the sample does not depend on row order."""
+        pairs = self.pairs(batch)
+        label = batch.ints("label")
+        rows = np.flatnonzero(pairs.rows & ((label == pairs.first) | (label == pairs.second)))
+        seen = self.__dict__.get("_seen", 0)
+        self.__dict__["_seen"] = seen + len(batch)
+        if not len(rows):
+            return
+        gold_first = label[rows] == pairs.first[rows]
+        hashes = [
+            np.array([_hash(text) for text in values] or [0], dtype=np.uint64) for values in pairs.texts
+        ]
+        key = gold_first.astype(np.uint64)
+        for column, (hashed, multiplier) in enumerate(zip(hashes, _MULTIPLIERS, strict=True)):
+            key = key ^ (hashed[pairs.codes[rows, column]] * np.uint64(multiplier))
+        sample = self.__dict__.setdefault("_sample", [])
+        cut = self.__dict__.get("_cut")
+        wanted = np.flatnonzero(key <= cut) if cut is not None else np.arange(len(rows))
+        wanted = wanted[np.lexsort((wanted, key[wanted]))][: self.sample_cap]
+        codes, keys = batch.templates()
+        question_texts, first_texts, second_texts = pairs.texts
+        for index in wanted.tolist():
+            row = rows[index]
+            question, first, second = pairs.codes[row].tolist()
+            sample.append(
+                (
+                    int(key[index]),
+                    seen + int(row),
+                    keys[codes[row]],
+                    question_texts[question],
+                    first_texts[first],
+                    second_texts[second],
+                    bool(gold_first[index]),
+                )
+            )
+        if len(sample) > 2 * self.sample_cap:
+            sample.sort()
+            del sample[self.sample_cap :]
+            self.__dict__["_cut"] = np.uint64(sample[-1][0])
+
+    def finish(self) -> Tally:
+        sample = sorted(self.__dict__.get("_sample", []))[: self.sample_cap]
+        templates = sorted({entry[2] for entry in sample})
+        if len(templates) < MIN_TEMPLATES:
+            raise ProbeNotRun(f"fewer than {MIN_TEMPLATES} templates to cross-validate over by template")
+        try:
+            from sklearn.linear_model import SGDClassifier
+            from sklearn.model_selection import GroupKFold
+        except ImportError:
+            raise ProbeNotRun("scikit-learn is not installed (pip install scikit-learn)", warn=True) from None
+        features = _features([(q, a, b) for _, _, _, q, a, b, _ in sample])
+        gold_first = np.array([entry[6] for entry in sample])
+        index = {key: i for i, key in enumerate(templates)}
+        groups = np.array([index[entry[2]] for entry in sample])
+        scores = np.zeros(len(sample))
+        for train, test in GroupKFold(n_splits=min(FOLDS, len(templates))).split(features, groups=groups):
+            if len(set(gold_first[train].tolist())) < 2:  # one class only: the model can only guess
+                continue
+            model = SGDClassifier(
+                loss="log_loss", alpha=1e-4, max_iter=PASSES, tol=None, fit_intercept=False, random_state=0
+            )
+            model.fit(features[train], gold_first[train])
+            scores[test] = model.decision_function(features[test])
+        hits = np.where(scores == 0, 0.5, ((scores > 0) == gold_first).astype(np.float64))
+        keys: list[TemplateKey] = templates
+        scored = Scored(np.ones(len(sample), dtype=bool), hits[:, None], chance=np.full(len(sample), 0.5))
+        self.tally.add(groups, keys, scored)
+        return self.tally
+
+
+_MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)
+
+
+def _hash(text: str) -> int:
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "big")
+
+
+def _tokens(question: str, option: str) -> list[str]:
+    grams = [option[i : i + n] for n in (1, 2, 3) for i in range(len(option) - n + 1)]
+    crossed = {option[i : i + 2] for i in range(len(option) - 1)} or {option}
+    asked = {question[i : i + 2] for i in range(len(question) - 1)}
+    return [f"o\x1f{g}" for g in grams] + [f"x\x1f{q}\x1f{g}" for q in sorted(asked) for g in sorted(crossed)]
+
+
+def _features(rows: list[tuple[str, str, str]]):
+    """Per row: features(question, first) − features(question, second), a sparse matrix. Each distinct
+    (question, candidate) is featurised once: a question and its persons recur over many rows."""
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    from .probe import differing_parts
+
+    vectorizer = HashingVectorizer(
+        analyzer=lambda pair: _tokens(*pair), n_features=FEATURES, alternate_sign=False, norm=None
+    )
+    index: dict[tuple[str, str], int] = {}
+    sides: tuple[list[int], list[int]] = ([], [])
+    for question, first, second in rows:
+        for side, candidate in zip(sides, differing_parts(first, second), strict=True):
+            side.append(index.setdefault((question, candidate), len(index)))
+    distinct = vectorizer.transform(list(index)).tocsr()
+    return (distinct[sides[0]] - distinct[sides[1]]).tocsr()
