@@ -71,6 +71,7 @@ def main() -> None:
     parser.add_argument("--hidden-size", type=int, default=32, help="32 = the tests' tiny model")
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--only", choices=["logprob", "generate"], help="time one scoring only")
+    parser.add_argument("--rows", type=int, default=0, help="evaluate the first N prompts (0 = all)")
     args = parser.parse_args()
 
     from conftest import corpus, make_tiny_model
@@ -92,6 +93,7 @@ def main() -> None:
         work / "model", corpus(rows), seed=3, hidden_size=args.hidden_size, layers=args.layers
     )
     items = BBQ.prepare(rows, EvalOptions(shots=args.shots), load_prompt_template("bbq", "basic")).items
+    items = items[: args.rows or len(items)]
     texts = [item.text for item in items]
     keys = [item.prefix_keys for item in items]
     print(f"random Llama: hidden {args.hidden_size}, {args.layers} layers; "
