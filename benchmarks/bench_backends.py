@@ -55,7 +55,7 @@ def vllm_vs_transformers(work: Path, build_dir: Path, repeats: int, batch_size: 
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.parsing import parse_option_number
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
 
     rows = load_rows(str(build_dir), "lite").rows
     model = make_tiny_model(work / "model", corpus(rows), seed=3, hidden_size=128, heads=2, kv_heads=1)

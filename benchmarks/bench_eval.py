@@ -80,7 +80,7 @@ def main() -> None:
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
     from jbcompile.project import load_project
     from transformers.utils import logging as hf_logging
 

@@ -7,7 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from jbcompile.build import Compiled, compile_project
+from jbcompile.build import compile_project
+from jbcompile.compiled import Compiled
 from jbcompile.diagnostics import Diagnostic, DiagnosticError
 from jbcompile.project import load_project
 

@@ -11,7 +11,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from jbcompile.build import ConfigRows, write_build
+from jbcompile.build import write_build
+from jbcompile.compiled import ConfigRows
 from jbcompile.diagnostics import DiagnosticError
 
 from tests.helpers import compile_folder

@@ -19,7 +19,8 @@ from jbcompile.designs import ConfigSpec, Row, get_kind
 from jbcompile.designs.bbq.compiler import BbqKind
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.emit import data
-from jbcompile.project import Project, load_project
+from jbcompile.project import load_project
+from jbcompile.projecttypes import Project
 
 from tests.conftest import FIXTURES, REPO
 from tests.helpers import edit, problems_of

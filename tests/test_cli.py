@@ -154,7 +154,7 @@ def test_stats_prints_whole_numbers_in_80_columns(bundled_sources: Path) -> None
 def test_every_url_printed_has_its_credentials_redacted() -> None:
     from jbcompile.diagnostics import Diagnostic, render
     from jbcompile.publish.hub import HubSession, hub_problem
-    from jbcompile.text import redact
+    from jbcompile.redaction import redact
 
     assert redact("see http://user:pass@host:8080/x and https://tok@hub.example") == (
         "see http://***@host:8080/x and https://***@hub.example"

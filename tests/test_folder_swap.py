@@ -1,7 +1,8 @@
 """The build folder swap survives a kill at every step, and concurrent builds into one folder.
 
-Each kill runs a real build in a child process that SIGKILLs itself at one step of the swap; the next
-build must find the previous build (or the new one) whole, and leave no staging or old folder behind.
+Each kill runs a real build in a child process that SIGKILLs itself at one step of the swap; whatever
+reads the folder next (:func:`jbcompile.outputs.settle`, or the next build's claim) must find the
+previous build or the new one whole, and leave no staging, old folder or journal behind.
 """
 
 from __future__ import annotations
@@ -10,48 +11,26 @@ import hashlib
 import os
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 from jbcompile.build import write_build
 from jbcompile.emit.manifest import read_manifest
-from jbcompile.fsio import recover_folder
+from jbcompile.outputs import settle
 
 from tests.helpers import compile_folder, edit
+from tests.safety.children import run_code
 
 REPO = Path(__file__).resolve().parent.parent
 
-# The child builds, counting the file system calls of the swap; at call number KILL_AT of kind KILL_ON
-# it kills itself, before the call ("before") or just after it ("after").
-CHILD = textwrap.dedent(
-    """
-    import os, shutil, signal, sys
-    from pathlib import Path
-    from jbcompile import fsio
-    from jbcompile.build import compile_project, write_build
-    from jbcompile.project import load_project
+# The child builds (a compile without the lint rules, as the tests' own builds), killed at one step.
+CHILD = """
+from pathlib import Path
+from jbcompile.build import compile_project, write_build
+from jbcompile.project import load_project
 
-    kill_on, kill_at, when = sys.argv[3], int(sys.argv[4]), sys.argv[5]
-    counts = {"replace": 0, "rmtree": 0}
-
-    def wrap(name, real):
-        def call(*args, **kwargs):
-            counts[name] += 1
-            hit = name == kill_on and counts[name] == kill_at
-            if hit and when == "before":
-                os.kill(os.getpid(), signal.SIGKILL)
-            result = real(*args, **kwargs)
-            if hit and when == "after":
-                os.kill(os.getpid(), signal.SIGKILL)
-            return result
-        return call
-
-    fsio.os.replace = wrap("replace", os.replace)
-    fsio.shutil.rmtree = wrap("rmtree", shutil.rmtree)
-    write_build(compile_project(load_project(Path(sys.argv[1])), checks=False), Path(sys.argv[2]))
-    """
-)
+write_build(compile_project(load_project(Path(sys.argv[1])), checks=False), Path(sys.argv[2]))
+"""
 
 
 def _tree(folder: Path) -> dict[str, str]:
@@ -63,19 +42,15 @@ def _tree(folder: Path) -> dict[str, str]:
 
 
 def _child(sources: Path, out: Path, kill_on: str, kill_at: int, when: str) -> int:
-    env = dict(os.environ, PYTHONPATH=f"{REPO / 'compiler'}{os.pathsep}{os.environ.get('PYTHONPATH', '')}")
-    return subprocess.run(
-        [sys.executable, "-c", CHILD, str(sources), str(out), kill_on, str(kill_at), when],
-        env=env,
-        timeout=300,
-    ).returncode
+    return run_code(CHILD, str(sources), str(out), kill=(f"{kill_on}:outputs", kill_at, when)).returncode
 
 
-# The swap of an existing build: replace #1 moves out → .out.old-*, replace #2 moves staging → out,
-# rmtree #1 removes the old folder (before it, a stale-leftover sweep runs no rmtree on a clean folder).
+# The swap of an existing build: replace #1 moves out → .out.jbcompile-old-*, replace #2 moves the
+# staging folder → out, rmtree #1 removes the old folder (nothing is removed before: the folder's journal
+# is new).
 STEPS = [
-    ("replace", 1, "before", "old"),  # staging written, nothing moved
-    ("replace", 1, "after", "old"),  # no out at all: the old build sits in .out.old-*
+    ("replace", 1, "before", "new"),  # staging written and the commit journaled: it is rolled forward
+    ("replace", 1, "after", "new"),  # no out at all: the old build sits aside, the new one is staged
     ("replace", 2, "after", "new"),  # new build in place, old one not yet removed
     ("rmtree", 1, "before", "new"),  # same, removal not started
     ("rmtree", 1, "after", "new"),  # done, but killed before returning
@@ -95,8 +70,8 @@ def test_a_kill_at_every_step_of_the_swap_is_repaired_by_the_next_build(
     trees["new"] = _tree(expected)
     assert trees["new"] != trees["old"]
     assert _child(mini_sources, out, kill_on, kill_at, when) == -9
-    # Whatever step it died at, the repair the next build starts with gives back one whole build …
-    recover_folder(out, "tmp")
+    # Whatever step it died at, the journal's repair gives back one whole build …
+    settle(out)
     assert _tree(out) == trees[survivor]
     # … and the next build finishes the job and leaves nothing beside it.
     write_build(compile_folder(mini_sources), out)
@@ -112,23 +87,22 @@ def test_a_kill_while_writing_the_staging_folder_keeps_the_previous_build(
     old = _tree(out)
     assert _child(mini_sources, out, "replace", 1, "before") == -9
     assert _tree(out) == old
-    assert any(p.name.startswith(".build.tmp-") for p in tmp_path.iterdir())
+    assert any(p.name.startswith(".build.jbcompile-build-") for p in tmp_path.iterdir())
     write_build(compile_folder(mini_sources), out)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "sources"]
 
 
-def test_stale_staging_and_old_folders_are_cleaned_and_a_lost_build_restored(
-    mini_sources: Path, tmp_path: Path
-) -> None:
+def test_what_only_looks_like_a_leftover_is_never_removed(mini_sources: Path, tmp_path: Path) -> None:
+    """Leftovers are known by the journal that announced them, never guessed from their names."""
     out = tmp_path / "build"
     write_build(compile_folder(mini_sources), out)
-    old = _tree(out)
-    out.rename(tmp_path / ".build.old-abc123")  # as a kill between the two renames leaves it
-    (tmp_path / ".build.tmp-xyz").mkdir()
-    (tmp_path / ".build.tmp-xyz" / "half.parquet").write_bytes(b"PAR1")
-    recover_folder(out, "tmp")
-    assert _tree(out) == old
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["build", "sources"]
+    lookalikes = [tmp_path / ".build.old-abc123", tmp_path / ".build.jbcompile-build-0123abcd"]
+    for folder in lookalikes:
+        folder.mkdir()
+        (folder / "mine.txt").write_text("keep")
+    settle(out)
+    write_build(compile_folder(mini_sources), out)
+    assert all((folder / "mine.txt").read_text() == "keep" for folder in lookalikes)
 
 
 def test_concurrent_builds_into_one_folder_leave_one_whole_build(mini_sources: Path, tmp_path: Path) -> None:

@@ -9,6 +9,7 @@ from jbcompile.evaluate.jsonfile import CODES as EVALUATOR
 from jbcompile.importers.releases import RowCodes, read_release_rows
 from jbcompile.importers.report import ImportReport
 from jbcompile.jsonl import JsonCodes, read_json_lines
+from jbcompile.reading import RELEASE
 
 IMPORTER = JsonCodes(not_json="X1", too_deep="X2", not_text="X3", not_object="X4", not_rows="X5")
 LINES = (
@@ -30,7 +31,7 @@ def _file(tmp_path: Path) -> Path:
 
 def test_every_area_sees_the_same_problems_under_its_own_codes(tmp_path: Path) -> None:
     path = _file(tmp_path)
-    mine, theirs = read_json_lines(path, IMPORTER), read_json_lines(path, EVALUATOR)
+    mine, theirs = read_json_lines(path, IMPORTER, RELEASE), read_json_lines(path, EVALUATOR, RELEASE)
     assert mine.records == theirs.records == [(1, {"a": 1}), (7, {"c": "x\u2028y"})]
     assert [(d.code, d.line) for d in mine.problems] == [("X4", 3), ("X1", 4), ("X2", 5), ("X3", 6)]
     assert [(d.code, d.line) for d in theirs.problems] == [

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.loader import MAX_DEPTH, MAX_FILE_BYTES, MAX_TEXT_CHARS, load_yaml, parse_yaml
+from jbcompile.limits import MAX_DEPTH, MAX_SOURCE_FILE_BYTES, MAX_TEXT_CHARS
+from jbcompile.loader import load_yaml, parse_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 AGE_WORK = "templates/Age/age-work.yaml"
@@ -62,7 +63,7 @@ def test_a_giant_text_is_refused_at_its_position() -> None:
 
 def test_a_file_above_the_size_bound_is_refused_unread(tmp_path: Path) -> None:
     path = tmp_path / "big.yaml"
-    path.write_bytes(b"# " + b"x" * MAX_FILE_BYTES + b"\n")
+    path.write_bytes(b"# " + b"x" * MAX_SOURCE_FILE_BYTES + b"\n")
     with pytest.raises(DiagnosticError) as error:
         load_yaml(path)
     assert [d.code for d in error.value.diagnostics] == ["Y006"]

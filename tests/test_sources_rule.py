@@ -7,10 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
-from jbcompile.build import sources_hash
 from jbcompile.diagnostics import DiagnosticError, Severity
 from jbcompile.project import load_project
-from jbcompile.sourcefiles import walk_sources
+from jbcompile.sourcefiles import sources_hash, walk_sources
 
 from tests.helpers import compile_folder, edit, problems_of
 

@@ -16,106 +16,41 @@ from __future__ import annotations
 
 import errno
 import gc
-import hashlib
 import itertools
-import os
 import sys
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from functools import cached_property
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .designs import ConfigSpec, Row, get_kind
+from .checks import run_checks
+from .compiled import Compiled, ConfigRows, ProgressCallback
+from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
-from .fsio import replaced_folder, taken_with
-from .project import Project
+from .outputs import Output, claim, overlaps, refuse
+from .paths import display_path
+from .projecttypes import Project
+from .rowlimits import RowBudget
+from .sourcefiles import is_jbcompile_manifest
 
 if TYPE_CHECKING:
     import numpy as np
 
-    from .audit import AuditReport
-    from .project import SourceTemplate
+    from .projecttypes import SourceTemplate
 
 FORMATS = ("parquet", "jsonl")
 
 
-@dataclass
-class ConfigRows:
-    """One config of a compile: its row count and templates per category (all the card and the manifest
-    need), and its rows when the compile keeps them in memory (no sink)."""
-
-    spec: ConfigSpec
-    kind: str
-    rows: list[Row] = field(default_factory=list)
-    count: int = 0
-    categories: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-
-    def tally(self, rows: Sequence[Row]) -> None:
-        self.count += len(rows)
-        for (category, template_id), n in Counter((r["category"], r["template_id"]) for r in rows).items():
-            self.categories[category][template_id] += n
-
-    @property
-    def template_ids(self) -> set[str]:
-        return {template_id for templates in self.categories.values() for template_id in templates}
-
-
-@dataclass
-class Compiled:
-    project: Project
-    configs: dict[str, ConfigRows]
-    diagnostics: list[Diagnostic]  # warnings and notes that did not stop the build
-    audit: AuditReport | None = (
-        None  # the shortcut audit of the written data (set when the folder is written)
-    )
-
-    @cached_property
-    def sources_hash(self) -> str:
-        return sources_hash(self.project.root)
-
-    @property
-    def default_config(self) -> str | None:
-        return next(
-            (name for name, c in self.configs.items() if c.spec.default), next(iter(self.configs), None)
-        )
-
-
 # Rows of one template taken at a time: a template's rows never need to be in memory at once.
 BATCH_ROWS = 10_000
-# (stage, done, total): stage "expand" counts templates; "write" counts rows (total None: not known yet)
-ProgressCallback = Callable[[str, int, int | None], None]
 # Where a compile sends the rows of one config, in build order, at most BATCH_ROWS at a time.
 RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
-def sources_hash(root: Path) -> str:
-    """sha256 over every source file (path and bytes), independent of file system order.
-
-    The files are those of :func:`jbcompile.sourcefiles.walk_sources`, the rule the loader follows too: a file
-    the build reads is always in the hash, and a file it skips never is.
-    """
-    from .sourcefiles import walk_sources
-
-    digest = hashlib.sha256()
-    root = Path(root)
-    for path in walk_sources(root).files:
-        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        with path.open("rb") as handle:  # in blocks: a large stray file must not fill the memory
-            for block in iter(lambda: handle.read(1 << 20), b""):
-                digest.update(block)
-        digest.update(b"\0")
-    return digest.hexdigest()
-
-
 def run_source_checks(project: Project, *, release: bool = False) -> list[Diagnostic]:
-    """The lint rules of `jbcompile check`, when that module is installed in this version."""
-    try:
-        from .checks import run_checks
-    except ImportError:
-        return []
+    """The lint rules of `jbcompile check` (always installed: a build never skips them)."""
     return list(run_checks(project, release=release))
 
 
@@ -186,6 +121,7 @@ def compile_project(
     ids = {name: RepeatedIds() for name in configs}
     shown = {name: IdenticalRows.of(c.kind, c.spec) for name, c in configs.items()}
     templates = sorted(project.templates, key=lambda t: (t.model.category, t.id))
+    budget = RowBudget(project)  # load_project counted the rows; this holds a design that cannot count
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
@@ -193,6 +129,7 @@ def compile_project(
                 config = configs[name]
                 shown[name].start(template)
                 for rows in batches(template_rows, BATCH_ROWS):
+                    budget.take(template, len(rows))
                     rows = shown[name].fresh(rows)
                     if not rows:
                         continue
@@ -210,7 +147,7 @@ def compile_project(
             if progress:
                 progress("expand", done, len(templates))
         for name, verifier in verifiers.items():
-            repeated = ids[name].find(lambda name=name: _example_ids(templates, project, configs[name]))
+            repeated = ids[name].find(partial(_example_ids, templates, project, configs[name]))
             diagnostics.extend(verifier.finish(repeated))
     diagnostics[len(project.notes) : len(project.notes)] = findings()
     diagnostics.extend(_drop_optional_empty(project, configs))
@@ -283,16 +220,12 @@ def _no_cyclic_gc() -> Iterator[None]:
 
 
 def _kind_rank(kind: str) -> int:
-    from .designs import kind_names
-
     return kind_names().index(kind)
 
 
 def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
     """A kind's config with no rows while another of its configs has some (a config of dummy problems in
     a set without any) is left out of the build, with a note, rather than shipped empty."""
-    from .project import display_path
-
     notes = []
     for name, config in list(configs.items()):
         if config.count or not any(o.count for o in configs.values() if o.kind == config.kind):
@@ -311,8 +244,6 @@ def _drop_optional_empty(project: Project, configs: dict[str, ConfigRows]) -> li
 
 def _emptiness(project: Project, configs: dict[str, ConfigRows]) -> list[Diagnostic]:
     """An empty build is always a mistake (a missing or misspelled templates/, every template skipped)."""
-    from .project import display_path
-
     if not project.templates:
         return [
             Diagnostic(
@@ -353,11 +284,10 @@ def build_folder(
     from .emit import DataFiles, finish_folder
 
     out_dir = Path(out_dir)
-    with write_errors(out_dir, "the build folder"):
-        _refuse_unsafe_out(out_dir, project.root)
+    _refuse_unsafe_out(out_dir, project.root, cards_dir)
     compiled = None
     try:
-        with _staging(out_dir) as staging:
+        with _staging(out_dir, project.root, cards_dir) as staging:
             data = DataFiles(staging, formats, progress)
             try:
                 compiled = compile_project(
@@ -401,21 +331,25 @@ def write_build(
     empty = _emptiness(compiled.project, compiled.configs)
     if empty:
         raise DiagnosticError(empty)
-    with write_errors(out_dir, "the build folder"):
-        _refuse_unsafe_out(out_dir, compiled.project.root)
-    with _staging(out_dir) as staging:
+    _refuse_unsafe_out(out_dir, compiled.project.root, cards_dir)
+    with _staging(out_dir, compiled.project.root, cards_dir) as staging:
         return write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
 
 
 @contextmanager
-def _staging(out_dir: Path) -> Iterator[Path]:
-    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B004)."""
+def _staging(out_dir: Path, sources: Path, cards_dir: Path | None) -> Iterator[Path]:
+    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B003, B004).
+
+    The folder is claimed (:func:`jbcompile.outputs.claim`) before it is judged: a build that waited
+    for another one judges what that one left."""
     with (
         write_errors(out_dir, "the build folder"),
-        replaced_folder(out_dir, "tmp", before=lambda: _refuse_foreign_folder(out_dir)) as staging,
-        _no_cyclic_gc(),
+        claim(out_dir, "build") as place,
     ):
-        yield staging
+        _refuse_unsafe_out(out_dir, sources, cards_dir)
+        _refuse_foreign_folder(out_dir)
+        with place.replaced_folder("build") as staging, _no_cyclic_gc():
+            yield staging
 
 
 _WRITE_HINTS = {
@@ -448,35 +382,23 @@ def write_errors(out: Path, what: str) -> Iterator[None]:
         ) from None
 
 
-def check_out_dir(out_dir: Path, sources: Path) -> None:
+def check_out_dir(out_dir: Path, sources: Path, cards_dir: Path | None = None) -> None:
     """Refuse a --out that a build may not replace, before spending time on compiling (B001, B003).
 
     Sources that are not a sources folder (no dataset.yaml) are left for the loader to report.
     """
     if not (Path(sources) / "dataset.yaml").is_file():
         return
+    _refuse_unsafe_out(Path(out_dir), sources, cards_dir)
     with write_errors(Path(out_dir), "the build folder"):
-        _refuse_unsafe_out(Path(out_dir), sources)
         _refuse_foreign_folder(Path(out_dir))
 
 
-def _refuse_unsafe_out(out_dir: Path, sources: Path) -> None:
-    """Replacing --out must never take the working folder or the sources with it."""
-    resolved = Path(os.path.abspath(out_dir)).resolve()
-    problem = taken_with(out_dir, [("the sources", Path(sources))])
-    if problem is None and resolved.is_relative_to(Path(sources).resolve()):
-        problem = f"is inside the sources ({sources}): their hash would change with every build"
-    if problem:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="B003",
-                    message=f"--out {out_dir} {problem}; a build replaces its whole folder",
-                    path=str(out_dir),
-                    hint="choose a folder of its own, e.g. --out build",
-                )
-            ]
-        )
+def _refuse_unsafe_out(out_dir: Path, sources: Path, cards_dir: Path | None = None) -> None:
+    """--out is never the sources or the card templates, nor holds them, nor lies inside them, and is
+    never the working folder nor holds it (B003): a build replaces its whole folder."""
+    inputs = [("the sources", Path(sources))] + ([("the card templates", cards_dir)] if cards_dir else [])
+    refuse(overlaps([Output("--out", Path(out_dir), "B003", whole=True)], inputs))
 
 
 # Files a file manager drops into any folder it shows; replacing them loses nothing.
@@ -485,7 +407,7 @@ _DESKTOP_LITTER = frozenset({".DS_Store", "Thumbs.db", "desktop.ini"})
 
 def _refuse_foreign_folder(out_dir: Path) -> None:
     """Only an empty folder, or a build folder (by its manifest's content), may be replaced."""
-    from .emit.manifest import is_jbcompile_manifest, read_manifest
+    from .emit.manifest import read_manifest
 
     problem = None
     if out_dir.is_symlink():

@@ -12,6 +12,8 @@ Three sources make the registry, so that nothing is declared twice:
 ``jbcompile check --explain CODE`` reads the registry; tests/test_codes.py holds it, the source and the
 docs together (a code used but not declared, declared but not used, or not documented where it says);
 the table of README.md's "Diagnostics" is generated from it (``python -m jbcompile.codes README.md``).
+A declaration is a :class:`jbcompile.diagnostics.Code` (made with ``declare``), which a design's spec
+names without importing this registry.
 """
 
 from __future__ import annotations
@@ -19,29 +21,15 @@ from __future__ import annotations
 import difflib
 import inspect
 import re
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 
+from .diagnostics import Code, declare
 from .paths import docs_root, shown_path
-
-
-@dataclass(frozen=True)
-class Code:
-    code: str
-    area: str  # one of AREAS, or a design's name
-    title: str  # one line: what went wrong
-    doc: str  # the doc section that explains it: "docs/eval.md#anchor" (a path from the repository root)
-    declared_in: str = "compiler/jbcompile/codes.py"  # where to change the declaration
-
-
-def declare(area: str, doc: str, titles: Mapping[str, str]) -> tuple[Code, ...]:
-    """The codes of one doc section: ``{code: title}``, all of ``area``."""
-    return tuple(Code(code, area, title, doc) for code, title in titles.items())
-
 
 # What each area covers (README.md's table of codes); a design's codes have the design's name as area.
 AREAS: dict[str, str] = {
+    "files": "every file the tool reads: its size bound, a device or FIFO in its place, a JSON key twice",
     "yaml": "YAML that cannot be read, and the bounds checked before a file is read",
     "sources": "the source format, and which files are sources",
     "references": "references between sources: slots, vocab groups, ids, categories, languages",
@@ -64,6 +52,15 @@ _EVAL_COMPARE = "docs/eval.md#jbcompile-compare"
 _EVAL_BACKENDS = "docs/eval.md#backends-transformers-vllm-openai-compatible-servers-anthropic"
 
 CODES: tuple[Code, ...] = (
+    *declare(
+        "files",
+        "docs/guarantees.md#bounds",
+        {
+            "F001": "a file larger than the limit of its kind",
+            "F002": "a folder, device, FIFO or socket where a file is read",
+            "F003": "a JSON object that holds one key twice",
+        },
+    ),
     *declare(
         "yaml",
         f"{_DIAGNOSTICS}#reading-yaml-y",
@@ -110,7 +107,7 @@ CODES: tuple[Code, ...] = (
             "R002": "an unknown vocab group",
             "R003": "two templates with the same id",
             "R004": "a category dataset.yaml does not declare",
-            "R005": "a person slot without fillers, or a filler its group lacks",
+            "R005": "a person slot without fillers, a filler its group lacks, or no two different persons",
             "R006": "an answer that is not a person slot",
             "R007": "both questions have the same answer",
             "R008": "a vocab group defined twice",
@@ -137,6 +134,7 @@ CODES: tuple[Code, ...] = (
             "B005": "the dataset card template does not render",
             "B006": "a config without rows",
             "B007": "a config without rows, left out beside configs that have rows",
+            "B008": "a template, or the build, above its row limit (counted before expanding)",
             "B101": "a rationale that fails verification",
             "B201": "an example_id occurs twice",
             "B202": "a gold label that does not fit its context condition",
@@ -171,6 +169,8 @@ CODES: tuple[Code, ...] = (
             "CL004": "check --fix on the benchmark bundled with jbcompile",
             "CL006": "--cards names a folder without a card template",
             "CL007": "init would overwrite a file: nothing was written",
+            "CL010": "an output is, holds or lies inside an input, or another output",
+            "CL011": "a file named like jbcompile's lock file that is not one",
         },
     ),
     *declare(
@@ -223,7 +223,7 @@ CODES: tuple[Code, ...] = (
             "IM053": "--names-from: a released person without one of the template's occupations",
             "IM054": "--names-from: a template none of whose released rows is usable",
             "IM055": "(note) --names-from: a template imported once per released target person",
-            "IM056": "--out is or holds the working folder or an input file",
+            "IM056": "--out is, holds or lies inside an input, or is or holds the working folder",
             "IM057": "an input file given twice",
             "IM058": "--lang and the language of the contexts disagree",
             "IM059": "--report names a folder, or a file in a missing folder",
@@ -370,6 +370,8 @@ CODES: tuple[Code, ...] = (
             "EV306": "the server returned no top_logprobs",
             "EV307": "--samples without sampling",
             "EV308": "a backend option out of range, or one that would not be used",
+            "EV309": "the server's replies were not answers, attempt after attempt (a server fault)",
+            "EV310": "the model's library (transformers, vLLM) failed while running it",
         },
     ),
 )

@@ -11,12 +11,12 @@ Error tree::
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
-from .text import redact
+from .redaction import redact
 
 
 class Severity(StrEnum):
@@ -74,7 +74,26 @@ class DiagnosticError(Exception):
     def __init__(self, diagnostics: Sequence[Diagnostic], written: Sequence[Path] = ()):
         self.diagnostics = sorted(diagnostics, key=Diagnostic.sort_key)
         self.written = list(written)  # files the stage kept before it stopped (e.g. the replies a run got)
+        # what is on disk now, in words (files and counts) and how to go on, when the stage looked
+        # (eval and score do: :func:`jbcompile.evaluate.predictions.telling_what_is_kept`)
+        self.kept: str | None = None
         super().__init__(f"{len(self.diagnostics)} problem(s)")
+
+
+@dataclass(frozen=True)
+class Code:
+    """The declaration of one diagnostic code (its registry is :mod:`jbcompile.codes`)."""
+
+    code: str
+    area: str  # one of ``codes.AREAS``, or a design's name
+    title: str  # one line: what went wrong
+    doc: str  # the doc section that explains it: "docs/eval.md#anchor" (a path from the repository root)
+    declared_in: str = "compiler/jbcompile/codes.py"  # where to change the declaration
+
+
+def declare(area: str, doc: str, titles: Mapping[str, str]) -> tuple[Code, ...]:
+    """The codes of one doc section: ``{code: title}``, all of ``area``."""
+    return tuple(Code(code, area, title, doc) for code, title in titles.items())
 
 
 def has_errors(diagnostics: Iterable[Diagnostic]) -> bool:
@@ -107,7 +126,7 @@ def render_github(diagnostic: Diagnostic) -> str:
         props.append(f"col={diagnostic.col or 1}")
     props.append(f"title={_github_escape(diagnostic.code, property_value=True)}")
     message = diagnostic.message + (f" — {diagnostic.hint}" if diagnostic.hint else "")
-    return f"::{level} {','.join(props)}::{_github_escape(redact(message))}"
+    return redact(f"::{level} {','.join(props)}::{_github_escape(message)}")
 
 
 def to_json_record(diagnostic: Diagnostic) -> dict:
@@ -116,6 +135,7 @@ def to_json_record(diagnostic: Diagnostic) -> dict:
     record["key_path"] = list(diagnostic.key_path) if diagnostic.key_path is not None else None
     record["edits"] = [asdict(edit) for edit in diagnostic.edits]
     record["fixable"] = diagnostic.fixable
+    record["path"] = redact(diagnostic.path) if diagnostic.path else diagnostic.path
     record["message"] = redact(diagnostic.message)
     record["hint"] = redact(diagnostic.hint) if diagnostic.hint else diagnostic.hint
     return record

@@ -1,22 +1,28 @@
 """The one reader of JSON Lines and JSON files in the tool: the rows ``score`` is given, the predictions
-log ``eval`` resumes from, the releases ``import`` brings in.
+log ``eval`` resumes from, the releases ``import`` brings in, the run, results and manifest records.
 
-Every record keeps the line it came from, and every unreadable line becomes a positioned diagnostic
-(``file:line:col CODE``) instead of an exception: bytes that are not UTF-8, text that is not JSON,
-nesting too deep for the parser, a line that is not an object. Nothing is dropped silently; the caller
-decides whether a problem stops the run. Each area of the tool reports these problems under its own
-codes (:class:`JsonCodes`); what counts as which problem is decided here, once.
+Every file is bounded before it is read (:mod:`jbcompile.reading`: its kind's size limit, regular
+files only). Every record keeps the line it came from, and every unreadable line becomes a positioned
+diagnostic (``file:line:col CODE``) instead of an exception: bytes that are not UTF-8, text that is not
+JSON, nesting too deep for the parser, a line that is not an object, an object that holds one key twice
+(F003: ``json`` would silently keep the later value, so ``{"pred": 1, "pred": 2}`` would be scored as 2).
+Nothing is dropped silently; the caller decides whether a problem stops the run. Each area of the tool
+reports these problems under its own codes (:class:`JsonCodes`); what counts as which problem is decided
+here, once.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .diagnostics import Diagnostic
+from . import reading
+from .diagnostics import Diagnostic, DiagnosticError
+from .reading import FileKind
 
 MAX_REPORTED = 20  # diagnostics listed per file by ``limited``; the last one says how many more there are
 _DECODER = json.JSONDecoder()
@@ -47,10 +53,78 @@ def _problem(code: str, message: str, path: Path, line: int, col: int | None = N
     return Diagnostic(code, message, path=str(path), line=line, col=col, hint=hint)
 
 
+class DuplicateKey(ValueError):
+    """A JSON object holds the same key twice."""
+
+    def __init__(self, key: str) -> None:
+        super().__init__(f"the key {key!r} appears twice in one object")
+        self.key = key
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result = dict(pairs)
+    if len(result) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise DuplicateKey(key)
+            seen.add(key)
+    return result
+
+
+def loads(text: str | bytes) -> Any:
+    """``json.loads``, but an object with one key twice raises :class:`DuplicateKey` (a ValueError)
+    instead of keeping the later value: the one JSON parser of the tool."""
+    return json.loads(text, object_pairs_hook=_unique_keys)
+
+
+_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],]')
+
+
+def duplicate_key_offset(text: str) -> tuple[int, str] | None:
+    """Where the first key held twice by one object of ``text`` (JSON but for that) stands, and the
+    key; walked without recursion, so any depth the parser took is fine here too."""
+    stack: list[set[str] | None] = []  # per open container: the keys of an object, None for an array
+    previous = ""
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if token == "{":
+            stack.append(set())
+        elif token == "[":
+            stack.append(None)
+        elif token in ("}", "]"):
+            if stack:
+                stack.pop()
+        elif token.startswith('"') and previous in ("{", ",") and stack and stack[-1] is not None:
+            key = json.loads(token)
+            if key in stack[-1]:
+                return match.start(), key
+            stack[-1].add(key)
+        previous = token
+    return None
+
+
+def duplicate_key_problem(text: str, error: DuplicateKey, path: Path | str, line: int = 1) -> Diagnostic:
+    """F003 at the second occurrence of the key (``line``: where ``text`` starts in the file)."""
+    found = duplicate_key_offset(text)
+    offset, key = found if found is not None else (0, error.key)
+    return _problem(
+        "F003",
+        f"the key {key!r} appears twice in one object: which value counts would be a guess",
+        Path(path),
+        line + text.count("\n", 0, offset),
+        offset - (text.rfind("\n", 0, offset) + 1) + 1,
+        hint="keep one of the two",
+    )
+
+
 def parse_value(text: str, path: Path, line: int, codes: JsonCodes) -> tuple[Any, Diagnostic | None]:
-    """One JSON value; a decoding problem (syntax, nesting too deep) comes back as a diagnostic."""
+    """One JSON value; a decoding problem (syntax, nesting too deep, a key twice) comes back as a
+    diagnostic."""
     try:
-        return json.loads(text), None
+        return loads(text), None
+    except DuplicateKey as error:
+        return None, duplicate_key_problem(text, error, path, line)
     except json.JSONDecodeError as error:
         return None, _problem(
             codes.not_json,
@@ -69,15 +143,19 @@ def parse_value(text: str, path: Path, line: int, codes: JsonCodes) -> tuple[Any
         )
 
 
-def read_json_lines(path: Path, codes: JsonCodes, *, tail_may_be_cut: bool = False) -> Lines:
-    """Every line of a JSON Lines file; blank lines are skipped. Only a line break ends a line (a JSON
+def read_json_lines(path: Path, codes: JsonCodes, kind: FileKind, *, tail_may_be_cut: bool = False) -> Lines:
+    """Every line of a JSON Lines file of ``kind`` (bounded: DiagnosticError beyond its limit, or for a
+    file that is not a regular file); blank lines are skipped. Only a line break ends a line (a JSON
     string may hold U+2028 or a form feed).
 
     With ``tail_may_be_cut`` (our own append-only predictions log), a last line without its line break
     is reported through ``cut_tail`` instead of as a problem: it is the write an interruption cut short.
     """
+    return _json_lines(path, reading.read_bytes(path, kind), codes, tail_may_be_cut)
+
+
+def _json_lines(path: Path, data: bytes, codes: JsonCodes, tail_may_be_cut: bool = False) -> Lines:
     result = Lines()
-    data = path.read_bytes()
     chunks = data.split(b"\n")
     last = len(chunks) - 1
     for index, chunk in enumerate(chunks):
@@ -200,9 +278,26 @@ class Document:
         return [line_of(self.text, offset) for offset in array_offsets(self.text, begin)]
 
 
-def read_json_document(path: Path, codes: JsonCodes) -> Document:
-    """One JSON document (a release that is one JSON list); a problem is positioned."""
-    return _parse_document(path, path.read_bytes(), codes)
+def read_json_document(path: Path, codes: JsonCodes, kind: FileKind) -> Document:
+    """One JSON document (a release that is one JSON list), bounded by ``kind``; a problem is positioned."""
+    return _parse_document(path, reading.read_bytes(path, kind), codes)
+
+
+def read_json(path: Path, kind: FileKind, shown: str | None = None) -> Any:
+    """One JSON file the tool wrote or reads whole (run.json, results.json, manifest.json …).
+
+    Raises DiagnosticError for a file beyond ``kind``'s bounds (F001, F002) and for a key held twice
+    (F003, positioned); OSError when it cannot be read; ValueError when it is not UTF-8 JSON (nesting
+    too deep included): the caller says what the file was for.
+    """
+    shown = shown or str(path)
+    text = reading.read_bytes(path, kind, shown).decode("utf-8").removeprefix("\ufeff")
+    try:
+        return loads(text)
+    except DuplicateKey as error:
+        raise DiagnosticError([duplicate_key_problem(text, error, shown)]) from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply to read") from None
 
 
 def _parse_document(path: Path, data: bytes, codes: JsonCodes) -> Document:
@@ -223,16 +318,16 @@ def _parse_document(path: Path, data: bytes, codes: JsonCodes) -> Document:
     return Document(text, value)
 
 
-def read_json_records(path: Path, codes: JsonCodes) -> Lines:
+def read_json_records(path: Path, codes: JsonCodes, kind: FileKind) -> Lines:
     """The rows of a JSON Lines file, of a JSON array of objects, or of a JSON object's ``entries`` array
-    (an evaluation script may write one object ``{"score": …, "entries": [...]}``)."""
-    data = path.read_bytes()
+    (an evaluation script may write one object ``{"score": …, "entries": [...]}``); bounded by ``kind``."""
+    data = reading.read_bytes(path, kind)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     first_line = next((line.strip() for line in data.split(b"\n") if line.strip()), b"")
     first_line = first_line.removeprefix(b"\xef\xbb\xbf")
     if head == b"[" or (head == b"{" and not _complete_object(first_line)):
         return _read_rows_document(path, data, codes)
-    lines = read_json_lines(path, codes)
+    lines = _json_lines(path, data, codes)
     if (
         len(lines.records) == 1
         and not lines.problems

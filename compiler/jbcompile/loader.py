@@ -14,7 +14,9 @@ from typing import Any
 
 import yaml
 
+from . import reading
 from .diagnostics import Diagnostic, DiagnosticError
+from .limits import MAX_DEPTH, MAX_EXPANSION, MAX_NODES, MAX_TEXT_CHARS
 
 try:  # libyaml is an order of magnitude faster; fall back to the pure-Python loader if absent.
     _Loader: type = yaml.CSafeLoader
@@ -23,14 +25,10 @@ except AttributeError:  # pragma: no cover - depends on how PyYAML was built
 
 KeyPath = tuple[str | int, ...]
 
-# Bounds on what a source file may hold, checked before anything (MeCab included) reads a value: a
-# source file is hand-written, so anything beyond these is a mistake or an attack (an alias bomb, a
-# million-character line, nesting that would exhaust the C stack of libyaml's composer).
-MAX_FILE_BYTES = 4 * 1024 * 1024
-MAX_TEXT_CHARS = 10_000  # one scalar
-MAX_DEPTH = 64  # nested mappings and sequences
-MAX_NODES = 100_000  # values after alias expansion, per file, beyond those written out in it
-MAX_EXPANSION = 10  # … and no more than this many values per value written
+# The bounds on what a source file may hold (MAX_DEPTH …) are constants of jbcompile.limits, checked
+# before anything (MeCab included) reads a value: a source file is hand-written, so anything beyond them
+# is a mistake or an attack (an alias bomb, a million-character line, nesting that would exhaust the C
+# stack of libyaml's composer).
 # Below this many possible nesting indicators, libyaml's recursive composer is safe on any stack.
 _SAFE_NESTING_BOUND = 4_000
 
@@ -331,24 +329,12 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
 
 def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
     shown = display_path or str(path)
-    try:
-        size = path.stat().st_size
-        raw = path.read_bytes() if size <= MAX_FILE_BYTES else b""
+    try:  # bounded (Y006), and a device or a FIFO is refused before it is opened (F002)
+        raw = reading.read_bytes(path, reading.SOURCE, shown)
     except OSError as exc:
         raise DiagnosticError(
             [Diagnostic(code="Y004", message=f"cannot read file: {exc.strerror}", path=shown)]
         ) from None
-    if size > MAX_FILE_BYTES:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="Y006",
-                    message=f"file of {size:,} bytes (a source file holds at most {MAX_FILE_BYTES:,})",
-                    path=shown,
-                    hint="split it into several files",
-                )
-            ]
-        )
     try:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

@@ -9,6 +9,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+
+def display_path(path: Path) -> str:
+    """Paths relative to the working folder where possible, so editors and CI can jump to them."""
+    try:
+        relative = os.path.relpath(path)
+    except ValueError:  # another drive on Windows
+        return str(path)
+    return str(path) if relative.startswith("..") else relative
+
+
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent  # compiler/jbcompile -> repository root
 

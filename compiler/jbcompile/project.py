@@ -6,7 +6,7 @@ Every problem in every file is collected before anything stops, so a maintainer 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -14,52 +14,14 @@ from pydantic import BaseModel
 
 from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .loader import KeyPath, LoadedDocument, load_yaml
-from .schema import DatasetConfig, FillerGroup, VocabFile
-from .sourcefiles import display_path, layout_problems, walk_sources
+from .paths import display_path
+from .projecttypes import Project, SourceTemplate, VocabGroup
+from .schema import DatasetConfig, VocabFile
+from .sourcefiles import layout_problems, walk_sources
 
 T = TypeVar("T")
 
 LANGUAGES = ("ja", "en")
-
-
-@dataclass(frozen=True)
-class VocabGroup:
-    name: str
-    category: str
-    group: FillerGroup
-    doc: LoadedDocument
-    key_path: KeyPath
-
-
-@dataclass(frozen=True)
-class SourceTemplate:
-    kind: str
-    model: Any  # the kind's template model, e.g. BbqTemplate
-    doc: LoadedDocument
-    path: str
-
-    @property
-    def id(self) -> str:
-        return self.model.id
-
-    def diagnostic(self, key_path: KeyPath, code: str, message: str, **kwargs: Any) -> Diagnostic:
-        return self.doc.diagnostic(key_path, code, message, **kwargs)
-
-
-@dataclass
-class Project:
-    root: Path
-    dataset: DatasetConfig
-    dataset_doc: LoadedDocument
-    vocab: dict[str, VocabGroup] = field(default_factory=dict)
-    templates: list[SourceTemplate] = field(default_factory=list)
-    documents: dict[str, LoadedDocument] = field(default_factory=dict)
-    lang: str = "ja"
-    notes: list[Diagnostic] = field(default_factory=list)  # warnings found while loading
-
-    @property
-    def unknown_texts(self) -> list[str]:
-        return self.dataset.unknown_texts(self.lang)
 
 
 def _collect(problems: list[Diagnostic], action: Callable[[], T]) -> T | None:
@@ -85,8 +47,10 @@ def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
 def load_project(root: Path, lang: str = "ja") -> Project:
     """Load, validate and cross-check a sources folder; raise DiagnosticError listing every problem."""
     from .designs import DEFAULT_DESIGN, get_kind, kind_names
+    from .outputs import settle
 
     root = Path(root)
+    settle(root)  # a commit into the sources that a kill cut short is finished before they are read
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
         raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
@@ -123,7 +87,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         if doc is None:
             continue
         problems.extend(stray_braces(doc))
-        vocab_file = _collect(problems, lambda doc=doc: _validate(VocabFile, doc))
+        vocab_file = _collect(problems, partial(_validate, VocabFile, doc))
         if vocab_file is None:
             continue
         if dataset and vocab_file.category not in dataset.categories:
@@ -165,7 +129,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
             )
             continue
         kind = get_kind(kind_name)
-        model = _collect(problems, lambda doc=doc, kind=kind: _validate(kind.template_model, doc))
+        model = _collect(problems, partial(_validate, kind.template_model, doc))
         if model is None:
             continue
         template = SourceTemplate(kind_name, model, doc, doc.path)
@@ -230,6 +194,11 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         kept.append(template)
         problems.extend(get_kind(template.kind).validate(template, project))
     project.templates = kept
+    if problems:
+        raise DiagnosticError(problems)
+    from .rowlimits import row_limit_problems  # before anything expands a template
+
+    problems = row_limit_problems(project)
     if problems:
         raise DiagnosticError(problems)
     return project

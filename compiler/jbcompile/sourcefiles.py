@@ -7,21 +7,16 @@ is left out in silence.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .diagnostics import Diagnostic, Severity
-
-
-def display_path(path: Path) -> str:
-    """Paths relative to the working folder where possible, so editors and CI can jump to them."""
-    try:
-        relative = os.path.relpath(path)
-    except ValueError:  # another drive on Windows
-        return str(path)
-    return str(path) if relative.startswith("..") else relative
-
+from .diagnostics import Diagnostic, DiagnosticError, Severity
+from .jsonl import read_json
+from .outputs import is_own_name
+from .paths import display_path
+from .reading import DATA_FILE, RECORD, iter_blocks
 
 SOURCE_SUFFIX = ".yaml"
 # What the compiler reads from a sources folder, by place; other files are hashed but not parsed.
@@ -70,9 +65,23 @@ def _hidden(path: Path, what: str) -> Diagnostic:
     )
 
 
-def _is_build_folder(folder: Path) -> bool:
-    from .emit.manifest import is_jbcompile_manifest
+def is_jbcompile_manifest(path: Path) -> bool:
+    """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
+    try:
+        if not path.is_file():
+            return False
+        manifest = read_json(path, RECORD)
+    except (OSError, ValueError, DiagnosticError):
+        return False
+    return (
+        isinstance(manifest, dict)
+        and manifest.get("compiler") == "jbcompile"
+        and isinstance(manifest.get("files"), dict)
+        and isinstance(manifest.get("rows"), dict)
+    )
 
+
+def _is_build_folder(folder: Path) -> bool:
     return is_jbcompile_manifest(folder / "manifest.json")
 
 
@@ -96,6 +105,8 @@ def walk_sources(root: Path) -> SourceWalk:
                         "remove the link, or point it at a folder outside the sources",
                     )
                 )
+            elif is_own_name(name):
+                continue  # jbcompile's own staging, being written or left by a kill (outputs.settle)
             elif name.startswith(".") or name == "__pycache__":
                 walk.skipped.append(_hidden(path, "folder"))
             elif _is_build_folder(path):
@@ -114,6 +125,8 @@ def walk_sources(root: Path) -> SourceWalk:
         for name in sorted(names):
             path = here / name
             relative = path.relative_to(root)
+            if is_own_name(name):
+                continue  # a file jbcompile is writing (or a kill's leftover the next claim removes)
             if name.startswith("."):
                 walk.skipped.append(_hidden(path, "file"))
                 continue
@@ -215,3 +228,19 @@ def layout_problems(root: Path) -> list[Diagnostic]:
             )
         )
     return problems
+
+
+def sources_hash(root: Path) -> str:
+    """sha256 over every source file (path and bytes), independent of file system order.
+
+    The files are those of :func:`walk_sources`, the rule the loader follows too: a file
+    the build reads is always in the hash, and a file it skips never is.
+    """
+    digest = hashlib.sha256()
+    root = Path(root)
+    for path in walk_sources(root).files:
+        digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
+        for block in iter_blocks(path, DATA_FILE):  # in blocks: a large stray file must not fill the memory
+            digest.update(block)
+        digest.update(b"\0")
+    return digest.hexdigest()

@@ -71,7 +71,7 @@ def benchmark_name(folder: Path) -> str:
 def starter_files(design_name: str, name: str) -> dict[str, str]:
     """Every file of a new benchmark of the design ``design_name``, by path under its folder."""
     from .designs import get_design
-    from .importers.writer import DEFAULT_UNKNOWN
+    from .importers.draft import DEFAULT_UNKNOWN
 
     starter = get_design(design_name).starter()
     if starter is None:
@@ -105,39 +105,36 @@ def starter_designs() -> list[str]:
 def init_benchmark(folder: Path, design_name: str) -> list[Path]:
     """Write a new benchmark into ``folder`` (its sources in ``folder/sources``); return the files.
 
-    Refuses (CL007), writing nothing, when any of the files exists already.
+    The sources folder is claimed first (:func:`jbcompile.outputs.claim`: a second ``init`` into it
+    waits, then finds the first one's files); any of the files there already refuses the whole (CL007),
+    writing nothing; the files are then written in one commit, all of them or none.
     """
-    from .fsio import write_atomic
+    from .outputs import claim
 
     folder = Path(folder)
     files = {folder / path: text for path, text in starter_files(design_name, benchmark_name(folder)).items()}
-    # a file of the new benchmark, or a file where one of its folders must go
-    places = {path for target in files for path in (target, *target.parents) if path.is_relative_to(folder)}
-    taken = sorted(
-        str(path)
-        for path in places
-        if (path in files and (path.exists() or path.is_symlink()))
-        or (path not in files and path.exists() and not path.is_dir())
-    )
-    if taken:
-        shown = ", ".join(taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="CL007",
-                    message=f"init would overwrite {shown}; nothing was written",
-                    path=str(folder),
-                    hint="choose a new or empty folder: jbcompile init NEW_FOLDER",
-                )
-            ]
+    with claim(folder / SOURCES_FOLDER, "init") as place:
+        # a file of the new benchmark, or a file where one of its folders must go
+        places = {
+            path for target in files for path in (target, *target.parents) if path.is_relative_to(folder)
+        }
+        taken = sorted(
+            str(path)
+            for path in places
+            if (path in files and (path.exists() or path.is_symlink()))
+            or (path not in files and path.exists() and not path.is_dir())
         )
-    written: list[Path] = []
-    try:
-        for path, text in sorted(files.items()):
-            write_atomic(path, text)
-            written.append(path)
-    except BaseException:
-        for path in written:  # all or nothing
-            path.unlink(missing_ok=True)
-        raise
+        if taken:
+            shown = ", ".join(taken[:5]) + (f" and {len(taken) - 5} more" if len(taken) > 5 else "")
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        code="CL007",
+                        message=f"init would overwrite {shown}; nothing was written",
+                        path=str(folder),
+                        hint="choose a new or empty folder: jbcompile init NEW_FOLDER",
+                    )
+                ]
+            )
+        place.commit(dict(files))
     return sorted(files)

@@ -57,21 +57,6 @@ def sentences(text: str, lang: str = "ja") -> list[str]:
     return [sentence for sentence in found if sentence]
 
 
-# userinfo of a URL: scheme://user:password@host → scheme://***@host
-_URL_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]*://)[^/@\s?#]+@")
-_HF_TOKEN = re.compile(r"hf_[A-Za-z0-9]{20,}")
-
-
-def redact(text: str, *secrets: str | None) -> str:
-    """The one redaction of everything the tool prints: the given secrets, Hugging Face tokens, and the
-    credentials (userinfo) of any URL."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, "***")
-    text = _HF_TOKEN.sub("hf_***", text)
-    return _URL_USERINFO.sub(r"\g<scheme>***@", text)
-
-
 def did_you_mean(name: str, choices: Iterable[str]) -> str:
     """``did you mean 'x'? `` for a near-miss name (a typo, another case), else ``""``: a hint's start."""
     known = sorted(set(choices))

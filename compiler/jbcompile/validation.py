@@ -10,6 +10,7 @@ from functools import cache
 from typing import Any, TypeVar
 
 from pydantic import BaseModel, ValidationError
+from pydantic_core import ErrorDetails
 
 from .diagnostics import Diagnostic, DiagnosticError
 from .loader import KeyPath, LoadedDocument
@@ -91,7 +92,7 @@ def schema_diagnostics(
     data = doc.data
     for key in prefix:
         data = data[key]
-    located: list[tuple[KeyPath, dict]] = []
+    located: list[tuple[KeyPath, ErrorDetails]] = []
     for item in error.errors(include_url=False):
         located.append((prefix + _data_path(data, tuple(item["loc"]), item["type"] in _CODES), item))
     # A union reports one error per member. When one member got further into the value (an unknown key

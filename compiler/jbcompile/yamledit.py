@@ -35,7 +35,9 @@ _BOM = "\ufeff"
 
 
 def _read_text(path: Path) -> tuple[str, bool]:
-    raw = path.read_bytes().decode("utf-8")
+    from .reading import SOURCE, read_text
+
+    raw = read_text(path, SOURCE)
     if raw.startswith(_BOM):
         return raw[1:], True
     return raw, False
@@ -153,9 +155,14 @@ def set_values(path: Path, changes: Sequence[tuple[KeyPath, Any]]) -> None:
     Values are strings or plain dicts / lists. Raises KeyError for a path that cannot exist (and then
     writes nothing).
     """
+    if changes:
+        write_atomic(Path(path), with_values(path, changes))
+
+
+def with_values(path: Path, changes: Sequence[tuple[KeyPath, Any]]) -> str:
+    """The text of the file ``path`` with each value set at its key path (see :func:`set_values`);
+    nothing is written, so that several files can change in one commit."""
     path = Path(path)
-    if not changes:
-        return
     text, bom = _read_text(path)
     rt = _round_trip_yaml(text)
     data = rt.load(text)
@@ -170,7 +177,7 @@ def set_values(path: Path, changes: Sequence[tuple[KeyPath, Any]]) -> None:
     new_text = out.getvalue()
     if "\r\n" in text and "\r\n" not in new_text:
         new_text = new_text.replace("\n", "\r\n")
-    write_atomic(path, (_BOM if bom else "") + new_text)
+    return (_BOM if bom else "") + new_text
 
 
 # ----------------------------------------------------------------------------------- apply_edits

@@ -158,3 +158,19 @@ def test_lite_puts_the_gold_on_the_stereotyped_person_in_half_the_rows(tmp_path:
     assert {sum(hits) for hits in on_target.values()} == {2, 4}
     for category, hits in by_category.items():
         assert abs(sum(hits) / len(hits) - 0.5) <= 0.05, category
+
+
+def test_the_audit_command_refuses_a_build_altered_after_it_was_built(
+    shortcut_sources: Path, tmp_path: Path
+) -> None:
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    build_folder(load_project(shortcut_sources), tmp_path / "build", checks=False)
+    data = tmp_path / "build" / "data" / "full" / "test-00000-of-00001.parquet"
+    table = pq.read_table(data)
+    labels = [(label + 1) % 3 for label in table.column("label").to_pylist()]  # rotated by hand
+    index = table.schema.get_field_index("label")
+    pq.write_table(table.set_column(index, "label", pa.array(labels, table.schema.field("label").type)), data)
+    result = CliRunner().invoke(app, ["audit", str(tmp_path / "build"), "--config", "full"])
+    assert result.exit_code == 2 and "P005" in result.output and "changed after the build" in result.output

@@ -26,7 +26,7 @@ def kinds_model(tmp_path_factory: pytest.TempPathFactory, kinds_build: Path) -> 
     """A tiny random Llama whose tokenizer was trained on the sobaco and jubaku prompts and rows."""
     pytest.importorskip("transformers")
     from jbcompile.evaluate.dataset import load_rows
-    from jbcompile.evaluate.prompting import bundled_prompt_files
+    from jbcompile.evaluate.promptfiles import bundled_prompt_files
     from transformers.utils import logging as hf_logging
 
     from tests.eval.conftest import make_tiny_model

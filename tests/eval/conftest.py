@@ -32,6 +32,15 @@ def build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return out
 
 
+@pytest.fixture
+def api():  # type: ignore[no-untyped-def]
+    """The fake OpenAI/Anthropic server (tests/eval/fake_api.py) on loopback, for one test."""
+    from tests.eval.fake_api import FakeAPI
+
+    with FakeAPI() as server:
+        yield server
+
+
 @pytest.fixture(scope="session")
 def lite_rows(build_dir: Path) -> list[dict]:
     from jbcompile.evaluate.dataset import load_rows
@@ -92,7 +101,7 @@ def make_tiny_model(
 
 
 def corpus(rows: list[dict]) -> list[str]:
-    from jbcompile.evaluate.prompting import bundled_prompt_files
+    from jbcompile.evaluate.promptfiles import bundled_prompt_files
 
     texts = [p.read_text(encoding="utf-8") for p in bundled_prompt_files()]
     for row in rows:
@@ -155,7 +164,7 @@ def _answers_vary(folder: Path, rows: list[dict]) -> bool:
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
 
     items = BBQ.prepare(rows, EvalOptions(shots=3), load_prompt_template("bbq", "basic")).items
     backend = TransformersBackend(BackendConfig(model=str(folder), prefix_cache=False))
@@ -173,7 +182,7 @@ def _generations_vary(folder: Path, rows: list[dict]) -> bool:
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
 
     options = EvalOptions(shots=3, scoring="generate")
     prepared = BBQ.prepare(rows, options, load_prompt_template("bbq", "basic"))

@@ -1,5 +1,8 @@
 """A loopback server speaking enough of the OpenAI and Anthropic APIs to drive their real clients, with
-faults on demand: 429 with Retry-After, 500, a dropped connection, a slow reply, a quota error.
+faults on demand: 429 with Retry-After, 500, a dropped connection, a slow reply, a quota error — and
+*malformed* replies (``MALFORMED``): a 200 whose body is not an answer in one of the ways a server can
+get it wrong (no choices, a null message, content of the wrong type, a body cut short or not JSON, an
+error in a 200, usage counts that are not counts, a connection dropped in the middle of the body …).
 
 Its replies are a pure function of the prompt (``expected_answer``), so a test knows every right answer;
 it counts the requests it received per prompt, so a test knows what was sent (and paid) twice.
@@ -18,6 +21,66 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 FAULTS = ("rate_limit", "server_error", "drop", "slow", "quota", "auth")
+# Each: how a well-formed 200 body is spoilt (``body`` is the JSON object the endpoint would answer).
+MALFORMED: dict[str, Any] = {
+    # OpenAI-compatible (chat and completions)
+    "empty_choices": lambda body: {**body, "choices": []},
+    "no_choices": lambda body: {k: v for k, v in body.items() if k != "choices"},
+    "choices_not_list": lambda body: {**body, "choices": "0"},
+    "choice_not_object": lambda body: {**body, "choices": [None]},
+    "null_message": lambda body: _choice(body, message=None) if "message" in body["choices"][0] else None,
+    "no_content": lambda body: _message(body, drop="content"),
+    "content_int": lambda body: _message(body, content=1) if "message" in body["choices"][0] else None,
+    "content_list": lambda body: _message(body, content=[{"type": "text", "text": "0"}]),
+    "text_missing": lambda body: _choice(body, drop="text") if "text" in body["choices"][0] else None,
+    "logprob_string": lambda body: _spoil_logprobs(body),
+    "error_in_200": lambda body: {"error": {"message": "the model is overloaded", "type": "server_error"}},
+    "usage_string": lambda body: {**body, "usage": {**body["usage"], _input(body): "many"}},
+    "usage_negative": lambda body: {**body, "usage": {**body["usage"], _input(body): -5}},
+    "usage_nan": lambda body: {**body, "usage": {**body["usage"], _input(body): float("nan")}},
+    "usage_fraction": lambda body: {**body, "usage": {**body["usage"], _input(body): 2.5}},
+    "usage_not_object": lambda body: {**body, "usage": "lots"},
+    # Anthropic
+    "anthropic_no_content": lambda body: {k: v for k, v in body.items() if k != "content"},
+    "anthropic_content_string": lambda body: {**body, "content": "0"},
+    "anthropic_block_without_type": lambda body: {**body, "content": [{"text": "0"}]},
+    "anthropic_text_not_string": lambda body: {**body, "content": [{"type": "text", "text": 0}]},
+    "anthropic_error_type": lambda body: {
+        "type": "error",
+        "error": {"type": "overloaded_error", "message": "x"},
+    },
+}
+# Faults of the transport rather than of the JSON (a 200 each time).
+RAW_FAULTS = ("truncated", "not_json", "json_list", "json_null", "drop_mid_body")
+
+
+def _choice(body: dict[str, Any], drop: str | None = None, **fields: Any) -> dict[str, Any]:
+    choice = {k: v for k, v in body["choices"][0].items() if k != drop} | fields
+    return {**body, "choices": [choice]}
+
+
+def _message(body: dict[str, Any], drop: str | None = None, **fields: Any) -> dict[str, Any] | None:
+    if "message" not in body["choices"][0]:
+        return None
+    message = {k: v for k, v in body["choices"][0]["message"].items() if k != drop} | fields
+    return _choice(body, message=message)
+
+
+def _spoil_logprobs(body: dict[str, Any]) -> dict[str, Any] | None:
+    logprobs = body["choices"][0].get("logprobs")
+    if not logprobs:
+        return None
+    if "content" in logprobs:  # chat
+        first = dict(logprobs["content"][0])
+        first["top_logprobs"] = [{**entry, "logprob": "high"} for entry in first["top_logprobs"]]
+        return _choice(body, logprobs={"content": [first]})
+    return _choice(
+        body, logprobs={**logprobs, "top_logprobs": [dict.fromkeys(logprobs["top_logprobs"][0], "high")]}
+    )
+
+
+def _input(body: dict[str, Any]) -> str:
+    return "input_tokens" if "input_tokens" in body["usage"] else "prompt_tokens"
 
 
 def expected_answer(prompt: str) -> int:
@@ -45,6 +108,7 @@ class FakeState:
     received: Counter = field(default_factory=Counter)  # prompt -> requests received
     headers_seen: list[dict[str, str]] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
+    spoilt: list[Any] = field(default_factory=list)  # the malformed bodies it answered
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -112,11 +176,48 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "auth":
             key = self.headers.get("authorization") or self.headers.get("x-api-key") or ""
             return self._json(401, {"error": {"message": f"Incorrect API key provided: {key[-20:]}"}})
+        if fault == "echo_headers":  # a server that shows every header it got (keys, Basic auth) in a 401
+            return self._json(401, {"error": {"message": f"denied: {dict(self.headers)}"}})
         if self.path.endswith("/messages"):
-            return self._json(200, self._anthropic(body, prompt))
-        if self.path.endswith("/chat/completions"):
-            return self._json(200, self._chat(body, prompt))
-        return self._json(200, self._completion(body, prompt))
+            answer = self._anthropic(body, prompt)
+        elif self.path.endswith("/chat/completions"):
+            answer = self._chat(body, prompt)
+        else:
+            answer = self._completion(body, prompt)
+        if fault == "echo_in_reply":  # a 200 whose answer is every header it got (a key, Basic auth)
+            echoed = json.dumps(dict(self.headers))
+            if "choices" in answer:
+                answer = _message(answer, content=echoed) or _choice(answer, text=echoed)
+            else:
+                answer = {**answer, "content": [{"type": "text", "text": echoed}]}
+        if fault in MALFORMED:
+            spoilt = MALFORMED[fault](answer)
+            if spoilt is None:
+                raise ValueError(f"fault {fault!r} does not apply to {self.path}")
+            answer = spoilt
+            self.state.spoilt.append(spoilt)
+        if fault in RAW_FAULTS:
+            return self._raw_fault(fault, json.dumps(answer).encode())
+        return self._json(200, answer)
+
+    def _raw_fault(self, fault: str, data: bytes) -> None:
+        """A 200 whose body is cut short, is not JSON, is JSON but no object, or stops mid-way."""
+        body = {
+            "truncated": data[: len(data) // 2],
+            "not_json": b"<html><body>502 Bad Gateway</body></html>",
+            "json_list": b"[1, 2, 3]",
+            "json_null": b"null",
+            "drop_mid_body": data[:20],
+        }[fault]
+        self.send_response(200)
+        self.send_header("content-type", "text/html" if fault == "not_json" else "application/json")
+        self.send_header("content-length", str(len(data) if fault == "drop_mid_body" else len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+        if fault == "drop_mid_body":  # fewer bytes than announced, then the connection goes
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
 
     def _top(self, prompt: str) -> dict[str, float]:
         best = expected_answer(prompt)
@@ -238,3 +339,31 @@ def serve_in_another_process(latency: float) -> tuple[str, Any]:
     process = context.Process(target=_serve, args=(latency, ports), daemon=True)
     process.start()
     return f"http://127.0.0.1:{ports.get(timeout=60)}", process
+
+
+def eval_request(
+    build: Any, out: Any, url: str, backend: str = "openai", *, chat: bool = False, **opts: Any
+) -> Any:
+    """An eval request against the fake at ``url``: generation by default, short retries and timeouts."""
+    from jbcompile.evaluate.backends import BackendOptions
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.requests import EvalRequest
+
+    scoring = opts.pop("scoring", "generate")
+    thinking = opts.pop("thinking", False)
+    samples = opts.pop("samples", 1)
+    limit = opts.pop("limit", None)
+    base = url + "/v1" if backend == "openai" else url
+    options = {"concurrency": 8, "backoff_seconds": 0.01, "timeout": 5.0, **opts}
+    return EvalRequest(
+        model="fake-model",
+        dataset=str(build),
+        out=out,
+        options=EvalOptions(scoring=scoring, chat=chat),
+        bootstrap=20,
+        limit=limit,
+        backend=backend,
+        backend_options=BackendOptions(base_url=base, **options),
+        thinking=thinking,
+        samples=samples,
+    )

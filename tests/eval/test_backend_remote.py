@@ -12,15 +12,13 @@ from pathlib import Path
 import pytest
 from jbcompile.cli import app
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.backends import BackendOptions, SamplingConfig, as_reply, final_answer_test
-from jbcompile.evaluate.kind import EvalOptions
+from jbcompile.evaluate.backends import SamplingConfig, as_reply, final_answer_test
 from jbcompile.evaluate.parsing import first_line_ended
 from jbcompile.evaluate.prompting import prompt_hash
-from jbcompile.evaluate.requests import EvalRequest
 from jbcompile.evaluate.run import run_eval
 from typer.testing import CliRunner
 
-from tests.eval.fake_api import FakeAPI, expected_answer
+from tests.eval.fake_api import FakeAPI, eval_request, expected_answer
 
 SECRET = "sk-test-DO-NOT-LEAK-0123456789"
 
@@ -29,31 +27,6 @@ SECRET = "sk-test-DO-NOT-LEAK-0123456789"
 def keys(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("ANTHROPIC_API_KEY", SECRET)
-
-
-@pytest.fixture
-def api():
-    with FakeAPI() as server:
-        yield server
-
-
-def request(build: Path, out: Path, url: str, backend: str = "openai", *, chat: bool = False, **opts):
-    scoring = opts.pop("scoring", "generate")
-    thinking = opts.pop("thinking", False)
-    samples = opts.pop("samples", 1)
-    base = url + "/v1" if backend == "openai" else url
-    options = {"concurrency": 8, "backoff_seconds": 0.01, "timeout": 5.0, **opts}
-    return EvalRequest(
-        model="fake-model",
-        dataset=str(build),
-        out=out,
-        options=EvalOptions(scoring=scoring, chat=chat),
-        bootstrap=20,
-        backend=backend,
-        backend_options=BackendOptions(base_url=base, **options),
-        thinking=thinking,
-        samples=samples,
-    )
 
 
 def records(out: Path) -> list[dict]:
@@ -73,7 +46,7 @@ def test_faults_are_retried_and_nothing_is_lost_or_sent_twice(build_dir: Path, t
     faults = ["rate_limit", "server_error", "drop", "slow", "rate_limit", "server_error"]
     api.state.faults = list(faults)
     api.state.slow_seconds = 1.5
-    results = run_eval(request(build_dir, tmp_path / "run", api.url, timeout=0.5)).results.to_json()
+    results = run_eval(eval_request(build_dir, tmp_path / "run", api.url, timeout=0.5)).results.to_json()
     rows = assert_exact(tmp_path / "run", api)
     n = results["dataset"]["evaluated"]
     assert len(rows) == n
@@ -100,22 +73,22 @@ def test_a_quota_error_stops_keeping_every_reply_and_a_rerun_sends_only_the_miss
     out = tmp_path / "run"
     api.state.sticky, api.state.sticky_after = "quota", 10
     with pytest.raises(DiagnosticError) as stopped:
-        run_eval(request(build_dir, out, api.url))
+        run_eval(eval_request(build_dir, out, api.url))
     (diagnostic,) = stopped.value.diagnostics
     assert diagnostic.code == "EV304" and diagnostic.path == str(out / "predictions.jsonl")
     assert len(records(out)) == 10  # every paid reply is kept
     refused = api.state.requests - 10
     api.state.sticky = None
     before = api.state.requests
-    results = run_eval(request(build_dir, out, api.url)).results.to_json()
+    results = run_eval(eval_request(build_dir, out, api.url)).results.to_json()
     n = results["dataset"]["evaluated"]
     assert api.state.requests - before == n - 10  # only the missing requests
     assert_exact(out, api)
     assert sum(count - 1 for count in api.state.received.values()) == refused  # only refused ones twice
     # a third run, and a run with --overwrite, send nothing: the request cache has every reply
     before = api.state.requests
-    run_eval(request(build_dir, out, api.url))
-    again = request(build_dir, out, api.url)
+    run_eval(eval_request(build_dir, out, api.url))
+    again = eval_request(build_dir, out, api.url)
     again.overwrite = True
     results = run_eval(again).results.to_json()
     assert api.state.requests == before
@@ -126,7 +99,7 @@ def test_a_quota_error_stops_keeping_every_reply_and_a_rerun_sends_only_the_miss
 def test_retries_are_bounded_and_the_finished_replies_are_kept(build_dir: Path, tmp_path: Path, api) -> None:
     api.state.sticky, api.state.sticky_after = "server_error", 5
     with pytest.raises(DiagnosticError) as stopped:
-        run_eval(request(build_dir, tmp_path / "run", api.url, max_attempts=3))
+        run_eval(eval_request(build_dir, tmp_path / "run", api.url, max_attempts=3))
     assert stopped.value.diagnostics[0].code == "EV303"
     assert "3 attempts" in stopped.value.diagnostics[0].message
     assert len(records(tmp_path / "run")) == 5
@@ -158,10 +131,10 @@ def test_overwrite_keeps_the_earlier_run_until_the_new_results_are_written(
     build_dir: Path, tmp_path: Path, api
 ) -> None:
     out = tmp_path / "run"
-    run_eval(request(build_dir, out, api.url))
+    run_eval(eval_request(build_dir, out, api.url))
     earlier = {name: (out / name).read_bytes() for name in ("run.json", "predictions.jsonl", "results.json")}
     api.state.sticky, api.state.sticky_after = "server_error", api.state.requests + 5
-    again = request(build_dir, out, api.url, chat=True, max_attempts=1)  # not in the request cache
+    again = eval_request(build_dir, out, api.url, chat=True, max_attempts=1)  # not in the request cache
     again.overwrite = True
     with pytest.raises(DiagnosticError) as stopped:
         run_eval(again)
@@ -178,13 +151,13 @@ def test_overwrite_keeps_the_earlier_run_until_the_new_results_are_written(
 
 
 def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, api) -> None:
-    results = run_eval(request(build_dir, tmp_path / "chat", api.url, chat=True)).results.to_json()
+    results = run_eval(eval_request(build_dir, tmp_path / "chat", api.url, chat=True)).results.to_json()
     preds = Counter(r["pred"] for r in records(tmp_path / "chat"))
     assert preds == Counter(expected_answer(p) for p in api.state.received)
     assert results["prompt"]["chat"] is True
     for chat in (False, True):
         out = tmp_path / f"logprob-{chat}"
-        run_eval(request(build_dir, out, api.url, chat=chat, scoring="logprob"))
+        run_eval(eval_request(build_dir, out, api.url, chat=chat, scoring="logprob"))
         rows = records(out)
         assert all(r["option_logprobs"][r["pred"]] == -0.1 for r in rows)
     assert_exact(tmp_path / "logprob-False", api)
@@ -193,7 +166,7 @@ def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, a
 def test_a_server_without_logprobs_is_a_diagnostic(build_dir: Path, tmp_path: Path, api) -> None:
     api.state.logprobs = False
     with pytest.raises(DiagnosticError) as error:
-        run_eval(request(build_dir, tmp_path / "run", api.url, scoring="logprob"))
+        run_eval(eval_request(build_dir, tmp_path / "run", api.url, scoring="logprob"))
     assert error.value.diagnostics[0].code == "EV306"
 
 
@@ -203,7 +176,7 @@ def test_reasoning_is_kept_apart_and_the_answer_read_from_the_final_text(
 ) -> None:
     api.state.thinking = style
     out = tmp_path / "run"
-    results = run_eval(request(build_dir, out, api.url, chat=True, thinking=True)).results.to_json()
+    results = run_eval(eval_request(build_dir, out, api.url, chat=True, thinking=True)).results.to_json()
     rows = records(out)
     assert Counter(r["pred"] for r in rows) == Counter(expected_answer(p) for p in api.state.received)
     for row in rows:
@@ -215,7 +188,7 @@ def test_reasoning_is_kept_apart_and_the_answer_read_from_the_final_text(
 def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Path, api) -> None:
     out = tmp_path / "run"
     results = run_eval(
-        request(build_dir, out, api.url, "anthropic", thinking_budget=2048, thinking=True)
+        eval_request(build_dir, out, api.url, "anthropic", thinking_budget=2048, thinking=True)
     ).results.to_json()
     rows = records(out)
     assert_exact(out, api)
@@ -224,19 +197,19 @@ def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Pa
     assert results["backend"]["usage"]["requests"] == len(rows)
     before = api.state.requests
     plain = run_eval(
-        request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True)
+        eval_request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True)
     ).results.to_json()
     assert "reasoning" not in records(tmp_path / "plain")[0]
     assert plain["backend"]["usage"]["requests"] == api.state.requests - before
     assert all(h.get("temperature") == 0.0 for h in api.state.bodies if "thinking" not in h)
     with pytest.raises(DiagnosticError) as error:
-        run_eval(request(build_dir, tmp_path / "lp", api.url, "anthropic", scoring="logprob"))
+        run_eval(eval_request(build_dir, tmp_path / "lp", api.url, "anthropic", scoring="logprob"))
     assert error.value.diagnostics[0].code == "EV302"
 
 
 def test_samples_give_mean_and_sd(build_dir: Path, tmp_path: Path, api) -> None:
     sampled = {"sampling": SamplingConfig(temperature=0.7, top_p=0.9, seed=5), "samples": 3}
-    results = run_eval(request(build_dir, tmp_path / "run", api.url, **sampled)).results.to_json()
+    results = run_eval(eval_request(build_dir, tmp_path / "run", api.url, **sampled)).results.to_json()
     assert results["samples"]["seeds"] == [5, 6, 7]
     assert results["samples"]["runs"] == ["sample-1", "sample-2", "sample-3"]
     assert results["samples"]["metrics_sd"]["overall"]["acc"] == 0.0  # the fake model does not sample
@@ -304,9 +277,9 @@ def test_backend_options_are_checked_before_anything_runs(
 
 
 def test_messages_and_urls_lose_every_part_of_a_key() -> None:
-    from jbcompile.evaluate.backends.remote import redact_url, scrub
+    from jbcompile.redaction import redact, redact_url
 
-    assert "LEAK-012" not in scrub(f"Incorrect API key provided: ...{SECRET[-14:]}", SECRET)
-    assert scrub("key sk-proj-abcdefgh1234 is wrong", "") == "key *** is wrong"
-    assert scrub("model not found", SECRET) == "model not found"
+    assert "LEAK-012" not in redact(f"Incorrect API key provided: ...{SECRET[-14:]}", SECRET)
+    assert redact("key sk-proj-abcdefgh1234 is wrong") == "key sk-*** is wrong"
+    assert redact("model not found", SECRET) == "model not found"
     assert redact_url("https://user:pass@host:8443/v1?api_key=x#f") == "https://host:8443/v1"

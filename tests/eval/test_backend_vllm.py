@@ -203,13 +203,17 @@ def test_logprob_gives_the_same_answers_on_every_backend(
         ),  # fmt: skip
     }
     # the server lists only its 20 most likely tokens: a label outside them is null (−inf), and a row
-    # with no label among them has no answer (out-of-choice); every other row must agree
+    # with no label among them has no answer (out-of-choice). A row with some labels unlisted is answered
+    # from the listed ones, where an unlisted label may also be written as a variant token (" 2", "2\n")
+    # that transformers does not score: only rows with every label listed must agree
     served = runs["openai"]["_rows"]
     unlisted = {key for key, row in served.items() if not any(v is not None for v in row["option_logprobs"])}
     assert all(served[key]["pred"] is None for key in unlisted)
+    partly = {key for key, row in served.items() if any(v is None for v in row["option_logprobs"])}
     # the random model puts its labels far down on many rows; enough rows remain to compare
-    assert len(served) - len(unlisted) >= 100, len(unlisted)
-    print(f"openai: {len(served) - len(unlisted)} of {len(served)} rows list a label among the top 20")
+    assert len(served) - len(partly) >= 50, len(partly)
+    print(f"openai: {len(served) - len(partly)} of {len(served)} rows list every label among the top 20")
+    unlisted = partly
     runs["openai"]["_rows"] = {key: row for key, row in served.items() if key not in unlisted}
     runs["openai"]["metrics"] = None  # computed over other rows: not comparable
     reference = runs["transformers"]

@@ -8,7 +8,7 @@ import pytest
 from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, common_prefix_length, plan_batches
 from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.prompting import load_prompt_template
+from jbcompile.evaluate.promptfiles import load_prompt_template
 
 
 @pytest.fixture(scope="module")

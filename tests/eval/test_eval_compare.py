@@ -201,10 +201,11 @@ def test_compare_writes_only_into_a_new_folder_or_an_earlier_comparison(tmp_path
     mine = tmp_path / "mine"
     mine.mkdir()
     (mine / "results.json").write_text('{"mine": true}\n', encoding="utf-8")
-    for folder in (notes, mine, b):  # a user's files, and a run folder: none is a comparison
+    for folder, code_expected in ((notes, "EV101"), (mine, "EV101"), (b, "CL010")):
+        # a user's files, and a compared run: none is a comparison (and an output is never an input)
         before = {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()}
         code, output = run(folder)
-        assert code == 2 and "EV101" in output, output
+        assert code == 2 and code_expected in output, output
         assert {p.name: p.read_bytes() for p in folder.iterdir() if p.is_file()} == before
     afile = tmp_path / "afile"
     afile.write_text("keep\n", encoding="utf-8")

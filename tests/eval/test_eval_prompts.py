@@ -9,7 +9,7 @@ from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.designs.bbq.shots import question_key, rationale_in_brackets, select_shots
 from jbcompile.diagnostics import DiagnosticError
 from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.prompting import load_prompt_template
+from jbcompile.evaluate.promptfiles import load_prompt_template
 
 
 def prepare(rows: list[dict], **options):

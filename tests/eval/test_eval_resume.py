@@ -11,7 +11,7 @@ import pytest
 from jbcompile.evaluate import backends
 from jbcompile.evaluate.backends.openai import OpenAIBackend
 from jbcompile.evaluate.backends.vllm import VllmBackend
-from jbcompile.evaluate.prompting import PROMPTS_DIR, prompt_folders
+from jbcompile.evaluate.promptfiles import PROMPTS_DIR, prompt_folders
 
 from tests.eval.fake_api import FakeAPI
 from tests.eval.test_eval_formats import jubaku_release, write_jsonl

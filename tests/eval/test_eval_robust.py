@@ -280,7 +280,8 @@ def test_a_missing_local_dataset_is_not_found_rather_than_looked_for_on_the_hub(
 
 
 def test_default_setting_and_folder_follow_the_kind_and_chat() -> None:
-    from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.registered import get_eval_kind
     from jbcompile.evaluate.requests import EvalRequest, with_defaults
 
     request = EvalRequest(model="org/model", dataset="d", config="sobaco", options=EvalOptions(setting=None))

@@ -31,6 +31,7 @@ LINE_CODES = {
     "EV125",
     "EV126",
     "EV127",
+    "F003",
 }
 FILE_CODES = {"EV062", "EV064", "EV105", "EV114", "EV128"}  # about the file as a whole: path, no line
 
@@ -52,6 +53,7 @@ garbage = st.one_of(
     st.sampled_from([b"", b"   ", b"\t"]),  # blank lines are skipped
     st.sampled_from([b"[1, 2]", b'"text"', b"42", b"null", b"{", b'{"example_id": ', b"{}"]),
     st.integers(1, 60_000).map(lambda depth: b"[" * depth + b"]" * depth),
+    st.sampled_from([b'{"example_id": "x", "example_id": "y"}', b'{"a": {"pred": 1, "pred": 2}}']),  # F003
 )
 line_spec = st.one_of(
     st.tuples(st.just("record"), st.integers(0, 11), mutation), st.tuples(st.just("raw"), garbage)
@@ -78,6 +80,13 @@ def valid_record(record: object) -> bool:
     )
 
 
+def _keys_once(pairs: list) -> dict:
+    """The oracle's own refusal of a key given twice (written apart from the reader's)."""
+    if len({key for key, _ in pairs}) != len(pairs):
+        raise ValueError("a key twice")
+    return dict(pairs)
+
+
 @pytest.fixture(scope="module")
 def base_records(lite_rows: list[dict]) -> list[dict]:
     return [dict(BBQ.base_record(row, "qa"), pred=index % 3) for index, row in enumerate(lite_rows[:12])]
@@ -95,7 +104,7 @@ def test_score_reader_never_crashes_nor_lies(
             lines.append(spec[1])
             if spec[1].strip():
                 try:
-                    expected.append(json.loads(spec[1].decode("utf-8")))
+                    expected.append(json.loads(spec[1].decode("utf-8"), object_pairs_hook=_keys_once))
                 except (ValueError, RecursionError):
                     expected.append(None)
             continue
@@ -182,3 +191,20 @@ def test_foreign_rows_never_crash_nor_pass_bad_values(bbq_rows: list[dict], chan
             return
     assert should_succeed, "exit 0 on rows with values the metrics cannot use"
     assert results["metrics"]["overall"]["n"] == len(rows)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.integers(0, 11), st.sampled_from(["pred", "gold", "example_id", "category"]), st.integers(0, 2))
+def test_a_prediction_with_a_key_twice_is_never_scored(
+    base_records: list[dict], line: int, key: str, value: int
+) -> None:
+    """``{"pred": 1, …, "pred": 2}`` would be scored with the last value by any JSON reader that keeps
+    it: refused at its line (F003), whatever the key and whichever value comes first."""
+    lines = [json.dumps(record, ensure_ascii=False) for record in base_records]
+    lines[line] = lines[line][:-1] + f', "{key}": {json.dumps(value)}}}'
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "predictions.jsonl"
+        path.write_text("\n".join(lines) + "\n", "utf-8")
+        with pytest.raises(DiagnosticError) as error:
+            run_score(ScoreRequest(path, out=Path(folder) / "out", bootstrap=0))
+    assert [(d.code, d.line) for d in error.value.diagnostics] == [("F003", line + 1)]

@@ -131,8 +131,10 @@ def test_eval_of_the_built_import_sends_the_release_prompts_as_they_are(tmp_path
     assert CliRunner().invoke(app, ["build", "--sources", str(out), "--out", str(build)]).exit_code == 0
     loaded = load_rows(str(build), "jubaku", None)
     assert loaded.verbatim_prompt
-    from jbcompile.evaluate.kind import EvalOptions, get_eval_kind
-    from jbcompile.evaluate.prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.promptfiles import VERBATIM_PROMPT, load_prompt_template
+    from jbcompile.evaluate.prompting import prompt_hash
+    from jbcompile.evaluate.registered import get_eval_kind
 
     kind = get_eval_kind("jubaku")
     options = EvalOptions(setting=kind.settings[0], shots=0, prompt_file=VERBATIM_PROMPT)

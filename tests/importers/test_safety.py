@@ -124,12 +124,15 @@ def test_a_lang_that_disagrees_with_the_data_is_questioned(tmp_path: Path) -> No
 
 
 def test_an_interrupted_import_leaves_nothing_the_next_one_keeps(tmp_path: Path) -> None:
+    from tests.safety.children import run_cli
+
     data = write_jsonl(tmp_path / "released.jsonl", generate_rows(EN_SPECS, "en"))
-    leftover = tmp_path / ".s.import-killed"  # what a killed import leaves beside --out
-    (leftover / "templates").mkdir(parents=True)
-    code, output = _run("import", "bbq-jsonl", str(data), "--out", str(tmp_path / "s"))
+    args = ("import", "bbq-jsonl", str(data), "--out", str(tmp_path / "s"))
+    assert run_cli(*args, kill=("journal:commit", 1, "before")).returncode == -9  # the folder staged
+    assert any(".s.jbcompile-import-" in p.name for p in tmp_path.iterdir())
+    code, output = _run(*args)
     assert code == 0, output
-    assert not leftover.exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["released.jsonl", "s"]
 
 
 def test_a_broken_sources_folder_here_is_reported_not_replaced_by_the_bundled_one(

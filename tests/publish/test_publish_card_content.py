@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 from fakehub import FakeHub
-from jbcompile.importers.writer import SourcesDraft
+from jbcompile.importers.draft import SourcesDraft
 from jbcompile.project import load_project
 from jbcompile.publish.release import card_gaps
 from jbcompile.starter import starter_files

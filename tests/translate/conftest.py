@@ -93,6 +93,9 @@ class FakeDeepL:
     quota: int | None = None  # characters; 456 once a request would go over it
     billed: int = 0
     glossaries: dict[str, Glossary] = field(default_factory=dict)
+    malformed: dict[str, Any] = field(
+        default_factory=dict
+    )  # path → a 200 body answered instead (a bad server)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def fail(self, fault: str, times: int = 1, path: str = "/v2/translate") -> None:
@@ -140,6 +143,9 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if fault is not None:
             self._send(int(fault), {"message": f"injected {fault}"})
+            return
+        if parsed.path in fake.malformed:
+            self._send(200, fake.malformed[parsed.path])
             return
         if self.headers.get("Authorization") != f"DeepL-Auth-Key {VALID_KEY}":
             self._send(403, {"message": "Wrong key"})

@@ -265,3 +265,83 @@ def test_a_file_changed_during_the_run_is_reported_and_the_rest_written(fake_dee
     assert result.diagnostics[0].path.endswith("Age.yaml")
     assert _load(en_sources, TEMPLATE)["ambiguous_context"]["status"] == "machine"
     assert all(unit.path != vocab for unit, _ in result.written)
+
+
+def test_the_write_back_changes_every_file_or_none(fake_deepl, en_sources, monkeypatch):
+    """The translations of every file are one commit: a rename that fails takes back those done (TR013
+    for each file), the memory keeps what was billed, and the next run writes them without billing."""
+    from jbcompile import outputs
+
+    sources = {p: p.read_bytes() for p in en_sources.rglob("*.yaml")}
+    real, calls = outputs.os.replace, []
+
+    def second_fails(source, target):  # the second source file the write-back renames into place
+        if Path(target) in sources:
+            calls.append(target)
+        if len(calls) == 2 and Path(target) in sources:
+            raise PermissionError(13, "Permission denied", target)
+        real(source, target)
+
+    monkeypatch.setattr(outputs.os, "replace", second_fails)
+    result = _translate(en_sources, fake_deepl)
+    monkeypatch.setattr(outputs.os, "replace", real)
+    assert len(calls) >= 2 and result.written == []
+    assert {d.code for d in result.diagnostics} == {"TR013"}
+    assert {p: p.read_bytes() for p in sources} == sources
+    assert sorted(p.name for p in en_sources.parent.iterdir()) == ["sources"]
+    billed = len(fake_deepl.translate_requests())
+    again = _translate(en_sources, fake_deepl)
+    assert again.diagnostics == [] and len(again.written) > 0
+    assert len(result.diagnostics) == len({unit.path for unit, _ in again.written}) > 1  # one per file
+    assert len(fake_deepl.translate_requests()) == billed  # the memory answered
+
+
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/v3/glossaries", {"glossaries": "not a list"}),  # the client iterates a string: TypeError
+        ("/v3/glossaries", {"glossaries": [{"name": "x"}]}),  # a glossary without an id: KeyError
+        (
+            "/v3/glossaries",
+            {
+                "glossaries": [
+                    {"glossary_id": "g", "name": "x", "creation_time": "yesterday", "dictionaries": []}
+                ]
+            },
+        ),  # fmt: skip
+        ("/v3/glossaries", [1, 2]),  # not an object: no glossaries, one is created …
+        ("/v2/translate", {"translations": [{"text": 5, "billed_characters": "many"}]}),
+        ("/v2/translate", {"translations": "x"}),
+        ("/v2/translate", {}),
+        ("/v2/translate", {"translations": [None]}),
+    ],
+)
+def test_a_malformed_reply_stops_with_a_diagnostic_naming_deepl_never_a_traceback(
+    fake_deepl, en_sources, path, body
+):
+    glossary = en_sources / "translations" / "glossary.yaml"
+    glossary.parent.mkdir()
+    glossary.write_text("entries:\n  they: かれら\n", encoding="utf-8")  # the glossary is read and synced
+    fake_deepl.malformed[path] = body  # for the list, and for the creation of a glossary as well
+    before = {p: p.read_bytes() for p in en_sources.rglob("*.yaml")}
+    result = _invoke("--sources", str(en_sources))
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert "TR005" in result.output and "DeepL" in result.output and "Traceback" not in result.output
+    assert VALID_KEY not in result.output
+    assert {p: p.read_bytes() for p in en_sources.rglob("*.yaml")} == before  # nothing was translated
+
+
+@pytest.mark.parametrize("error_type", [TypeError, KeyError, AttributeError, ValueError])
+def test_an_error_inside_the_deepl_client_is_tr005(fake_deepl, en_sources, monkeypatch, error_type):
+    import deepl
+
+    def broken(*args, **kwargs):
+        raise error_type(f"inside deepl, key {VALID_KEY}")
+
+    monkeypatch.setattr(deepl.DeepLClient, "translate_text", broken)
+    result = _invoke("--sources", str(en_sources))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    text = " ".join(result.output.split())
+    assert f"TR005 DeepL failed while translating ({error_type.__name__}:" in text, text
+    assert VALID_KEY not in result.output and "fake-key-0000" not in result.output

@@ -11,12 +11,13 @@ Modules, in the order a run goes through them: ``probe`` (what a probe is, the r
 per-template sums it keeps), ``run`` (where rows come from; the passes over them), ``stats`` (variant
 choice, bootstrap), ``report`` (the record the CLI, card and manifest share; diagnostics),
 ``attributes`` (attribute markers of persons), ``model`` (the context-free model probe), ``identical``
-(the build's identical-row filter).
+(the build's identical-row filter); ``sources`` audits a sources folder by building it (above the
+build, which audits what it writes, so it is imported from its module, not from this package).
 """
 
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun, Scored
 from .report import AuditReport, ProbeReport, ScopeReport, problems
-from .run import audit_compiled, audit_rows, audit_sources, folder_rows, probe_inputs, release_rows
+from .run import audit_compiled, audit_rows, folder_rows, probe_inputs, release_rows
 
 __all__ = [
     "AuditReport",
@@ -29,7 +30,6 @@ __all__ = [
     "Scored",
     "audit_compiled",
     "audit_rows",
-    "audit_sources",
     "folder_rows",
     "probe_inputs",
     "problems",

@@ -130,7 +130,7 @@ def _templates(batch: Batch) -> tuple[np.ndarray, list[TemplateKey]]:
     encoded = pc.dictionary_encode(joined.combine_chunks() if len(batch) else pa.array([], pa.string()))
     codes = np.asarray(encoded.indices.to_numpy(zero_copy_only=False), dtype=np.int64)
     keys = [tuple(key.split(_SEPARATOR, 1)) for key in encoded.dictionary.to_pylist()]
-    return codes, keys  # type: ignore[return-value]
+    return codes, keys
 
 
 @dataclass(frozen=True)

@@ -13,13 +13,13 @@ compiled on the fly.
 
 from __future__ import annotations
 
-import tempfile
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..reading import DATA_FILE, check_file
 from ..schema.dataset import AuditSettings
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun
 from .report import PLACES, WORST_SHOWN, AuditReport, ProbeReport, ScopeReport, TemplateReport
@@ -28,8 +28,7 @@ from .stats import Figures, Scope, figures
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..build import Compiled
-    from ..project import Project
+    from ..compiled import Compiled
 
 BATCH_ROWS = 65_536
 BASE_COLUMNS = ("category", "template_id")
@@ -55,6 +54,7 @@ class ParquetRows(Rows):
     def __init__(self, config: str, kind: str, path: Path) -> None:
         super().__init__(config, kind)
         self.path = Path(path)
+        check_file(self.path, DATA_FILE)  # pyarrow opens it itself: a FIFO would block, F002 instead
 
     @property
     def columns(self) -> list[str]:
@@ -183,7 +183,7 @@ def _judge(
             ],
         )
 
-    report = dict(
+    report: dict[str, Any] = dict(
         config=source.config,
         kind=source.kind,
         probe=probe.name,
@@ -226,6 +226,15 @@ def folder_rows(folder: Path, kinds: Mapping[str, str]) -> list[Rows]:
     ]
 
 
+def verified_folder_rows(folder: Path, kinds: Mapping[str, str]) -> list[Rows]:
+    """The rows of each config of a build folder someone hands us, read from the bytes its manifest
+    vouches for (P005/P016 when they are not: :func:`..publish.buildfolder.verified_table`)."""
+    from ..publish.buildfolder import open_build, verified_table
+
+    build = open_build(Path(folder))
+    return [TableRows(name, kind, verified_table(build, name)[0]) for name, kind in kinds.items()]
+
+
 def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -> list[Diagnostic]:
     """The audit a build makes of the data files it has just written into ``folder``: kept in
     ``compiled.audit``; returns its warnings, and raises its errors (a probe above its bar, for a
@@ -248,7 +257,8 @@ def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -
 
 def build_kinds(folder: Path) -> dict[str, str]:
     """Config → design of a build folder, from its manifest (AU020 when it is not a build folder)."""
-    from ..emit.manifest import is_jbcompile_manifest, read_manifest
+    from ..emit.manifest import read_manifest
+    from ..sourcefiles import is_jbcompile_manifest
 
     if not is_jbcompile_manifest(Path(folder) / "manifest.json"):
         raise DiagnosticError(
@@ -287,7 +297,7 @@ def release_rows(paths: Sequence[Path]) -> list[Rows]:
     columns and derives missing labels); rows whose stereotyped option cannot be derived still count.
     """
     from ..evaluate.dataset import load_rows
-    from ..evaluate.kind import detect_kind
+    from ..evaluate.registered import detect_kind
 
     rows: list[dict[str, Any]] = []
     kinds: dict[str, str] = {}
@@ -327,13 +337,3 @@ def plain_table(rows: Sequence[Mapping[str, Any]]) -> pa.Table:
         else:
             columns[name] = pa.array([None if v is None else str(v) for v in values], pa.string())
     return pa.table(columns)
-
-
-def audit_sources(project: Project) -> AuditReport:
-    """Compile ``project`` into a scratch folder (nothing is kept) and return the build's own audit."""
-    from ..build import build_folder
-
-    with tempfile.TemporaryDirectory(prefix="jbcompile-audit-") as scratch:
-        compiled, _ = build_folder(project, Path(scratch) / "build", checks=False)
-    assert compiled.audit is not None
-    return compiled.audit

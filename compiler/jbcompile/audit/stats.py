@@ -8,7 +8,9 @@ templates.
   answers the negative question") is caught whichever direction it is.
 - **Interval.** Templates, not rows, are resampled (rows of a template share their text and stand or fall
   together); the overall scope resamples within each category. 95% percentile interval; the seed comes
-  from the config, probe and scope, so the figures are the same on every run.
+  from the config, probe and scope, so the figures are the same on every run. A bootstrap over one or two
+  templates collapses to a point, so the interval reported is the wider of it and a Wilson score interval
+  over the rows: with many templates the bootstrap is the wider, with few the rows' interval is.
 - **Chance.** The mean over the scored rows of what a uniform guess among the probe's candidates scores,
   or, for a probe with a binary target, the scope's majority-class rate.
 """
@@ -18,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import binomtest
 
 from ..templating import stable_hash
 from .probe import Tally
@@ -89,6 +92,8 @@ def figures(
         low, high = bootstrap(
             hits[members], rows, category_of[members], resamples, stable_hash("audit", *seed_parts, name)
         )
+        row_low, row_high = wilson(float(hits[members].sum()), float(total))
+        low, high = min(low, row_low), max(high, row_high)
         used = np.bincount(chosen[members], weights=rows, minlength=len(variants))
         return Scope(
             rows=int(round(total)),
@@ -114,6 +119,14 @@ def choose_variants(category_of: np.ndarray, hits: np.ndarray) -> np.ndarray:
     np.add.at(per_category, category_of, hits)
     others = per_category[category_of] - hits
     return np.argmax(others, axis=1)
+
+
+def wilson(hits: float, rows: float) -> tuple[float, float]:
+    """95% Wilson score interval of hits/rows, treating rows as independent."""
+    successes = int(round(hits))
+    trials = max(int(round(rows)), successes, 1)
+    interval = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(interval.low), float(interval.high)
 
 
 def bootstrap(

@@ -6,11 +6,12 @@ its analyses (:mod:`.morph`: one tagger per process, one analysis per distinct s
 into diagnostics (positions, severities, suppressions); :mod:`.fix` applies their edits.
 """
 
-from .base import Finding, Rule, all_rules, get_rule
+from .base import Finding, Rule
 from .fix import FixReport, fix_sources
 from .normalize import normalization_edits, normalize_text
 from .pronouns import apply_pronoun_rules, find_pronouns, load_pronoun_rules
 from .ruledata import RuleData, load_rule_data
+from .rules import all_rules, get_rule
 from .runner import run_checks, severity_of
 
 __all__ = [

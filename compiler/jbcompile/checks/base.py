@@ -1,4 +1,4 @@
-"""What a rule is: metadata on the class, a ``check`` that returns findings, and the registry.
+"""What a rule is: metadata on the class, a ``check`` that returns findings, and ``@register``.
 
 A rule never writes, prints or raises on purpose: it yields :class:`Finding` values anchored at a text
 (document, key path, character offset), each with typed edits when it can be fixed. The runner turns
@@ -63,23 +63,12 @@ class Rule:
         return cls.doc().splitlines()[0] if cls.doc() else ""
 
 
-_REGISTRY: dict[str, type[Rule]] = {}
+RULES: dict[str, type[Rule]] = {}  # code → rule, filled as checks/rules/ registers its modules
 
 
 def register(rule: type[Rule]) -> type[Rule]:
     """Class decorator: add a rule to the registry under its code."""
-    if rule.code in _REGISTRY and _REGISTRY[rule.code] is not rule:
+    if rule.code in RULES and RULES[rule.code] is not rule:
         raise ValueError(f"rule code {rule.code} registered twice")
-    _REGISTRY[rule.code] = rule
+    RULES[rule.code] = rule
     return rule
-
-
-def all_rules() -> list[type[Rule]]:
-    """Every rule, ordered by code."""
-    from . import rules  # noqa: F401  (importing the package registers its rules)
-
-    return [_REGISTRY[code] for code in sorted(_REGISTRY)]
-
-
-def get_rule(code: str) -> type[Rule] | None:
-    return {rule.code: rule for rule in all_rules()}.get(code.upper())

@@ -22,14 +22,15 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from ..designs import get_kind
 from ..templating import FilledText, SlotSpan, slots_in
 from .morph import Analyzer, Token, analyzer
 from .ruledata import RuleData
-from .slots import SlotFill, template_slots
+from .slots import SlotFill
 
 if TYPE_CHECKING:
     from ..loader import KeyPath, LoadedDocument
-    from ..project import Project, SourceTemplate
+    from ..projecttypes import Project, SourceTemplate
 
 JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f]")
 
@@ -173,7 +174,7 @@ class CheckContext:
         cached = self._slots.get(template.path)
         if cached is None:
             try:
-                cached = template_slots(template, self.project)
+                cached = get_kind(template.kind).template_slots(template, self.project)
             except Exception as exc:  # a kind's bug must not stop the other checks
                 self.problems.append((template, exc))
                 cached = {}

@@ -1,13 +1,16 @@
 """``jbcompile check --fix``: apply the rules' edits to the YAML sources until a pass changes nothing.
 
 The loop is guarded (sqlfluff's design): it stops when a pass changes nothing, and gives up after
-:data:`MAX_PASSES` passes or when it meets a state it has already been in. Giving up restores every
-file as it was and reports JA005; so does a pass that leaves the sources unreadable. Each pass writes
-its files atomically through :func:`jbcompile.yamledit.apply_edits`, which keeps comments, key order
-and every byte outside the edited characters.
+:data:`MAX_PASSES` passes or when it meets a state it has already been in. Giving up changes no file and
+reports JA005; so does a pass that leaves the sources unreadable. Each pass rewrites files through
+:func:`jbcompile.yamledit.apply_edits`, which keeps comments, key order and every byte outside the
+edited characters.
 
-All or nothing: a file that cannot be written (read-only, full disk) is found before the pass writes,
-or its failure undoes every file already fixed; either way S017 names it and no file is changed.
+All or nothing: the passes run on a copy of the sources beside them, under the sources' claim
+(:func:`jbcompile.outputs.claim`: a second ``--fix`` waits); the files that changed then replace theirs
+in one journaled commit (:meth:`jbcompile.outputs.Claim.commit`), which the next run rolls forward if
+a kill cuts it short. A file that cannot be written (read-only, full disk) is found before the commit,
+or its failure takes back every file already renamed; either way S017 names it and no file is changed.
 
 Sources whose ``dataset.yaml`` sets ``keep_as_written: true`` (what ``jbcompile import`` writes: the texts
 are a release's own) are never rewritten: the findings are reported, and the report says how many fixes
@@ -18,13 +21,16 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Edit, Severity
-from ..fsio import write_atomic
+from ..outputs import Claim, claim, location, renamed
+from ..reading import DATA_FILE, SOURCE, check_file, read_bytes
+from ..sourcefiles import walk_sources
 from ..yamledit import apply_edits
 
 MAX_PASSES = 10
@@ -41,7 +47,7 @@ class FixReport:
 
 
 def _snapshot(root: Path) -> dict[Path, bytes]:
-    return {path: path.read_bytes() for path in sorted(root.rglob("*.yaml")) if path.is_file()}
+    return {path: read_bytes(path, SOURCE) for path in sorted(root.rglob("*.yaml")) if path.is_file()}
 
 
 def _state(files: dict[Path, bytes]) -> str:
@@ -51,18 +57,13 @@ def _state(files: dict[Path, bytes]) -> str:
     return digest.hexdigest()
 
 
-def _restore(original: dict[Path, bytes]) -> None:
-    for path, data in original.items():
-        if path.read_bytes() != data:
-            write_atomic(path, data)
-
-
-def _unwritable(paths: Iterable[Path]) -> list[Diagnostic]:
-    """Files --fix would have to rewrite but may not (the file or its folder is read-only)."""
+def _unwritable(shown: dict[Path, Path]) -> list[Diagnostic]:
+    """Files --fix would have to rewrite but may not (the file or its folder is read-only); ``shown``:
+    each file → the path to name it by."""
     out = []
-    for path in sorted(set(paths)):
+    for path, name in sorted(shown.items()):
         if not (os.access(path, os.W_OK) and os.access(path.parent, os.W_OK | os.X_OK)):
-            out.append(_write_problem(path, "permission denied"))
+            out.append(_write_problem(name, "permission denied"))
     return out
 
 
@@ -89,16 +90,51 @@ def fix_sources(
     """
 
     root = Path(root)
-    original = _snapshot(root)
     try:
-        return _fix_passes(root, original, lang, release, only, max_passes)
-    except OSError as exc:  # all or nothing: a file that cannot be written undoes every fix before it
-        _restore(original)
+        with claim(root, "check --fix") as place:
+            return _fix_held(root, place, lang, release, only, max_passes)
+    except OSError as exc:  # not held (a read-only place), or a commit taken back: nothing was changed
         where = Path(exc.filename) if exc.filename else root
         raise DiagnosticError([_write_problem(where, exc.strerror or str(exc))]) from None
-    except BaseException:
-        _restore(original)
-        raise
+
+
+def _fix_held(
+    root: Path, place: Claim, lang: str, release: bool, only: Iterable[str] | None, max_passes: int
+) -> FixReport:
+    """The fix of ``root``, held as ``place``: passes on a copy, then one commit of the fixed files."""
+    work = place.temp_folder(location(root), "fix")
+    try:
+        copies = _copy_sources(root, work)
+        original = {copy: read_bytes(copy, DATA_FILE) for copy in copies}
+        report = _fix_passes(work, _snapshot(work), lang, release, only, max_passes)
+    except DiagnosticError as error:
+        raise DiagnosticError(renamed(error.diagnostics, work, root)) from None
+    except OSError as exc:  # the copy could not be written: nothing was changed
+        where = Path(exc.filename) if exc.filename else work
+        problem = _write_problem(where, exc.strerror or str(exc))
+        raise DiagnosticError(renamed([problem], work, root)) from None
+    report.diagnostics = renamed(report.diagnostics, work, root)
+    fixed = [copy for copy in copies if report.converged and read_bytes(copy, DATA_FILE) != original[copy]]
+    shown = {copies[copy]: root / copy.relative_to(work) for copy in fixed}
+    refused = _unwritable(shown)
+    if refused:
+        raise DiagnosticError(refused)
+    place.commit({copies[copy]: read_bytes(copy, DATA_FILE) for copy in fixed})  # every fixed file, or none
+    report.changed_files = [str(path) for path in shown.values()]
+    return report
+
+
+def _copy_sources(root: Path, work: Path) -> dict[Path, Path]:
+    """Copy every file of the sources into ``work`` (links become plain files there, so that no edit
+    reaches the sources before the commit); each copy → the file it stands for."""
+    copies = {}
+    for path in walk_sources(root).files:
+        copy = work / path.relative_to(root)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        check_file(path, DATA_FILE)  # a regular file within its bound, copied in blocks
+        shutil.copyfile(path, copy)
+        copies[copy] = location(path)
+    return copies
 
 
 def _fix_passes(
@@ -122,7 +158,6 @@ def _fix_passes(
         except DiagnosticError as exc:
             if first_findings is None:
                 raise
-            _restore(original)
             return _gave_up(report, first_findings, "a fix left the sources unreadable", exc.diagnostics)
         diagnostics = run_checks(project, release=release, only=only)
         if first_findings is None:
@@ -137,9 +172,6 @@ def _fix_passes(
             break
         if not by_file:
             break
-        refused = _unwritable(Path(path) for path in by_file)
-        if refused:  # fix_sources restores what earlier passes wrote
-            raise DiagnosticError(refused)
         changed = 0
         for path, edits in sorted(by_file.items()):
             outcome = apply_edits(Path(path), edits)
@@ -150,14 +182,10 @@ def _fix_passes(
             break
         state = _state(_snapshot(root))
         if state in seen:
-            _restore(original)
             return _gave_up(report, first_findings, "fixes undo each other", [])
         seen.add(state)
     else:
-        _restore(original)
         return _gave_up(report, first_findings or [], f"still changing after {max_passes} passes", [])
-    current = _snapshot(root)
-    report.changed_files = [str(p) for p, data in original.items() if current.get(p) != data]
     return report
 
 

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..diagnostics import DiagnosticError
 from ..loader import value_at
+from ..reading import SOURCE, read_text
 
 if TYPE_CHECKING:
     from ..loader import KeyPath, LoadedDocument
@@ -74,8 +76,8 @@ def _read(path: Path) -> _File | None:
     from ..yamledit import scalar_nodes
 
     try:
-        text = path.read_bytes().decode("utf-8")
-    except (OSError, UnicodeDecodeError):
+        text = read_text(path, SOURCE)
+    except (OSError, UnicodeDecodeError, DiagnosticError):  # the loader reported it
         return None
     text = text.removeprefix("\ufeff")
     try:

@@ -13,6 +13,7 @@ from typing import TypeVar
 from pydantic import BaseModel
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..paths import display_path
 from ..schema.rules import AttributesFile, LexiconFile, NormalizationFile, PronounRulesFile
 
 M = TypeVar("M", bound=BaseModel)
@@ -46,7 +47,6 @@ def rule_file_path(model: type[BaseModel], sources: Path | None = None) -> Path:
 def load_rule_file(model: type[M], path: Path | None = None) -> M:
     """Read and validate one rule file; DiagnosticError (with positions) when it is invalid."""
     from ..loader import load_yaml
-    from ..project import display_path
     from ..validation import validate_document
 
     path = Path(path) if path is not None else rule_file_path(model)

@@ -7,23 +7,24 @@ inline suppressions, and turning a crashing rule into a JA001 diagnostic instead
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, Severity
-from .base import Finding, Rule, all_rules
+from .base import Finding, Rule
 from .corpus import CheckContext
 from .positions import Locator
 from .ruledata import load_rule_data
+from .rules import all_rules
 from .suppress import Suppressions
 
 if TYPE_CHECKING:
-    from ..project import Project
+    from ..projecttypes import Project
 
 _SETTINGS = {"error": Severity.ERROR, "warning": Severity.WARNING, "info": Severity.INFO}
 
 
-def severity_of(rule: type[Rule], settings: dict[str, str], *, release: bool = False) -> Severity | None:
+def severity_of(rule: type[Rule], settings: Mapping[str, str], *, release: bool = False) -> Severity | None:
     """The severity a rule reports with in this project; None when it is switched off."""
     if release and rule.release_error:
         return Severity.ERROR
@@ -92,12 +93,13 @@ def run_checks(
         for finding in findings:
             emit(rule.code, finding, severity)
 
-    for template, exc in ctx.problems:
+    for template, error in ctx.problems:
         if severities["JA001"] is not None:
             finding = Finding(
                 template.doc,
                 ("id",),
-                f"the {template.kind} kind failed to fill this template's texts: {type(exc).__name__}: {exc}",
+                f"the {template.kind} kind failed to fill this template's texts: "
+                f"{type(error).__name__}: {error}",
                 hint="checks that need filled texts skipped this template; please report this bug",
             )
             emit("JA001", finding, severities["JA001"])
@@ -131,7 +133,6 @@ def _suppression_diagnostics(
     out: list[Diagnostic] = []
     for entry in suppressions.all():
         unknown = [code for code in entry.codes if code not in known]
-        where = {"path": entry.path, "line": entry.line, "col": entry.col}
         if (unknown or not entry.reason or not entry.codes) and severities["JA003"] is not None:
             problem = (
                 f"unknown code(s) {', '.join(unknown)}"
@@ -146,7 +147,9 @@ def _suppression_diagnostics(
                     message=f"malformed suppression: {problem}",
                     severity=severities["JA003"],
                     hint="write `# jbcompile: ignore[CODE] why this finding is acceptable`",
-                    **where,
+                    path=entry.path,
+                    line=entry.line,
+                    col=entry.col,
                 )
             )
             continue
@@ -158,7 +161,9 @@ def _suppression_diagnostics(
                     message=f"suppression of {', '.join(stale)} silences nothing",
                     severity=severities["JA002"],
                     hint="remove it (the finding it was written for is gone)",
-                    **where,
+                    path=entry.path,
+                    line=entry.line,
+                    col=entry.col,
                 )
             )
     return out

@@ -1,11 +1,13 @@
 """What each slot of a template can hold: the persons of its vocab groups and its lexical alternatives.
 
-Each design answers through ``Kind.template_slots``: by default from its filled texts (the distinct
-filler of each slot over its filled variants); a design may read its model directly (fast: no expansion).
+Each design answers through ``Kind.template_slots`` (which the check corpus asks): by default from its
+filled texts (the distinct filler of each slot over its filled variants); a design may read its model
+directly (fast: no expansion).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -13,7 +15,7 @@ from ..schema import as_filler, text_in
 
 if TYPE_CHECKING:
     from ..loader import KeyPath, LoadedDocument
-    from ..project import Project, SourceTemplate
+    from ..projecttypes import Project
 
 
 @dataclass(frozen=True)
@@ -37,7 +39,7 @@ class Person:
     option_key_path: KeyPath  # where the option wording is written (the entry itself when implicit)
 
 
-def people(project: Project, group_name: str, only: list[str] | None = None) -> list[Person]:
+def people(project: Project, group_name: str, only: Sequence[str] | None = None) -> list[Person]:
     """The fillers of a vocab group in the project's language, with where each is written."""
     group = project.vocab.get(group_name)
     if group is None:
@@ -55,10 +57,3 @@ def people(project: Project, group_name: str, only: list[str] | None = None) -> 
             option_path += (project.lang,)
         found.append(Person(text, option or text, option is not None, group.doc, entry, option_path))
     return found
-
-
-def template_slots(template: SourceTemplate, project: Project) -> dict[str, SlotFill]:
-    """Slot name → its fillers, for any design (``Kind.template_slots``)."""
-    from ..designs import get_kind
-
-    return get_kind(template.kind).template_slots(template, project)

@@ -13,8 +13,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING
+
+from ..diagnostics import DiagnosticError
+from ..reading import SOURCE, read_text
 
 if TYPE_CHECKING:
     from ..loader import KeyPath, LoadedDocument
@@ -70,8 +72,8 @@ class Suppressions:
     def of(self, path: str) -> list[Suppression]:
         if path not in self.by_path:
             try:
-                text = Path(path).read_text(encoding="utf-8-sig")
-            except (OSError, UnicodeDecodeError):
+                text = read_text(path, SOURCE, encoding="utf-8-sig")
+            except (OSError, UnicodeDecodeError, DiagnosticError):  # the loader reported it
                 text = ""
             self.by_path[path] = parse_suppressions(path, text)
         return self.by_path[path]

@@ -24,17 +24,21 @@ def main() -> None:
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
     if hasattr(signal, "SIGXFSZ"):
         signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    # SIGTERM unwinds like Ctrl-C: what a command staged is removed, a commit under way is finished.
+    signal.signal(signal.SIGTERM, _terminated)
     try:
         app()
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""
+        kept = getattr(exc, "kept", None)  # what eval or score left on disk, when they looked
         print_diagnostics(
             [
                 Diagnostic(
                     code="CL002",
                     message=f"cannot read or write{where}: {exc.strerror or exc} ({name})",
-                    hint="check the path, its permissions and the free disk space",
+                    hint="check the path, its permissions and the free disk space"
+                    + (f"; {kept}" if kept else ""),
                 )
             ]
         )
@@ -45,3 +49,7 @@ def main() -> None:
             [Diagnostic(code="CL003", message=f"the input is {what}", hint="check the file you passed")]
         )
         sys.exit(EXIT_INPUT)
+
+
+def _terminated(signum: int, frame: object) -> None:
+    raise SystemExit(128 + signum)

@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
-from ..text import redact
+from ..redaction import redact, scrub_logs_and_warnings
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -32,13 +32,13 @@ app = typer.Typer(
 # No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
 # comes from users or files is printed with markup=False or escaped.
 class _RedactingConsole(Console):
-    """Every text printed passes :func:`jbcompile.text.redact`: no token or URL credentials are shown."""
+    """Every text printed passes :func:`jbcompile.redaction.redact`: no secret, in any form, is shown."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
 
     @property
-    def soft_wrap(self) -> bool:  # type: ignore[override]
+    def soft_wrap(self) -> bool:
         """Outside a terminal (a pipe, a file, a CI log) lines are never folded at 80 columns: a folded
         path or template id cannot be searched for or pasted (tables: :func:`print_table`)."""
         return self._soft_wrap or not self.is_terminal
@@ -48,13 +48,17 @@ class _RedactingConsole(Console):
         self._soft_wrap = value
 
 
+scrub_logs_and_warnings()  # a library's log line or warning shows no secret either
 err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
 out_console = _RedactingConsole(highlight=False, emoji=False)
 
 # Exit codes shared by every command.
 EXIT_OK = 0
 EXIT_FINDINGS = 1  # the input was read, and has errors (lint findings, failed verification)
-EXIT_INPUT = 2  # the input could not be read or validated; nothing was written
+EXIT_INPUT = (
+    2  # the input could not be read or validated, or the run stopped (the message says what was kept)
+)
+EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as a shell reports it)
 
 
 def _version_callback(value: bool) -> None:
@@ -89,9 +93,19 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     errors = sum(1 for d in error.diagnostics if d.severity is Severity.ERROR)
     if fmt != "json":
         kept = ", ".join(str(path) for path in error.written)
-        done = f"; kept {escape(kept)}" if kept else "; nothing was written"
-        err_console.print(f"[bold red]{errors} error(s)[/]{done}.", highlight=False)
+        done = f"; kept {kept}" if kept else "; nothing was written"
+        if error.kept is not None:  # the stage looked at the disk: its account is the true one
+            done = f"; {error.kept}"
+        err_console.print(f"[bold red]{errors} error(s)[/]{escape(done)}.", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+def interrupted(stop: KeyboardInterrupt) -> typer.Exit:
+    """Ctrl-C: say what the command left on disk (when it looked, as eval and score do); exit 130."""
+    kept = getattr(stop, "kept", None)
+    shown = escape("; " + kept if kept else "")
+    err_console.print(f"[bold red]interrupted[/]{shown}.", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_INTERRUPTED)
 
 
 def print_table(table: Table, console: Console = out_console) -> None:
@@ -133,8 +147,8 @@ def sources_for(given: Path | None, doing: str, into: Path | None = None) -> Sou
 
 def announce_sources(choice: SourcesChoice, doing: str, into: Path | None = None) -> None:
     """One line on stderr: which benchmark (name, version, title) from which folder, and where to."""
+    from ..paths import display_path
     from ..project import dataset_label
-    from ..sourcefiles import display_path
 
     label = dataset_label(choice.root)
     where = display_path(choice.root) or "."

@@ -57,8 +57,9 @@ def audit(
 
 
 def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
-    from ..audit import audit_rows, audit_sources, folder_rows, probe_inputs, release_rows
-    from ..audit.run import build_kinds, recorded_settings
+    from ..audit import audit_rows, probe_inputs, release_rows
+    from ..audit.run import build_kinds, recorded_settings, verified_folder_rows
+    from ..audit.sources import audit_sources
     from ..project import load_project
     from ..schema.dataset import AuditSettings
 
@@ -74,7 +75,7 @@ def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
         kinds = build_kinds(targets[0])
         _check_configs(configs, list(kinds), str(targets[0]))
         chosen = {name: kind for name, kind in kinds.items() if not configs or name in configs}
-        rows = folder_rows(targets[0], chosen)
+        rows = verified_folder_rows(targets[0], chosen)  # an altered build is refused, never audited
         settings = settings or recorded_settings(targets[0]) or AuditSettings()
     else:
         rows = release_rows(targets)

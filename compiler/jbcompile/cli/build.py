@@ -26,7 +26,7 @@ from .app import (
 )
 
 if TYPE_CHECKING:
-    from ..build import ProgressCallback
+    from ..compiled import ProgressCallback
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
@@ -42,7 +42,7 @@ def _progress(quiet: bool = False) -> Iterator[ProgressCallback]:
 
     They are drawn on a terminal only (rich draws nothing on a pipe or a CI log) and vanish at the end.
     """
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 
     with Progress(
         TextColumn("[bold]{task.description}"),
@@ -55,7 +55,7 @@ def _progress(quiet: bool = False) -> Iterator[ProgressCallback]:
     ) as progress:
         expand = progress.add_task("expanding templates", total=None, count="")
         counts = {"expand": (0, 0), "write": (0, 0)}
-        hashing = []
+        hashing: list[TaskID] = []
 
         def update(stage: str, done: int, total: int | None) -> None:
             if stage == "hash":
@@ -142,7 +142,7 @@ def build(
     out = out or choice.build_folder()
     announce_sources(choice, "building", into=out)
     try:
-        check_out_dir(out, choice.root)
+        check_out_dir(out, choice.root, cards)
         project = load_project(choice.root, lang=lang)
         with _progress() as progress, _without_pandas():
             compiled, manifest = build_folder(

@@ -12,7 +12,7 @@ from ..diagnostics import DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
-from .app import EXIT_INPUT, app, err_console, fail, out_console
+from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console
 
 if TYPE_CHECKING:
     from ..evaluate.run import RunResult
@@ -62,6 +62,7 @@ def _progress():
         MofNCompleteColumn,
         Progress,
         ProgressColumn,
+        Task,
         TextColumn,
         TimeElapsedColumn,
     )
@@ -70,7 +71,7 @@ def _progress():
     from ..evaluate.requests import Progress as Callbacks
 
     class RowsPerSecond(ProgressColumn):
-        def render(self, task) -> Text:  # type: ignore[override]
+        def render(self, task: Task) -> Text:
             speed = task.finished_speed or task.speed
             return Text("" if speed is None else f"{speed:.1f} rows/s")
 
@@ -97,7 +98,7 @@ def _progress():
 def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
-    from ..evaluate.kind import get_eval_kind
+    from ..evaluate.registered import get_eval_kind
 
     results = run.results
     overall = results.metrics.overall
@@ -293,15 +294,16 @@ def eval_command(
         result = run_eval(request, Progress() if quiet else _progress())
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
+    except KeyboardInterrupt as stop:
+        raise interrupted(stop) from None
     if result is not None:  # None: a process of a data-parallel run other than the main one
         _summary(result)
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
     """``--vllm-arg NAME=VALUE`` pairs; a value is read as JSON (numbers, true, null) or else as text."""
-    import json
-
     from ..diagnostics import Diagnostic
+    from ..jsonl import DuplicateKey, loads
 
     parsed = []
     for pair in pairs:
@@ -318,7 +320,10 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
             )
             raise fail(error, code=EXIT_INPUT)
         try:
-            parsed.append((name, json.loads(value)))
+            parsed.append((name, loads(value)))
+        except DuplicateKey as duplicate:  # which of the two values vllm would take is a guess
+            message = f"--vllm-arg {name}: {duplicate}"
+            raise fail(DiagnosticError([Diagnostic("EV308", message)]), code=EXIT_INPUT) from None
         except ValueError:
             parsed.append((name, value))
     return tuple(parsed)
@@ -385,6 +390,8 @@ def score_command(
         result = run_score(request)
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
+    except KeyboardInterrupt as stop:
+        raise interrupted(stop) from None
     ambiguous = result.results.ambiguous_rows or []
     if ambiguous:
         err_console.print(
@@ -404,8 +411,11 @@ def compare_command(
     """Runs side by side (markdown, CSV, chart) with paired tests on shared rows; refuses runs on other
     data or under another protocol."""
     from ..evaluate.compare import compare, read_run, write_comparison
+    from ..evaluate.compare.write import check_compare_out
+    from ..outputs import refuse
 
     try:
+        refuse(check_compare_out(out, runs))  # before the bootstrap; judged again once --out is held
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None

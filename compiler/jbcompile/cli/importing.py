@@ -8,7 +8,6 @@ subcommands are built when `import` runs, so that no other command loads an impo
 from __future__ import annotations
 
 import inspect
-import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -20,7 +19,6 @@ import typer
 from typer.core import TyperGroup
 
 from ..diagnostics import DiagnosticError, Severity
-from ..fsio import write_atomic
 from ..importers import Importer, Input, Option, Tick, all_importers
 from .app import EXIT_FINDINGS, app, err_console, fail, print_diagnostics, print_table
 
@@ -147,7 +145,6 @@ def _run(importer: Importer, given: dict[str, Any]) -> None:
     _finish(
         report,
         out,
-        report_path,
         fmt,
         given["strict"],
         given["verbose"],
@@ -172,7 +169,6 @@ def _progress_bar(description: str) -> Iterator[Tick]:
 def _finish(
     report,
     out: Path,
-    report_path: Path | None,
     diagnostics_format: str,
     strict: bool,
     verbose: bool,
@@ -198,8 +194,6 @@ def _finish(
         problems = sum(1 for d in entry.findings if d.severity is not Severity.INFO)
         table.add_row(entry.template, entry.upstream or "", str(entry.rows or "-"), coverage, str(problems))
     print_table(table)
-    if report_path is not None:
-        write_atomic(report_path, json.dumps(report.to_json(), ensure_ascii=False, indent=2) + "\n")
     errors = report.count(Severity.ERROR)
     warnings = report.count(Severity.WARNING)
     coverage = report.coverage

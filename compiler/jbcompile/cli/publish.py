@@ -41,7 +41,7 @@ def _repo_id_or_exit(repo: str) -> str:
 
 @app.command()
 def publish(
-    repo: str = typer.Option(
+    repo: str | None = typer.Option(
         None, "--repo", help="The Hub dataset repository, ORG/NAME. Default: hub_repo in dataset.yaml."
     ),
     private: bool = typer.Option(False, "--private", help="Create the repository private (new repos only)."),
@@ -71,11 +71,12 @@ def publish(
         build_folder = open_build(build or choice.build_folder())
     except DiagnosticError as error:
         raise fail(error, fmt) from None
-    if repo is None and project.dataset.hub_repo is None:
+    target = repo or project.dataset.hub_repo
+    if target is None:
         raise option_error(
             "CL001", "no repository to publish to", hint="give --repo ORG/NAME, or set hub_repo"
         )
-    repo_id = _repo_id_or_exit(repo or project.dataset.hub_repo)
+    repo_id = _repo_id_or_exit(target)
     # Warnings print at once as text; with --format json they join the one JSON document printed last.
     notes: list[Diagnostic] = []
 
@@ -132,6 +133,7 @@ def publish(
         else:
             _print_plan(summary)
         return
+    assert remote is not None, "only a dry run goes without reading the Hub"
     steps: list[str] = []
 
     def step(message: str) -> None:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from contextlib import ExitStack
 from pathlib import Path
 
 import typer
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import claim
 from .app import EXIT_INPUT, announce_sources, app, err_console, fail, out_console, print_diagnostics
 
 
@@ -47,7 +49,6 @@ def translate(
     """
     from ..paths import local_sources
     from ..translate.pipeline import Settings
-    from ..translate.runner import prepare, run
 
     choice = local_sources(sources)  # never the bundled copy: translate writes into the sources
     root = choice.root if choice is not None else Path("sources")
@@ -71,8 +72,28 @@ def translate(
             diagnostics_format,
         )
     settings = Settings(formality=formality, only_missing=only_missing)
+    with ExitStack() as held:
+        if not dry_run:  # the sources are held from before they are read until the last text is in
+            held.enter_context(claim(root, "translate"))
+        _translate(
+            root, paths or [], settings, dry_run, server_url, formality, max_retries, diagnostics_format
+        )
+
+
+def _translate(
+    root: Path,
+    paths: list[Path],
+    settings,
+    dry_run: bool,
+    server_url: str | None,
+    formality: str | None,
+    max_retries: int,
+    diagnostics_format: str,
+) -> None:
+    from ..translate.runner import prepare, run
+
     try:
-        prepared = prepare(root, paths or [], settings)
+        prepared = prepare(root, paths, settings)
     except DiagnosticError as error:
         raise fail(error, diagnostics_format) from None
     plan = prepared.plan

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from ..checks.slots import SlotFill
     from ..diagnostics import Diagnostic
     from ..loader import KeyPath
-    from ..project import Project, SourceTemplate
+    from ..projecttypes import Project, SourceTemplate
     from ..templating import FilledText
 
 Row = dict[str, Any]
@@ -111,6 +111,13 @@ class Kind(ABC):
     @abstractmethod
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         """Every row of the template (the largest config)."""
+
+    def row_count(self, template: SourceTemplate, project: Project) -> int | None:
+        """How many rows ``build`` gives for this (validated) template, every config together, counted
+        by arithmetic on its fillers and alternatives, never by expanding it: the build refuses a
+        template or a dataset above its row limits before anything is expanded (B008). None when the
+        design cannot tell; the build then counts the rows as they come and stops at the limit."""
+        return None
 
     @abstractmethod
     def verifier(self, config: str, project: Project) -> Verifier:

@@ -19,9 +19,9 @@ from typing import TYPE_CHECKING, ClassVar
 
 if TYPE_CHECKING:
     from ..audit.probe import Probe, ProbeInputs
-    from ..codes import Code
+    from ..diagnostics import Code
     from ..evaluate.kind import EvalKind
-    from ..importers import Importer
+    from ..importers.interface import Importer
     from .base import Kind
 
 
@@ -66,18 +66,19 @@ class Design(ABC):
         """The starter benchmark of this design for `jbcompile init`: by default the files of the
         package's ``starter/`` folder (``templates/…``, ``vocab/…``), with the categories they name in
         ``category:``; None when the design has no ``starter/`` (then `init` does not offer it)."""
-        import yaml
+        from ..loader import parse_yaml
+        from ..reading import SOURCE, read_text
 
         folder = self.folder / "starter"
         if not folder.is_dir():
             return None
         files = {
-            path.relative_to(folder).as_posix(): path.read_text(encoding="utf-8")
+            path.relative_to(folder).as_posix(): read_text(path, SOURCE)
             for path in sorted(folder.rglob("*.yaml"))
         }
         categories: dict[str, None] = {}
         for text in files.values():
-            data = yaml.safe_load(text)
+            data = parse_yaml(text, "starter").data
             if isinstance(data, dict) and isinstance(data.get("category"), str):
                 categories[data["category"]] = None
         return Starter(files, tuple(categories))

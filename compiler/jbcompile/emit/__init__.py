@@ -14,7 +14,7 @@ from .features import dataset_info
 from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
-    from ..build import Compiled, ProgressCallback
+    from ..compiled import Compiled, ProgressCallback
 
 
 def write_folder(
@@ -56,7 +56,7 @@ def finish_folder(
     bar is a warning, or with ``release`` an error that stops here (AU001). ``arrow_bytes``: each config's
     size as Arrow (:attr:`DataFiles.arrow_bytes`), for the card's dataset_info.
     """
-    from ..audit import audit_compiled
+    from ..audit.run import audit_compiled
 
     compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release))
     digests = _digests(folder, files, progress)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -10,10 +11,12 @@ import yaml
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import bundled_cards
+from ..reading import CARD_TEMPLATE as CARD_TEMPLATE_FILE
+from ..reading import template_loader
 from .data import SPLIT
 
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 CARD_TEMPLATE = "README.md.j2"
 GATE_FIELD = "I will use this dataset only to evaluate or reduce social bias, not to train biased models"
@@ -74,7 +77,7 @@ def category_table(compiled: Compiled) -> tuple[list[str], list[dict]]:
     for category in categories:
         entry: dict = {"category": category}
         for name, config in compiled.configs.items():
-            templates = config.categories.get(category, {})
+            templates: Mapping[str, int] = config.categories.get(category, {})
             entry[name] = sum(templates.values())
             entry[f"{name}_templates"] = len(templates)
         table.append(entry)
@@ -151,6 +154,8 @@ def render_card(
         raise _card_error(folder, exc.lineno, exc.message or str(exc)) from None
     except jinja2.TemplateNotFound as exc:
         raise _card_error(folder, None, f"template {exc.name} not found in {folder}") from None
+    except DiagnosticError:  # a template file beyond its bound (F001)
+        raise
     except Exception as exc:  # the template is the user's code: whatever it raises is its own error
         raise _card_error(folder, _template_line(exc), f"{type(exc).__name__}: {exc}") from None
 
@@ -186,7 +191,7 @@ def _render(
     from .. import __version__
 
     environment = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
+        loader=template_loader(folder, CARD_TEMPLATE_FILE),
         undefined=jinja2.StrictUndefined,
         keep_trailing_newline=True,
         autoescape=False,
@@ -230,7 +235,7 @@ def design_sections(compiled: Compiled, variables: dict) -> list[str]:
         if path is None:
             continue
         environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(path.parent)),
+            loader=template_loader(path.parent, CARD_TEMPLATE_FILE),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             autoescape=False,

@@ -19,7 +19,7 @@ from .data import data_path
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 CROISSANT = "croissant.json"
 CONFORMS_TO = "http://mlcommons.org/croissant/1.1"

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pyarrow as pa
 
-    from ..build import ProgressCallback
+    from ..compiled import ProgressCallback
     from ..designs import ConfigSpec, Row
 
 SPLIT = "test"

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
     import pyarrow as pa
 
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 # Arrow's names that ``datasets`` spells otherwise; every other scalar keeps Arrow's own name.
 _DTYPES = {"double": "float64", "float": "float32", "halffloat": "float16"}

@@ -9,20 +9,23 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..jsonl import read_json
+from ..reading import DATA_FILE, RECORD, FileKind, iter_blocks
+
 if TYPE_CHECKING:
-    from ..build import Compiled
+    from ..compiled import Compiled
 
 MANIFEST_SCHEMA_VERSION = 1
 
 
-def file_sha256(path: Path, advance: Callable[[int], None] | None = None) -> str:
-    """The file's sha256, read in blocks; ``advance`` hears how many bytes each block held."""
+def file_sha256(path: Path, advance: Callable[[int], None] | None = None, kind: FileKind = DATA_FILE) -> str:
+    """The file's sha256, read in blocks; ``advance`` hears how many bytes each block held. A path that
+    is no regular file, or a file beyond ``kind``'s limit, raises DiagnosticError (F001/F002)."""
     digest = hashlib.sha256()
-    with path.open("rb") as handle:
-        for block in iter(lambda: handle.read(1 << 20), b""):
-            digest.update(block)
-            if advance:
-                advance(len(block))
+    for block in iter_blocks(path, kind):
+        digest.update(block)
+        if advance:
+            advance(len(block))
     return digest.hexdigest()
 
 
@@ -64,21 +67,5 @@ def write_manifest(manifest: dict, path: Path) -> None:
     )
 
 
-def is_jbcompile_manifest(path: Path) -> bool:
-    """A manifest written by jbcompile (by content, not by name: any web app may have a manifest.json)."""
-    try:
-        if not path.is_file() or path.stat().st_size > 16 * 1024 * 1024:
-            return False
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
-        return False
-    return (
-        isinstance(manifest, dict)
-        and manifest.get("compiler") == "jbcompile"
-        and isinstance(manifest.get("files"), dict)
-        and isinstance(manifest.get("rows"), dict)
-    )
-
-
 def read_manifest(folder: Path) -> dict:
-    return json.loads((Path(folder) / "manifest.json").read_text(encoding="utf-8"))
+    return read_json(Path(folder) / "manifest.json", RECORD)

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
 Counts = Mapping[str, Any]  # counter name -> number or numpy array of replicates
-CountFn = Callable[[Mapping[str, Any]], Mapping[str, float]]
+R = TypeVar("R", bound=Mapping[str, Any])  # a record, as the kind's own functions take it
+CountFn = Callable[[R], Mapping[str, float]]
 FormulaFn = Callable[[Counts], dict[str, Any]]
 
 
@@ -36,9 +37,7 @@ def to_json_value(value: Any) -> Any:
     return None if np.isnan(number) else number
 
 
-def count_records(
-    records: Iterable[Mapping[str, Any]], count: CountFn, names: Sequence[str]
-) -> dict[str, float]:
+def count_records(records: Iterable[R], count: CountFn[R], names: Sequence[str]) -> dict[str, float]:
     totals = dict.fromkeys(names, 0.0)
     for record in records:
         for name, value in count(record).items():
@@ -47,7 +46,7 @@ def count_records(
 
 
 def point_metrics(
-    records: Sequence[Mapping[str, Any]], count: CountFn, names: Sequence[str], formulas: FormulaFn
+    records: Sequence[R], count: CountFn[R], names: Sequence[str], formulas: FormulaFn
 ) -> dict[str, Any]:
     counts = count_records(records, count, names)
     return {name: to_json_value(value) for name, value in formulas(counts).items()}
@@ -60,10 +59,10 @@ def stable_seed(seed: int, scope: str) -> list[int]:
 
 
 def cluster_bootstrap(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[R],
     *,
-    cluster: Callable[[Mapping[str, Any]], str],
-    count: CountFn,
+    cluster: Callable[[R], str],
+    count: CountFn[R],
     names: Sequence[str],
     formulas: FormulaFn,
     resamples: int,
@@ -108,10 +107,10 @@ def _weights(clusters: int, resamples: int, seed: int, scope: str) -> np.ndarray
 
 
 def _cluster_matrix(
-    records: Sequence[Mapping[str, Any]],
+    records: Sequence[R],
     keys: Sequence[str],
-    cluster: Callable[[Mapping[str, Any]], str],
-    count: CountFn,
+    cluster: Callable[[R], str],
+    count: CountFn[R],
     names: Sequence[str],
 ) -> np.ndarray:
     """Counters summed per cluster: one row per key, one column per counter name."""
@@ -125,12 +124,12 @@ def _cluster_matrix(
 
 
 def paired_cluster_bootstrap(
-    first: Sequence[Mapping[str, Any]],
-    second: Sequence[Mapping[str, Any]],
+    first: Sequence[R],
+    second: Sequence[R],
     *,
     metrics: Sequence[str],
-    cluster: Callable[[Mapping[str, Any]], str],
-    count: CountFn,
+    cluster: Callable[[R], str],
+    count: CountFn[R],
     names: Sequence[str],
     formulas: FormulaFn,
     resamples: int,

@@ -87,10 +87,10 @@ def conversation_texts(
 
     two_turn = [item for item in items if isinstance(item, TurnItem)]
     replies: dict[str, str] = {}
-    for item in two_turn:
-        reply, hashed = (earlier or {}).get(item.example_id, (None, None))
-        if isinstance(reply, str) and prompt_hash(final_text(item, reply)) == hashed:
-            replies[item.example_id] = reply
+    for turn in two_turn:
+        reply, hashed = (earlier or {}).get(turn.example_id, (None, None))
+        if isinstance(reply, str) and prompt_hash(final_text(turn, reply)) == hashed:
+            replies[turn.example_id] = reply
     fresh = [item for item in two_turn if item.example_id not in replies]
     replies.update(zip((i.example_id for i in fresh), first_replies(backend, fresh, chat=chat), strict=True))
     texts: list[Prompt] = []

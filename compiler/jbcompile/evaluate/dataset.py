@@ -1,13 +1,34 @@
-"""Loading the rows to evaluate: a build folder (as `jbcompile build` writes it) or a Hub dataset id."""
+"""Loading the rows to evaluate: a build folder (as `jbcompile build` writes it), a release file, another
+dataset folder, or a Hub dataset id — never rows of another folder, or of an older state of this one.
+
+What the rows were checked against is recorded (``verification``, results.json's
+``dataset.verification``):
+
+- ``manifest``: a local build folder (its ``manifest.json`` written by jbcompile). Every data file of the
+  config is read once, its sha256 compared with the manifest's, and parsed from those same bytes; a file
+  changed, missing, unlisted or with other row counts stops the run (P005, P016). ``datasets`` and its
+  cache are not involved.
+- ``commit``: a Hub dataset at a resolved commit (the Hub names its files by their content).
+- ``unverified``: anything else — a folder without a jbcompile manifest (a foreign dataset: allowed),
+  a release file, a Hub dataset whose commit cannot be resolved (offline). A foreign folder is loaded
+  by ``datasets`` with a cache of its own, thrown away after the load, so that no earlier load of the
+  same path can answer.
+
+``sha256`` names the content that was read wherever it lies: a release file's digest, the digest of a
+build config's data files, or of a foreign folder's files.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
+from ..services import DATASETS, service_errors
 from .formats import adapt, duplicate_ids, release_path
 from .jsonfile import limited, read_json_records
 
@@ -24,7 +45,8 @@ class LoadedRows:
     format: str = "jbcompile"  # or a release's own format (see .formats): labels were derived at load
     ambiguous: list[dict[str, Any]] = field(default_factory=list)  # rows whose labels are not clear
     verbatim_prompt: bool = False  # each row's ``instruction`` is the release's whole prompt
-    sha256: str | None = None  # a release file's content: what names it wherever it lies
+    sha256: str | None = None  # the content read (a file's, a config's data files'): names it anywhere
+    verification: str = "unverified"  # manifest | commit | unverified (see the module's docstring)
 
     def rows_for(self, task: str) -> list[dict[str, Any]]:
         """The rows a task can be evaluated on: detection needs the stereotyped option, so release rows
@@ -56,6 +78,8 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
     if release_path(local):
         return _with_release_labels(_read_release_file(local, config))
     if local.exists() and not local.is_dir():
+        reading.check_file(local, reading.RELEASE)  # a device or a FIFO: refused as such (F002)
+    if local.exists() and not local.is_dir():
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -66,7 +90,58 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
                 )
             ]
         )
+    if local.is_dir() and _built_by_us(local):
+        return _with_release_labels(_read_build(local, dataset, config))
     return _with_release_labels(_load_dataset(dataset, config, revision))
+
+
+def _built_by_us(folder: Path) -> bool:
+    """Whether a folder is a jbcompile build (its manifest says so). A manifest.json that is not JSON
+    cannot be told apart from a damaged build: it is refused (P003), never read as a foreign dataset."""
+    from ..jsonl import read_json
+    from ..publish.buildfolder import MANIFEST, open_build
+
+    path = folder / MANIFEST
+    if not path.exists():
+        return False
+    try:
+        content = read_json(path, reading.RECORD)
+    except (OSError, ValueError, DiagnosticError):
+        return bool(open_build(folder))  # P003, naming the manifest that cannot be read
+    return isinstance(content, dict) and content.get("compiler") == "jbcompile"
+
+
+def _read_build(folder: Path, dataset: str, config: str) -> LoadedRows:
+    """A build's config from the bytes its manifest vouches for (:func:`verified_table`)."""
+    import hashlib
+
+    from ..publish.buildfolder import open_build, verified_table
+
+    build = open_build(folder)
+    if config not in build.rows:
+        configs = ", ".join(build.rows) or "none"
+        raise DiagnosticError(
+            [Diagnostic("EV004", f"cannot load config {config!r}: this build has {configs}", path=dataset)]
+        )
+    table, digests = verified_table(build, config)
+    manifest = {
+        key: build.manifest.get(key) for key in ("dataset", "version", "compiler_version", "sources_hash")
+    }
+    loaded = LoadedRows(table.to_pylist(), list(table.column_names), dataset, config, None, manifest)
+    listing = "".join(f"{name}\t{digest}\n" for name, digest in sorted(digests.items()))
+    loaded.sha256 = hashlib.sha256(listing.encode("utf-8")).hexdigest()
+    loaded.verification = "manifest"
+    return loaded
+
+
+def _folder_digest(folder: Path) -> str:
+    """One digest of every file of a folder (names and contents; hidden files left out)."""
+    import hashlib
+
+    from ..publish.buildfolder import folder_digests
+
+    listing = "".join(f"{name}\t{digest}\n" for name, digest in sorted(folder_digests(folder).items()))
+    return hashlib.sha256(listing.encode("utf-8")).hexdigest()
 
 
 def _read_release_file(path: Path, config: str) -> LoadedRows:
@@ -75,14 +150,17 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
         import pyarrow.parquet as pq
 
         try:
+            reading.check_file(path, reading.DATA_FILE)  # pyarrow opens it itself: a FIFO would block
             rows = pq.read_table(path).to_pylist()
+        except DiagnosticError:
+            raise
         except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
             raise DiagnosticError(
                 [Diagnostic("EV141", f"cannot read the parquet file: {_first_line(error)}", path=str(path))]
             ) from None
         records = list(enumerate(rows, start=1))
     else:
-        lines = read_json_records(path)
+        lines = read_json_records(path, reading.RELEASE)
         if lines.problems:
             raise DiagnosticError(limited(lines.problems))
         records = lines.records
@@ -109,7 +187,7 @@ def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
     """Hub or folder rows in a release's format get the same derivation as a release file."""
     if loaded.format != "jbcompile" or not loaded.rows:
         return loaded
-    from .kind import all_eval_kinds
+    from .registered import all_eval_kinds
 
     if any(kind.whole_prompts(loaded.rows) for kind in all_eval_kinds()):
         loaded.verbatim_prompt = True
@@ -127,6 +205,11 @@ def _with_release_labels(loaded: LoadedRows) -> LoadedRows:
 
 
 def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows:
+    """A Hub dataset, or a folder that is no jbcompile build, through ``datasets``. A local folder gets
+    a cache of its own for this one load, and its files' digest before and after (a folder changed
+    while it was read is refused)."""
+    import tempfile
+
     import datasets
 
     local = Path(dataset)
@@ -142,54 +225,93 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
                 )
             ]
         )
-    try:
-        split = _load_split(datasets, dataset, config, None if local.exists() else revision)
-    except ValueError as error:  # unknown config, bad split
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "EV004", f"cannot load config {config!r}: {str(error).splitlines()[0]}", path=dataset
-                )
-            ]
-        ) from None
-    except Exception as error:  # noqa: BLE001 - datasets raises many types for a missing repo or file
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "EV005",
-                    f"cannot load the dataset: {type(error).__name__}: {_first_line(error)}",
-                    path=dataset,
-                    hint="give a build folder or a Hub id you can access (HF_TOKEN for gated datasets)",
-                )
-            ]
-        ) from None
+    if local.is_dir():
+        _check_folder_files(local)  # no FIFO or huge file reaches datasets
+    before = _folder_digest(local) if local.exists() else None
+    with tempfile.TemporaryDirectory(prefix="jbcompile-load-") as cache:
+        own_cache = cache if local.exists() else None  # a Hub dataset's cache is keyed by its commit
+        with service_errors(DATASETS, "loading the dataset", known=_load_problem(dataset, config)):
+            split = _load_split(datasets, dataset, config, None if local.exists() else revision, own_cache)
+            rows, columns = split.to_list(), list(split.column_names)
     if local.exists():
         commit, manifest = None, _manifest(local / "manifest.json")
+        if _folder_digest(local) != before:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV005",
+                        "the dataset folder changed while it was read",
+                        path=dataset,
+                        hint="run again once nothing writes to it",
+                    )
+                ]
+            )
     else:
         commit, manifest = _hub_release(dataset, revision)
-    return LoadedRows(
-        rows=split.to_list(),
-        columns=list(split.column_names),
+    loaded = LoadedRows(
+        rows=rows,
+        columns=columns,
         path=dataset,
         config=config,
         revision=revision,
         manifest=manifest,
         commit=commit,
     )
+    loaded.sha256 = before
+    loaded.verification = "commit" if commit else "unverified"
+    return loaded
 
 
-def _load_split(datasets: Any, dataset: str, config: str, revision: str | None) -> Any:
+def _check_folder_files(folder: Path) -> None:
+    """Every file of a dataset folder that ``datasets`` may open is a regular file within bounds: a
+    FIFO among them would keep the load waiting, a huge file would fill the memory (F001/F002)."""
+    candidates = [*folder.glob("*"), *folder.glob("data/**/*")]
+    for path in sorted(candidates):
+        if path.name.startswith(".") or path.is_dir():
+            continue
+        try:
+            reading.check_file(path, reading.DATA_FILE)
+        except OSError:  # a broken link: datasets says what it misses
+            continue
+
+
+def _load_problem(dataset: str, config: str) -> Callable[[Exception], Diagnostic | None]:
+    """The diagnostic of an error ``datasets`` raises for a config it cannot load (else None)."""
+
+    from datasets.exceptions import DatasetsError
+    from huggingface_hub.errors import HfHubHTTPError
+
+    def known(error: Exception) -> Diagnostic | None:
+        if isinstance(error, ValueError) and not isinstance(
+            error, DatasetsError
+        ):  # unknown config, bad split
+            return Diagnostic("EV004", f"cannot load config {config!r}: {_first_line(error)}", path=dataset)
+        if isinstance(error, OSError | DatasetsError | HfHubHTTPError):  # a missing repo or file, the network
+            return Diagnostic(
+                "EV005",
+                f"cannot load the dataset: {type(error).__name__}: {_first_line(error)}",
+                path=dataset,
+                hint=DATASETS.hint,
+            )
+        return None  # anything else is unexpected: named as the library's failure
+
+    return known
+
+
+def _load_split(datasets: Any, dataset: str, config: str, revision: str | None, cache: str | None) -> Any:
     """The ``test`` split of ``config``. A release published as plain data files (one unnamed config,
     often one ``train`` split, e.g. a folder holding BBQ's data/) is taken whole: its only config, and
-    its ``test`` split or else its only split."""
+    its ``test`` split or else its only split. ``cache``: a cache folder of this load alone (the rows
+    are then held in memory, not mapped from it)."""
+    own = {"cache_dir": cache, "keep_in_memory": True} if cache else {}
     try:
-        return datasets.load_dataset(dataset, config, split="test", revision=revision)
+        return datasets.load_dataset(dataset, config, split="test", revision=revision, **own)
     except ValueError as error:
         message = str(error)
         unnamed = "BuilderConfig" in message and "Available: ['default']" in message
         if not (unnamed or message.startswith("Unknown split")):
             raise
-    whole = datasets.load_dataset(dataset, None if unnamed else config, revision=revision)
+    whole = datasets.load_dataset(dataset, None if unnamed else config, revision=revision, **own)
     if "test" in whole or len(whole) == 1:
         return whole["test"] if "test" in whole else next(iter(whole.values()))
     raise ValueError(f"no test split, and more than one other: {', '.join(whole)}")
@@ -212,13 +334,15 @@ def _hub_release(repo_id: str, revision: str | None) -> tuple[str | None, dict[s
 
 
 def _manifest(path: Path) -> dict[str, Any] | None:
-    import json
+    from ..jsonl import read_json
 
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = read_json(path, reading.RECORD)
     except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict):
         return None
     return {key: data.get(key) for key in ("dataset", "version", "compiler_version", "sources_hash")}
 

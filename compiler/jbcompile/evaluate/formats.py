@@ -1,9 +1,10 @@
 """Files other people released or produced, read as they are, into the rows the evaluator's kinds read.
 
 ``eval`` and ``score`` accept these without an import step (docs/eval.md, "score: formats read"). Each
-design declares the release formats it reads (``EvalKind.release_formats``, e.g. a paper's released
-rows, or another harness's sample logs); the first format whose ``matches`` accepts a file's first row
-reads every row of the file. Rows of no known format pass through unchanged.
+design declares the release formats it reads (``EvalKind.release_formats``, each a
+:class:`~.kind.ReleaseFormat`: e.g. a paper's released rows, or another harness's sample logs); the
+first format whose ``matches`` accepts a file's first row reads every row of the file. Rows of no known
+format pass through unchanged.
 
 Release files number their rows per category file, so when example ids repeat across categories (a
 concatenation, or a Hub config holding every category) they are qualified as ``<category>/<id>``.
@@ -15,36 +16,13 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
 from ..diagnostics import Diagnostic
+from .kind import ReleaseFormat
+from .registered import all_eval_kinds
 
 RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
-
-
-class ReleaseFormat:
-    """One foreign file format a design reads: how to recognise a row, and how to bring it to the
-    design's columns (labels the format lacks are derived, never guessed)."""
-
-    name: ClassVar[str]  # recorded as the run's ``format``
-    kind: ClassVar[str]  # the design whose rows this format holds
-    prediction_field: ClassVar[str | None] = None  # where the format keeps its prediction, if it does
-    verbatim_prompt: ClassVar[bool] = False  # its rows carry the release's whole prompt: send it as it is
-
-    def matches(self, row: Mapping[str, Any]) -> bool:
-        raise NotImplementedError
-
-    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-        """The row in the design's columns, or (None, why it cannot be read)."""
-        return dict(row), None
-
-    def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
-        """A ``--prediction-field`` the format cannot honour."""
-        return []
-
-    def finish(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> list[dict[str, Any]]:
-        """Labels derived over the whole file, in place; returns the rows whose labels are unclear."""
-        return []
 
 
 @dataclass
@@ -63,8 +41,6 @@ class Adapted:
 
 def release_formats() -> list[ReleaseFormat]:
     """Every registered design's release formats, in the registry's order."""
-    from .kind import all_eval_kinds
-
     return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats]
 
 

@@ -2,6 +2,10 @@
 
 The runner, backends, bootstrap and report never branch on kind. A design's package subclasses
 ``EvalKind`` and returns the instance from its spec's ``evaluator()`` (see :mod:`jbcompile.designs`).
+The values it declares live here too — its report's charts (:class:`ChartSpec`), its papers'
+protocols (:class:`Protocol`, read by :mod:`.protocols`) and the release formats it reads
+(:class:`ReleaseFormat`, read by :mod:`.formats`) — so that this module asks no registry:
+:mod:`.registered` finds the registered designs' parts.
 """
 
 from __future__ import annotations
@@ -11,16 +15,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic
 from . import bootstrap
 from .parsing import reply_is_final
 from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
-
-if TYPE_CHECKING:
-    from .formats import ReleaseFormat
-    from .protocols import Protocol
 
 Row = Mapping[str, Any]
 Record = dict[str, Any]
@@ -31,7 +31,7 @@ class EvalOptions:
     """The choices of one run that shape prompts and answers (not the model or the hardware)."""
 
     task: str = "qa"
-    setting: str = "basic"
+    setting: str | None = "basic"  # None: the kind's first setting (``requests.with_defaults``)
     shots: int = 3
     seed: int = 0
     scoring: str = "logprob"
@@ -45,6 +45,102 @@ class EvalOptions:
 
 
 THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
+
+
+@dataclass(frozen=True)
+class ChartSpec:
+    file: str
+    title: str
+    metrics: tuple[str, ...]  # one bar per metric and category; "shares" charts take one list metric
+    ylabel: str
+    style: str = "bars"  # bars | shares
+    ylim: tuple[float, float] | None = None
+
+
+@dataclass(frozen=True)
+class Column:
+    """One column of a paper's table: its heading, the metric, and how the paper prints it."""
+
+    heading: str
+    metric: str
+    percent: bool = True  # the paper prints ×100 with one decimal
+    signed: bool = False  # the paper prints a sign (+0.5 / -0.5)
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: tuple[Column, ...]
+
+
+@dataclass(frozen=True)
+class Protocol:
+    name: str
+    kind: str
+    paper: str
+    scoring: str
+    shots: tuple[int, ...]  # the values the paper used; the first is the default
+    settings: tuple[str, ...]  # likewise
+    ooc: str  # how answers outside the options count in the headline metrics
+    tables: tuple[Table, ...]  # the paper's main table first
+    note: str = ""
+    # how the paper decoded and read replies, where it says so (the design's kind applies it)
+    max_new_tokens: str = "kind default (the paper states none)"
+    reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
+    # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
+    task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
+
+    def tables_for(self, task: str) -> tuple[Table, ...]:
+        """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
+        return dict(self.task_tables).get(task, self.tables)
+
+    def headline_for(self, task: str) -> tuple[str, ...]:
+        return tuple(column.metric for table in self.tables_for(task) for column in table.columns)
+
+    @property
+    def headline(self) -> tuple[str, ...]:
+        return tuple(column.metric for table in self.tables for column in table.columns)
+
+    def describe(self, task: str = "qa") -> dict[str, Any]:
+        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
+        return {
+            "name": self.name,
+            "paper": self.paper,
+            "scoring": self.scoring,
+            "shots": list(self.shots),
+            "settings": list(self.settings),
+            "ooc": self.ooc,
+            "max_new_tokens": self.max_new_tokens,
+            "reading": self.reading,
+            "headline": list(self.headline_for(task)),
+            "prompt_wording": "jbcompile",
+            "note": self.note,
+        }
+
+
+class ReleaseFormat:
+    """One foreign file format a design reads: how to recognise a row, and how to bring it to the
+    design's columns (labels the format lacks are derived, never guessed)."""
+
+    name: ClassVar[str]  # recorded as the run's ``format``
+    kind: ClassVar[str]  # the design whose rows this format holds
+    prediction_field: ClassVar[str | None] = None  # where the format keeps its prediction, if it does
+    verbatim_prompt: ClassVar[bool] = False  # its rows carry the release's whole prompt: send it as it is
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        raise NotImplementedError
+
+    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """The row in the design's columns, or (None, why it cannot be read)."""
+        return dict(row), None
+
+    def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
+        """A ``--prediction-field`` the format cannot honour."""
+        return []
+
+    def finish(self, rows: list[dict[str, Any]], lines: Sequence[int]) -> list[dict[str, Any]]:
+        """Labels derived over the whole file, in place; returns the rows whose labels are unclear."""
+        return []
 
 
 @dataclass
@@ -90,6 +186,9 @@ class EvalKind(ABC):
     row_signature: frozenset[str] = frozenset()
     row_excludes: frozenset[str] = frozenset()  # …and columns such a row never has
     release_formats: tuple[ReleaseFormat, ...] = ()  # foreign file formats read as this design's rows
+    # what report.md shows: the per-category table's metrics, in order, and the charts
+    table_metrics: tuple[str, ...] = ()
+    charts: tuple[ChartSpec, ...] = ()
 
     @property
     def settings_help(self) -> str:
@@ -311,37 +410,3 @@ def _one_of(value: Any, allowed: Sequence[Any]) -> bool:
 def option_index(value: Any, n_options: int) -> bool:
     """Is ``value`` an option's index (an int, not a bool, a digit string or a float)?"""
     return type(value) is int and 0 <= value < n_options
-
-
-def all_eval_kinds() -> list[EvalKind]:
-    """The evaluator part of every registered design, in the registry's order."""
-    from ..designs import all_designs
-
-    return [design.evaluator() for design in all_designs()]
-
-
-def get_eval_kind(name: str) -> EvalKind:
-    from ..designs import design_names, get_design
-
-    if name not in design_names():
-        raise DiagnosticError([Diagnostic("EV001", f"the evaluator does not know the kind {name!r}")])
-    return get_design(name).evaluator()
-
-
-def detect_kind(columns: Sequence[str], where: str) -> EvalKind:
-    """The kind whose row schema the dataset's columns match."""
-    kinds = all_eval_kinds()
-    for kind in kinds:
-        if kind.matches(columns):
-            return kind
-    raise DiagnosticError(
-        [
-            Diagnostic(
-                "EV002",
-                "the dataset's columns match no kind the evaluator knows "
-                f"({', '.join(sorted(k.name for k in kinds))})",
-                path=where,
-                hint="evaluate a folder written by `jbcompile build`, or its Hub id",
-            )
-        ]
-    )

@@ -11,11 +11,13 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..services import Service, service_errors
 from . import predictions as files
 from .backends.base import Backend, as_reply
 from .distributed import Dist
@@ -51,6 +53,7 @@ class Batch:
     stop_strings: tuple[str, ...]
     answer_is_final: Callable[[str], bool] | None
     thinking: bool
+    service: Service | None = None  # the model's library, named when it fails (set by the runner)
 
     def run(self, batch: list[int]) -> list[Record]:
         """The records of the prompts ``batch`` (indexes into ``items``); ``Stopped`` keeps the replies
@@ -60,13 +63,19 @@ class Batch:
         sequences = [self.encoded[i] for i in batch]
         keys = [self.items[i].prefix_keys for i in batch]
         results: list[Any]
+        library = self.service or getattr(self.backend, "service", None)
         try:
-            if self.label_ids is not None:
-                results = self.backend.score(sequences, keys, self.label_ids)
-            else:
-                results = self.backend.generate(
-                    sequences, keys, self.max_new_tokens, self.stop_strings, self.answer_is_final
-                )
+            with (
+                service_errors(library, "running the model", allow=(BatchFailed,))
+                if library
+                else nullcontext()
+            ):
+                if self.label_ids is not None:
+                    results = self.backend.score(sequences, keys, self.label_ids)
+                else:
+                    results = self.backend.generate(
+                        sequences, keys, self.max_new_tokens, self.stop_strings, self.answer_is_final
+                    )
         except BatchFailed as failure:
             finished = sorted(failure.done)
             kept = self.records([batch[j] for j in finished], [failure.done[j] for j in finished])

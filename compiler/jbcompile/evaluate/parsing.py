@@ -10,6 +10,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import cache
+from typing import TypeGuard
 
 from ..text import top_level_spans
 
@@ -274,6 +275,11 @@ def parse_option_number(output: str, n_options: int = 3) -> int | None:
     ``"1."``, ``"答え：1"``, ``"**2**"``, ``"２"``, ``"1. 七十代の男性"``; a number outside the options
     (``"3"``, ``"20代の女性"``) or a reply declining both options (``"0と1のどちらでもない"``) is none."""
     return read_reply(output, number_labels(n_options), ())
+
+
+def are_texts(values: Sequence[object]) -> TypeGuard[Sequence[str]]:
+    """Is every value a string (a row's options, before they are read as options)?"""
+    return all(isinstance(value, str) for value in values)
 
 
 def read_prediction(value: object, labels: Sequence[str], options: Sequence[str]) -> int | None:

@@ -6,13 +6,17 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
+from ..jsonl import read_json
+from ..outputs import is_own_name
+from ..redaction import redact_data
 from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
@@ -51,12 +55,18 @@ def writing(out: Path) -> Iterator[None]:
 
 
 def dump_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n"
+    """A run folder's JSON file (run.json, results.json), without any secret (:func:`redact_data`)."""
+    return redact_data(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+
+
+def json_lines(records: Iterable[Mapping[str, Any]]) -> str:
+    """Records as JSON Lines, without any secret (a server may echo one into a reply)."""
+    return redact_data("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))
 
 
 def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
     """Append one JSON line per record and flush to disk (the unit of resumption is one batch)."""
-    lines = "".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records)
+    lines = json_lines(records)
     if not lines:
         return
     with path.open("a", encoding="utf-8") as handle:
@@ -72,8 +82,9 @@ def read_records(
     """Every record of a predictions log, to resume from; a last line cut short by an interruption is
     ignored (its row is redone). Any other unreadable line, or one ``check`` (given the records that
     name their row, and their line numbers) refuses, stops the run with its file and line, and the file
-    is left as it is: nothing the run had computed is thrown away."""
-    if not path.is_file():
+    is left as it is: nothing the run had computed is thrown away. A path that is there but no file
+    (a FIFO, a device) is refused (F002), never appended to."""
+    if not path.exists():
         return []
     lines = read_json_lines(path, tail_may_be_cut=True)
     problems = list(lines.problems)
@@ -103,10 +114,10 @@ def repair(path: Path) -> int:
 
     Returns how many complete records the file keeps; raises (changing nothing) on unreadable lines.
     """
-    if not path.is_file():
+    if not path.exists():
         return 0
     records = read_records(path)
-    data = path.read_bytes()
+    data = reading.read_bytes(path, reading.PREDICTIONS)
     if data and not data.endswith(b"\n"):
         write_atomic(path, data[: data.rfind(b"\n") + 1])
     return len(records)
@@ -128,9 +139,11 @@ def is_run_folder(folder: Path) -> bool:
 
 
 def json_object(path: Path) -> dict[str, Any] | None:
+    """The JSON object a run's record holds; None for anything else (not there, not a bounded regular
+    file, not JSON, a key twice)."""
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError, RecursionError):
+        value = read_json(path, reading.RECORD)
+    except (OSError, ValueError, DiagnosticError):
         return None
     return value if isinstance(value, dict) else None
 
@@ -151,7 +164,9 @@ def check_out_folder(
                 hint="give a new folder name",
             )
         ]
-    if folder.is_dir() and any(folder.iterdir()) and not is_ours(folder):
+    # what a killed run of ours left there (its next claim of the folder removes it) is not a user's file
+    theirs = folder.is_dir() and any(not is_own_name(entry.name) for entry in folder.iterdir())
+    if theirs and not is_ours(folder):
         return [
             Diagnostic(
                 "EV101",
@@ -213,5 +228,116 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
     return latest
 
 
+def records_text(records: Iterable[Mapping[str, Any]]) -> str:
+    """A predictions file's text: one JSON line per record."""
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+
+
 def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
-    write_atomic(path, "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
+    write_atomic(path, json_lines(records))
+
+
+# ---- what a stopped run left on disk ---------------------------------------------------------------------
+
+FileState = tuple[int, int, int]  # size, mtime_ns, inode
+# What each file of a run folder holds, to count it in a message.
+_COUNTED = {
+    PREDICTIONS: ("prediction", "predictions"),
+    OVERWRITING: ("prediction", "predictions"),
+    "requests.jsonl": ("server reply", "server replies"),
+}
+_MAX_FILES = 10_000  # a run folder holds a few dozen; past this the account stops listing
+
+
+def folder_state(folder: Path) -> dict[str, FileState]:
+    """Every file under ``folder`` (a run, its samples, their charts) by its path inside it."""
+    state: dict[str, FileState] = {}
+    if not folder.is_dir():
+        return state
+    for path in folder.rglob("*"):
+        if len(state) >= _MAX_FILES:
+            break
+        try:
+            if path.is_file() and not path.is_symlink():
+                info = path.stat()
+                state[path.relative_to(folder).as_posix()] = (info.st_size, info.st_mtime_ns, info.st_ino)
+        except OSError:
+            continue
+    return state
+
+
+def _lines(path: Path) -> int:
+    try:
+        with path.open("rb") as handle:
+            return sum(block.count(b"\n") for block in iter(lambda: handle.read(1 << 20), b""))
+    except OSError:
+        return 0
+
+
+def counted_lines(folder: Path, state: Mapping[str, FileState]) -> dict[str, int]:
+    """The lines (predictions, replies) of each counted file of a folder's ``state``."""
+    return {name: _lines(folder / name) for name in state if name.rpartition("/")[2] in _COUNTED}
+
+
+def kept_on_disk(
+    folder: Path, before: Mapping[str, FileState], counts: Mapping[str, int], existed: bool, command: str
+) -> str:
+    """What a stopped ``command`` left in ``folder`` compared with ``before`` (and the ``counts`` of
+    lines its files held then), in words: every file it wrote or changed, with how many predictions or
+    replies it holds and how many are new, what it removed, and how to go on. It is read from the disk,
+    so it is true whatever stopped the run."""
+    after = folder_state(folder)
+    changed = sorted(name for name in after if before.get(name) != after[name])
+    removed = sorted(name for name in before if name not in after)
+    if not changed and not removed:
+        if folder.is_dir() and not existed:
+            return f"nothing was written (the empty folder {folder} was left)"
+        return f"nothing was written; {folder} is as it was" if existed else "nothing was written"
+    parts: list[str] = []
+    charts: dict[str, int] = {}
+    for name in changed:
+        head, charts_folder, rest = name.rpartition("charts/")
+        if charts_folder and (not head or head.endswith("/")) and "/" not in rest:
+            charts[head + "charts/"] = charts.get(head + "charts/", 0) + 1
+            continue
+        what = _COUNTED.get(name.rpartition("/")[2])
+        count = ""
+        if what:
+            lines = _lines(folder / name)
+            new = lines - counts.get(name, 0) if name in before else lines
+            count = f" ({lines} {what[lines != 1]}, {max(new, 0)} new)"
+        parts.append(f"{folder / name}{count}")
+    parts += [f"{folder / name} ({count} files)" for name, count in charts.items()]
+    text = "kept " + ", ".join(parts) if parts else "kept nothing new"
+    if removed:
+        text += "; removed " + ", ".join(str(folder / name) for name in removed)
+    return f"{text}; {_how_to_go_on(command, after)}"
+
+
+def _how_to_go_on(command: str, after: Mapping[str, FileState]) -> str:
+    if command == "score":
+        return "run the same command again to write the results whole"
+    names = {name.rpartition("/")[2] for name in after}
+    reuse = []
+    if PREDICTIONS in names:
+        reuse.append("the predictions in predictions.jsonl are not computed again")
+    if "requests.jsonl" in names:
+        reuse.append("the replies in requests.jsonl are not sent (or paid for) again")
+    if OVERWRITING in names:
+        reuse.append(f"an --overwrite run starts its predictions over ({OVERWRITING} is discarded)")
+    return "run the same command again to resume" + (": " + "; ".join(reuse) if reuse else "")
+
+
+@contextmanager
+def telling_what_is_kept(folder: Path, command: str) -> Iterator[None]:
+    """Whatever stops ``command`` inside the block carries ``kept`` — what is on disk in ``folder`` now,
+    and how to go on (:func:`kept_on_disk`) — for the message that ends the run."""
+    existed = folder.is_dir()
+    before = folder_state(folder)
+    counts = counted_lines(folder, before)
+    try:
+        yield
+    except BaseException as stop:
+        with suppress(Exception):  # an unreadable folder: the stop's own message goes on alone
+            stop.kept = kept_on_disk(folder, before, counts, existed, command)  # type: ignore[attr-defined]
+        raise

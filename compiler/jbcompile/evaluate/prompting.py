@@ -1,9 +1,8 @@
-"""Prompt templates (Jinja2 files shipped in each design's ``prompts/`` folder) and chat formatting.
+"""What a prompt is: a loaded template, the prompt of one row (text or chat messages), its hash.
 
-A kind renders one prompt per row from plain variables; which file renders it is the prompt *setting*
-(``<kind>/basic.j2`` …) or a user's ``--prompt-file``, which may ``{% extends %}`` a bundled layout. Bundled
-templates are named ``<kind>/<file>`` wherever the design's package lies; ``release/`` holds the prompts
-of no design (a release's own prompt, sent as it is).
+A kind renders one prompt per row from plain variables with a :class:`PromptTemplate`
+(:mod:`.promptfiles` finds and loads the template files), and a backend runs it as a text or as chat
+messages (:class:`ChatPrompt`).
 """
 
 from __future__ import annotations
@@ -11,16 +10,12 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import jinja2
-from jinja2 import meta
 
 from ..diagnostics import Diagnostic, DiagnosticError
 
-PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"  # prompts of no design (``release/``)
-VERBATIM_PROMPT = PROMPTS_DIR / "release" / "verbatim.j2"  # a release's own prompt, sent as it is
 # How a chat prompt kept as messages is hashed (and so how predictions.jsonl has named it since 0.2.0):
 # this marker, then the messages' JSON. It is only ever hashed, never sent or parsed.
 CHAT_HASH_PREFIX = "\x00messages:"
@@ -84,108 +79,6 @@ class PromptTemplate:
 
     def render(self, **variables: Any) -> str:
         return self.template.render(**variables)
-
-
-def prompt_folders() -> dict[str, Path]:
-    """``<prefix>`` → folder of the bundled prompt templates: each design's, and ``release``."""
-    from ..designs import all_designs
-
-    folders = {design.name: design.prompts_dir for design in all_designs()}
-    folders.setdefault("release", PROMPTS_DIR / "release")
-    return folders
-
-
-def bundled_prompt_files() -> list[Path]:
-    """Every bundled prompt template file (each design's and ``release/``), by ``<kind>/<file>`` name."""
-    named = {
-        f"{prefix}/{path.relative_to(folder).as_posix()}": path
-        for prefix, folder in prompt_folders().items()
-        for path in folder.rglob("*.j2")
-    }
-    return [named[name] for name in sorted(named)]
-
-
-def bundled_prompt_name(path: Path) -> str | None:
-    """``<kind>/<file>`` of a bundled prompt file, or None for any other file."""
-    resolved = path.resolve()
-    for prefix, folder in prompt_folders().items():
-        if resolved.is_relative_to(folder.resolve()):
-            return f"{prefix}/{resolved.relative_to(folder.resolve()).as_posix()}"
-    return None
-
-
-def bundled_prompt_names(kind: str) -> list[str]:
-    folder = prompt_folders().get(kind)
-    if folder is None:
-        return []
-    return sorted(p.stem for p in folder.glob("*.j2") if not p.name.startswith("_"))
-
-
-def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = None) -> PromptTemplate:
-    """The bundled template of ``setting``, or ``prompt_file`` (which may extend the bundled layouts)."""
-    folders = prompt_folders()
-    bundled = jinja2.PrefixLoader({prefix: jinja2.FileSystemLoader(str(f)) for prefix, f in folders.items()})
-    loaders: list[jinja2.BaseLoader] = [bundled]
-    if prompt_file is not None:
-        if not prompt_file.is_file():
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "EV010", "prompt file not found", path=str(prompt_file), hint="give a Jinja2 file"
-                    )
-                ]
-            )
-        loaders.insert(0, jinja2.FileSystemLoader(str(prompt_file.resolve().parent)))
-        name = prompt_file.name
-        path = prompt_file
-    else:
-        name = f"{kind}/{setting}.j2"
-        path = folders.get(kind, PROMPTS_DIR / kind) / f"{setting}.j2"
-        if not path.is_file():
-            known = ", ".join(bundled_prompt_names(kind))
-            raise DiagnosticError(
-                [Diagnostic("EV011", f"no bundled prompt {setting!r} for {kind}; known: {known}")]
-            )
-    environment = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
-    try:
-        template = environment.get_template(name)
-    except jinja2.TemplateSyntaxError as error:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "EV012", f"prompt template syntax: {error.message}", path=str(path), line=error.lineno
-                )
-            ]
-        ) from None
-    except jinja2.TemplateNotFound as error:
-        raise DiagnosticError(
-            [Diagnostic("EV012", f"prompt template not found: {error.name}", path=str(path))]
-        ) from None
-    digest = hashlib.sha256()
-    for source in _sources(environment, name):
-        digest.update(source.encode("utf-8") + b"\0")
-    return PromptTemplate(name=name, template=template, source_sha256=digest.hexdigest())
-
-
-def _sources(environment: jinja2.Environment, name: str) -> list[str]:
-    """The template's own source and the sources of the layouts it extends, for the run fingerprint."""
-    sources: list[str] = []
-    visited: set[str] = set()
-    pending = [name]
-    while pending:
-        current = pending.pop()
-        if current in visited:
-            continue
-        visited.add(current)
-        source, _, _ = environment.loader.get_source(environment, current)  # type: ignore[union-attr]
-        sources.append(source)
-        pending.extend(ref for ref in meta.find_referenced_templates(environment.parse(source)) if ref)
-    return sources
 
 
 def render_checked(template: PromptTemplate, where: str, **variables: Any) -> str:

@@ -1,5 +1,5 @@
 """The papers' evaluation protocols, each in one word (``--protocol NAME``); each design declares its
-paper's in ``EvalKind.protocols`` (e.g. ``designs/<name>/protocol.py``).
+paper's in ``EvalKind.protocols`` (a :class:`~.kind.Protocol`, e.g. ``designs/<name>/protocol.py``).
 
 A protocol fixes what a paper's numbers depend on besides the model — scoring by generation, the shots,
 how out-of-choice answers count — and names the metrics of the paper's main table, in its column order,
@@ -13,11 +13,11 @@ replaced. Options the papers do not fix (``--max-new-tokens``, ``--chat``, ``--p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .kind import EvalOptions
+from .kind import EvalOptions, Protocol
+from .registered import all_eval_kinds
 
 DEFAULT_OPTIONS = EvalOptions()
 PROMPT_NOTE = (
@@ -26,71 +26,8 @@ PROMPT_NOTE = (
 )
 
 
-@dataclass(frozen=True)
-class Column:
-    """One column of a paper's table: its heading, the metric, and how the paper prints it."""
-
-    heading: str
-    metric: str
-    percent: bool = True  # the paper prints ×100 with one decimal
-    signed: bool = False  # the paper prints a sign (+0.5 / -0.5)
-
-
-@dataclass(frozen=True)
-class Table:
-    title: str
-    columns: tuple[Column, ...]
-
-
-@dataclass(frozen=True)
-class Protocol:
-    name: str
-    kind: str
-    paper: str
-    scoring: str
-    shots: tuple[int, ...]  # the values the paper used; the first is the default
-    settings: tuple[str, ...]  # likewise
-    ooc: str  # how answers outside the options count in the headline metrics
-    tables: tuple[Table, ...]  # the paper's main table first
-    note: str = ""
-    # how the paper decoded and read replies, where it says so (the design's kind applies it)
-    max_new_tokens: str = "kind default (the paper states none)"
-    reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
-    # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
-    task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
-
-    def tables_for(self, task: str) -> tuple[Table, ...]:
-        """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
-        return dict(self.task_tables).get(task, self.tables)
-
-    def headline_for(self, task: str) -> tuple[str, ...]:
-        return tuple(column.metric for table in self.tables_for(task) for column in table.columns)
-
-    @property
-    def headline(self) -> tuple[str, ...]:
-        return tuple(column.metric for table in self.tables for column in table.columns)
-
-    def describe(self, task: str = "qa") -> dict[str, Any]:
-        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
-        return {
-            "name": self.name,
-            "paper": self.paper,
-            "scoring": self.scoring,
-            "shots": list(self.shots),
-            "settings": list(self.settings),
-            "ooc": self.ooc,
-            "max_new_tokens": self.max_new_tokens,
-            "reading": self.reading,
-            "headline": list(self.headline_for(task)),
-            "prompt_wording": "jbcompile",
-            "note": self.note,
-        }
-
-
 def all_protocols() -> dict[str, Protocol]:
     """Every registered design's protocols, by name."""
-    from .kind import all_eval_kinds
-
     return {protocol.name: protocol for kind in all_eval_kinds() for protocol in kind.protocols}
 
 

@@ -9,8 +9,9 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from .formats import RAW_REPLY
-from .kind import EvalKind, Record, all_eval_kinds, option_index
+from .kind import EvalKind, Record, option_index
 from .predictions import has_example_id
+from .registered import all_eval_kinds
 
 
 def has_category(row: Record) -> bool:
@@ -87,7 +88,7 @@ def check_foreign_rows(
 def resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
     """Each row's prediction as an option index (or None), read from an index, a label, an option text
     or a raw reply (:func:`.parsing.read_prediction`); returns the raw values by example id."""
-    from .parsing import read_prediction
+    from .parsing import are_texts, read_prediction
 
     raw: dict[str, Any] = {}
     n_options = len(kind.option_labels)
@@ -97,6 +98,6 @@ def resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> 
         value = row.get(RAW_REPLY, row[field_name])
         raw[str(row.get("example_id"))] = value
         options = [row.get(f"ans{i}") for i in range(n_options)]
-        if all(isinstance(option, str) for option in options) and not isinstance(row[field_name], int):
+        if are_texts(options) and not isinstance(row[field_name], int):
             row[field_name] = read_prediction(row[field_name], kind.option_labels, options)
     return raw

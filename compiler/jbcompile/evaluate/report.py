@@ -8,26 +8,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..fsio import replaced_folder
-from .predictions import REPORT, write_atomic
+from ..outputs import Change, Claim
+from ..redaction import redact_data
+from .kind import ChartSpec
+from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
 from .tables import decimal_text, md_table
 
 CHART_DIR = "charts"
-
-
-@dataclass(frozen=True)
-class ChartSpec:
-    file: str
-    title: str
-    metrics: tuple[str, ...]  # one bar per metric and category; "shares" charts take one list metric
-    ylabel: str
-    style: str = "bars"  # bars | shares
-    ylim: tuple[float, float] | None = None
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -326,9 +317,11 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
     return (max(0.0, value - low), max(0.0, high - value))
 
 
-def write_report(out: Path, results: Results, kind: Any) -> None:
-    """report.md and charts/; the charts folder is replaced whole, so no chart of an earlier run stays."""
+def report_changes(place: Claim, out: Path, results: Results, kind: Any) -> dict[Path, Change]:
+    """report.md and charts/ of a run as changes for one commit (the charts drawn into a staging folder
+    first): the charts folder is replaced whole, so no chart of an earlier run stays."""
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
-    with replaced_folder(out / CHART_DIR, "charts") as staging:
-        draw_charts(out, results, charts, folder=staging)
-    write_atomic(out / REPORT, render_markdown(results, getattr(kind, "table_metrics", ()), charts))
+    staging = place.temp_folder(out / CHART_DIR, "charts")
+    draw_charts(out, results, charts, folder=staging)
+    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts)
+    return {out / CHART_DIR: staging, out / REPORT: redact_data(report)}  # no secret a reply may have echoed

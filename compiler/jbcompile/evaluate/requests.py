@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..outputs import Output, overlaps
 from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
-from .prompting import VERBATIM_PROMPT
+from .promptfiles import VERBATIM_PROMPT
 
 MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
 
@@ -147,7 +148,8 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
             )
     problems += _answer_pattern_problems(request.options)
     if request.out is not None:  # the default folder is checked once the dataset has named the kind
-        problems += files.check_out_folder(request.out)
+        overlapping = overlaps([Output("--out", request.out)], run_inputs(request))
+        problems += overlapping or files.check_out_folder(request.out)
     return problems
 
 
@@ -175,6 +177,22 @@ def _answer_pattern_problems(options: EvalOptions) -> list[Diagnostic]:
             )
         ]
     return []
+
+
+def run_inputs(request: EvalRequest) -> list[tuple[str, Path]]:
+    """What an eval run reads from disk: an --out may be none of them, nor hold one, nor lie in one."""
+    named = [("--dataset", request.dataset), ("--model", request.model)]
+    found = [(option, Path(value).expanduser()) for option, value in named if looks_like_path(value)]
+    prompt = request.options.prompt_file
+    return found + ([("--prompt-file", Path(prompt))] if prompt and prompt != VERBATIM_PROMPT else [])
+
+
+def score_inputs(request: ScoreRequest) -> list[tuple[str, Path]]:
+    """What ``score`` reads from disk: the predictions file, and --dataset when it is a local path."""
+    dataset = (
+        [("--dataset", Path(request.dataset))] if request.dataset and looks_like_path(request.dataset) else []
+    )
+    return [("the predictions file", request.predictions), *dataset]
 
 
 def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
@@ -224,13 +242,14 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
     none was given, the release's own prompt for release rows that carry it, and the default run folder
     (which names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
     options = replace(request.options, thinking=request.thinking)  # the kinds read it from the options
+    setting = options.setting or kind.settings[0]
     if not options.setting:
-        options = replace(options, setting=kind.settings[0])
+        options = replace(options, setting=setting)
     verbatim = getattr(loaded, "verbatim_prompt", False) and options.setting in kind.settings
     if verbatim and options.prompt_file is None:  # (an unknown setting is left for check_options)
         options = replace(options, prompt_file=VERBATIM_PROMPT)
     config = request.config if getattr(loaded, "config", request.config) else Path(request.dataset).stem
-    out = request.out or default_out_dir(request.model, config, options.setting, options.task, options.chat)
+    out = request.out or default_out_dir(request.model, config, setting, options.task, options.chat)
     return replace(request, options=options, out=out)
 
 
@@ -250,8 +269,16 @@ def check_score_request(request: ScoreRequest) -> list[Diagnostic]:
                 "EV104", f"--revision picks a version on the Hub, but {request.dataset!r} is a local path"
             )
         )
+    if not request.predictions.is_file():  # reported when it is read (EV060, EV116): nothing to guard
+        return problems + check_score_out(request)
+    overlapping = overlaps([Output("--out", request.out_folder)], score_inputs(request))
+    return problems + (overlapping or check_score_out(request))
+
+
+def check_score_out(request: ScoreRequest) -> list[Diagnostic]:
+    """May ``score`` write its folder (checked again once the folder is held)?"""
     out = request.out_folder
-    problems += files.check_out_folder(out)
+    problems = files.check_out_folder(out)
     if not request.overwrite:
         problems += files.check_other_run(out, "score", request.predictions)
     return problems

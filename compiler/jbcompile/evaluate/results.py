@@ -48,7 +48,13 @@ class DatasetInfo(_Part):
     rows: int | None = None
     evaluated: int | None = None
     format: str | None = None  # a release's own format (rows read as they are)
-    sha256: str | None = None  # …and that file's content, which names it wherever it lies
+    sha256: str | None = (
+        None  # the content read (a file's, or a build config's data files'): names it anywhere
+    )
+    # what the rows were checked against: "manifest" (a build's manifest.json, every data file's sha256),
+    # "commit" (a Hub commit), "unverified" (a folder without a jbcompile manifest, a release file, the Hub
+    # offline); absent in files written before 0.3.1
+    verification: str | None = None
 
 
 class PromptInfo(_Part):
@@ -78,6 +84,8 @@ class SourceInfo(_Part):
     config: str | None = None
     revision: str | None = None
     commit: str | None = None
+    dataset_sha256: str | None = None  # the --dataset content joined (as DatasetInfo.sha256)
+    verification: str | None = None  # …and what it was checked against (as DatasetInfo.verification)
 
 
 class Sampling(_Part):
@@ -231,8 +239,12 @@ class Results(_Part):
 
 
 def read_results(path: Path) -> Results:
-    """results.json as the model; ``ValueError`` (``ValidationError`` among them) when it is not one."""
-    return Results.model_validate(json.loads(path.read_text(encoding="utf-8")))
+    """results.json as the model; ``ValueError`` (``ValidationError`` among them) when it is not one,
+    DiagnosticError when it is no regular file, too large, or holds a key twice (F001–F003)."""
+    from .. import reading
+    from ..jsonl import read_json
+
+    return Results.model_validate(read_json(path, reading.RECORD))
 
 
 def results_problem(error: ValueError) -> str:

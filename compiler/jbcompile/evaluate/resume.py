@@ -16,17 +16,20 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .prompting import bundled_prompt_name
+from .promptfiles import bundled_prompt_name
 from .requests import EvalRequest, looks_like_path
 
 _SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each
 _SAMPLE_BYTES = 64 * 1024
 
 
-def fingerprint(request: EvalRequest, template_sha: str, backend_options: Any) -> dict[str, Any]:
+def fingerprint(
+    request: EvalRequest, template_sha: str, backend_options: Any, data: str | None = None
+) -> dict[str, Any]:
     """run.json: the settings a resume must share (not the speed settings), ``backend_options`` being
-    the backend's own, checked options."""
-    from .backends.remote import redact_url
+    the backend's own, checked options, and ``data`` what names the rows read (their content's sha256,
+    or a Hub commit): a resume never mixes predictions made on rows that have changed since."""
+    from ..redaction import redact_url
 
     options = asdict(request.options)
     for name in ("protocol", "answer_pattern"):  # runs started before these existed still resume
@@ -41,6 +44,7 @@ def fingerprint(request: EvalRequest, template_sha: str, backend_options: Any) -
         "dataset": request.dataset,
         "config": request.config,
         "revision": request.revision,
+        "data": data,
         "options": options,
         "template_sha256": template_sha,
         "max_new_tokens": request.max_new_tokens,
@@ -100,8 +104,9 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(stored, dict):
         return ["run.json does not hold a run's settings"]
     there, here = _resume_key(stored), _resume_key(current)
-    if "model_files" not in there:  # a run started before 0.3.1 did not record them
-        here = {key: value for key, value in here.items() if key != "model_files"}
+    for recorded_since_031 in ("model_files", "data"):  # a run started before 0.3.1 did not record them
+        if recorded_since_031 not in there:
+            here = {key: value for key, value in here.items() if key != recorded_since_031}
     pairs = [(key, there.get(key), here.get(key)) for key in dict.fromkeys([*here, *there])]
     if isinstance(there.get("options"), dict) and isinstance(here.get("options"), dict):
         pairs = [pair for pair in pairs if pair[0] != "options"] + [
@@ -119,8 +124,11 @@ def conflict(run_path: Path, current: dict[str, Any]) -> list[str]:
     """How the run held at ``run_path`` differs from ``current`` (nothing when there is none)."""
     if not run_path.is_file():
         return []
+    from .. import reading
+    from ..jsonl import read_json
+
     try:
-        return settings_differ(json.loads(run_path.read_text(encoding="utf-8")), current)
+        return settings_differ(read_json(run_path, reading.RECORD), current)
     except ValueError:
         return ["run.json is not JSON"]
 

@@ -9,29 +9,39 @@ results.json (:class:`.results.Results`), report.md and the charts. The run retu
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
+from ..services import service_errors
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
-from .kind import EvalKind, detect_kind
+from .jsonfile import limited
+from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
-from .prompting import VERBATIM_PROMPT, load_prompt_template, prompt_hash
-from .records import check_our_records
+from .promptfiles import VERBATIM_PROMPT, load_prompt_template
+from .prompting import prompt_hash
+from .records import check_foreign_rows, check_our_records
+from .registered import detect_kind
 from .requests import (
     EvalRequest,
     Progress,
     check_backend_request,
     check_eval_request,
     check_run_options,
+    looks_like_path,
+    run_inputs,
     with_defaults,
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
@@ -59,35 +69,83 @@ def run_eval(
     if problems:
         raise DiagnosticError(problems)
     if request.samples > 1:
-        from .samples import run_samples
-
-        return run_samples(request, progress, backend)
+        return _run_samples(request, progress, backend)
     return _run_one(request, progress or Progress(), backend)
+
+
+def _run_samples(
+    request: EvalRequest, progress: Progress | None, backend: Backend | None
+) -> RunResult | None:
+    """``--samples K``: K whole runs in ``sample-k/``, then their mean and sd (:mod:`.samples`)."""
+    check_sampling(request)
+    out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
+    assert out is not None
+    refuse(overlaps([Output("--out", out)], run_inputs(request)))
+    seeds = sample_seeds(request)
+    runs: list[RunResult] = []
+    with ExitStack() as held:
+        if distributed().main:  # every sample's folder is held with it
+            with files.writing(out):
+                held.enter_context(claim(out, "eval"))
+        # a stop in any sample says what every folder holds
+        held.enter_context(files.telling_what_is_kept(out, "eval"))
+        for k, seed in enumerate(seeds, start=1):
+            result = run_eval(sample_request(request, out, k, seed), progress, backend)
+            if result is None:
+                return None
+            runs.append(result)
+        results, written = write_samples_results(
+            out, [r.results for r in runs], [r.out.name for r in runs], seeds
+        )
+    return RunResult(results, out, written)
 
 
 def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
     """The request with its dataset-dependent defaults, the loaded rows and their kind."""
     from .dataset import load_rows
 
+    if looks_like_path(request.dataset):
+        settle(request.dataset)  # a build a kill cut short is finished (or put back) before it is read
     loaded = load_rows(request.dataset, request.config, request.revision)
     kind = detect_kind(loaded.columns, request.dataset)
     return with_defaults(request, kind, loaded), loaded, kind
 
 
 def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) -> RunResult | None:
-    from .backends import BackendConfig, LazyBackend
-    from .backends.base import options_for
-    from .backends.registry import backend_class
-    from .backends.remote import BatchFailed
-
     problems = check_eval_request(given)
     if problems:
         raise DiagnosticError(problems)
     dist = distributed()
     request, loaded, kind = resolve(given)
+    assert request.out is not None  # set by with_defaults
+    refuse(overlaps([Output("--out", request.out)], run_inputs(request)))
+    with ExitStack() as held:
+        if dist.main:  # the run folder is held from before it is judged until the results are in
+            with files.writing(request.out):
+                held.enter_context(claim(request.out, "eval"))
+        with files.telling_what_is_kept(request.out, "eval"):  # every stop says what is on disk
+            return _run_held(request, loaded, kind, progress, backend, dist)
+
+
+def _run_held(
+    request: EvalRequest, loaded: Any, kind: EvalKind, progress: Progress, backend: Backend | None, dist: Any
+) -> RunResult | None:
+    from .backends import BackendConfig, LazyBackend
+    from .backends.registry import backend_class, options_for
+    from .backends.remote import BatchFailed
+
     options, out = request.options, request.out
-    assert out is not None  # set by with_defaults
-    problems = check_run_options(request, kind, loaded)
+    assert out is not None and options.setting is not None  # set by with_defaults
+    service = getattr(backend, "service", None) or backend_class(request.backend).service
+
+    def calls(doing: str) -> Any:  # a call into the model's library (a batch that stopped passes as it is)
+        return service_errors(service, doing, allow=(BatchFailed,))
+
+    # rows whose labels the metrics cannot count with (a build edited by hand, a foreign folder) are
+    # refused with their row number, never evaluated against a gold that is not one
+    rows = loaded.rows
+    problems = limited(check_foreign_rows(kind, rows, range(1, len(rows) + 1), request.dataset))
+    problems = problems or check_run_options(request, kind, loaded)
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
@@ -109,7 +167,10 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         request_cache=out / REQUESTS,
     )
     settings = fingerprint(
-        request, template.source_sha256, options_for(backend_class(request.backend), config)
+        request,
+        template.source_sha256,
+        options_for(backend_class(request.backend), config),
+        loaded.sha256 or loaded.commit,
     )
     log = PredictionLog(out, settings, request.overwrite)
     differences = [] if request.overwrite else conflict(log.run_path, settings)
@@ -132,7 +193,8 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     # built only if a row is left to compute (a resume may need none)
     active: Any = backend or LazyBackend(request.backend, config)
     try:
-        texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
+        with calls("preparing the prompts"):
+            texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             active.close()
@@ -143,13 +205,16 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
     }
     if owned and len(done) < len(items):
-        active.build()  # before anything is written: a model that cannot load leaves no run folder
+        with calls("loading the model"):
+            active.build()  # before anything is written: a model that cannot load leaves no run folder
 
     if dist.main:
         log.start()
     dist.barrier()
 
-    batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    with calls("tokenizing the prompts"):
+        batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+    batch.service = service
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
@@ -168,11 +233,13 @@ def _run_one(given: EvalRequest, progress: Progress, backend: Backend | None) ->
     results = _results(request, kind, loaded, template, prepared, batch, active, len(records), block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
-        files.write_atomic(log.run_path, files.dump_json(settings))
-        files.write_records(log.predictions, records)
-        write_outputs(out, results, kind)
+        also: dict[Path, Change] = {
+            log.run_path: files.dump_json(settings),
+            log.predictions: files.records_text(records),
+        }
         if request.overwrite:
-            log.path.unlink(missing_ok=True)
+            also[log.path] = None  # the --overwrite log, now the predictions
+        write_outputs(out, results, kind, also)
     return RunResult(results, out, EVAL_FILES)
 
 
@@ -259,6 +326,8 @@ def _results(
                 "manifest": loaded.manifest,
                 "rows": len(loaded.rows),
                 "evaluated": evaluated,
+                "sha256": loaded.sha256,
+                "verification": loaded.verification,
             },
             "prompt": {
                 "setting": options.setting,
@@ -285,17 +354,21 @@ def _results(
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         assert results.dataset is not None and results.prompt is not None
         results.dataset.format, results.dataset.config = loaded.format, loaded.config
-        results.dataset.sha256 = loaded.sha256
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
 
 
-def write_outputs(out: Path, results: Results, kind: EvalKind) -> None:
-    """report.md, the charts and results.json of a run (results.json last: it says the run is whole)."""
-    from .report import write_report
+def write_outputs(
+    out: Path, results: Results, kind: EvalKind, also: Mapping[Path, Change] | None = None
+) -> None:
+    """report.md, the charts and results.json of a run, with the ``also`` changes (run.json, the
+    predictions …), in one commit: a kill leaves the earlier set or the new one, never a mix."""
+    from .report import report_changes
 
     shared = Results.model_validate(home_as_tilde(results.to_json()))  # no home folder's name in them
-    write_report(out, shared, kind)
-    files.write_atomic(out / files.RESULTS, files.dump_json(shared.to_json()))
+    with claim(out) as place:  # inside the command's own claim of the folder
+        changes = {**(also or {}), **report_changes(place, out, shared, kind)}
+        changes[out / files.RESULTS] = files.dump_json(shared.to_json())
+        place.commit(changes)

@@ -6,21 +6,19 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import home_as_tilde
 from . import predictions as files
-from .backends.base import Backend
-from .requests import EvalRequest, Progress
+from .requests import EvalRequest
 from .results import Metrics, Results
-from .run import RunResult, resolve, run_eval
 
 
-def run_samples(request: EvalRequest, progress: Progress | None, backend: Backend | None) -> RunResult | None:
-    """The K runs, then their mean and sd (the request's own ``samples`` > 1)."""
-    sampling = request.backend_options.sampling
-    if sampling.greedy:
+def check_sampling(request: EvalRequest) -> None:
+    """K runs differ only when they sample: refuse ``--samples`` with greedy decoding (EV307)."""
+    if request.backend_options.sampling.greedy:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -30,25 +28,31 @@ def run_samples(request: EvalRequest, progress: Progress | None, backend: Backen
                 )
             ]
         )
-    out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
-    assert out is not None
-    base_seed = sampling.seed or 0
-    runs: list[Results] = []
-    folders = []
-    for k in range(request.samples):
-        given = request.backend_options.model_copy(update={"sampling": replace(sampling, seed=base_seed + k)})
-        one = replace(request, samples=1, out=out / f"sample-{k + 1}", backend_options=given)
-        result = run_eval(one, progress, backend)
-        if result is None:
-            return None
-        runs.append(result.results)
-        folders.append(result.out.name)
+
+
+def sample_seeds(request: EvalRequest) -> list[int]:
+    """The sampling seed of each run: seed, seed + 1, …"""
+    base_seed = request.backend_options.sampling.seed or 0
+    return [base_seed + k for k in range(request.samples)]
+
+
+def sample_request(request: EvalRequest, out: Path, k: int, seed: int) -> EvalRequest:
+    """The request of the k-th run (from 1): one sample, in ``out/sample-k``, with its own seed."""
+    sampling = replace(request.backend_options.sampling, seed=seed)
+    given = request.backend_options.model_copy(update={"sampling": sampling})
+    return replace(request, samples=1, out=out / f"sample-{k}", backend_options=given)
+
+
+def write_samples_results(
+    out: Path, runs: Sequence[Results], folders: Sequence[str], seeds: Sequence[int]
+) -> tuple[Results, tuple[str, ...]]:
+    """results.json of the K runs in ``out`` (each metric's mean and sd), and the files of the folder."""
     mean, sd = over_runs([run.metrics for run in runs])
     content = {k: v for k, v in runs[0].to_json().items() if k not in ("metrics", "metrics_ci")}
     content["samples"] = {
-        "count": request.samples,
-        "seeds": [base_seed + k for k in range(request.samples)],
-        "runs": folders,
+        "count": len(runs),
+        "seeds": list(seeds),
+        "runs": list(folders),
         "metrics_mean": mean,
         "metrics_sd": sd,
     }
@@ -56,7 +60,7 @@ def run_samples(request: EvalRequest, progress: Progress | None, backend: Backen
     content["backend"] = {**content["backend"], "usage": total_usage([r.to_json()["backend"] for r in runs])}
     results = Results.model_validate(content)  # intervals are each sample's, in its folder
     files.write_atomic(out / files.RESULTS, files.dump_json(home_as_tilde(results.to_json())))
-    return RunResult(results, out, ("results.json", *(f"sample-{k}/" for k in range(1, request.samples + 1))))
+    return results, ("results.json", *(f"sample-{k}/" for k in range(1, len(runs) + 1)))
 
 
 def spread(values: Sequence[Any]) -> tuple[Any, Any]:

@@ -11,13 +11,15 @@ from typing import Any
 
 from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids
 from .jsonfile import limited, read_json_records
-from .kind import EvalKind, EvalOptions, Record, detect_kind, get_eval_kind
+from .kind import EvalKind, EvalOptions, Record
 from .protocols import check_kind
 from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
-from .requests import ScoreRequest, check_score_request
+from .registered import detect_kind, get_eval_kind
+from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
 from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
 from .run import RunResult, write_outputs
 
@@ -55,11 +57,16 @@ def run_score(request: ScoreRequest) -> RunResult:
     problems = check_score_request(request)
     if problems:
         raise DiagnosticError(problems)
+    with files.telling_what_is_kept(request.out_folder, "score"):  # every stop says what is on disk
+        return _score(request)
+
+
+def _score(request: ScoreRequest) -> RunResult:
     where = str(request.predictions)
     adapted = adapt(read_jsonl_strict(request.predictions), where, request.prediction_field)
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))
-    raw, lines, detected, commit = _joined(request, adapted)
+    raw, lines, detected, joined = _joined(request, adapted)
     ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
     detected = detected or (record_kind(raw[0]) if ours else row_kind(raw[0]))
     if request.kind is not None and detected is not None and detected != request.kind:
@@ -122,7 +129,9 @@ def run_score(request: ScoreRequest) -> RunResult:
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
                 "revision": request.revision,
-                "commit": commit,
+                "commit": joined.commit if joined else None,
+                "dataset_sha256": joined.sha256 if joined else None,
+                "verification": joined.verification if joined else None,
             },
             "seeds": {"bootstrap": request.seed},
             "versions": library_versions(["numpy", "datasets"]),
@@ -131,24 +140,27 @@ def run_score(request: ScoreRequest) -> RunResult:
         }
     )
     out = request.out_folder
-    replaced = files.held_run(out) if out.is_dir() else None
-    with files.writing(out):
-        out.mkdir(parents=True, exist_ok=True)
-        write_outputs(out, results, kind)
+    with files.writing(out), writing([Output("--out", out)], score_inputs(request), "score"):
+        problems = check_score_out(request)  # again, now that the folder is held
+        if problems:
+            raise DiagnosticError(problems)
+        replaced = files.held_run(out) if out.is_dir() else None
+        also: dict[Path, Change] = {}
         if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
-            for name in (files.RUN, files.PREDICTIONS):
-                (out / name).unlink(missing_ok=True)
+            also = {out / files.RUN: None, out / files.PREDICTIONS: None}
+        write_outputs(out, results, kind, also)
     return RunResult(results, out, SCORE_FILES)
 
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
     """The rows (joined with the dataset's by example_id when ``--dataset`` is given), their lines, the
-    kind the format or the dataset tells, and the dataset's Hub commit."""
+    kind the format or the dataset tells, and the dataset's rows as loaded (None without ``--dataset``)."""
     raw, lines = adapted.rows, adapted.lines
     if not request.dataset:
         return raw, lines, adapted.kind, None
     from .dataset import load_rows
 
+    settle(request.dataset)  # a local build a kill cut short is finished first (a Hub id: nothing there)
     loaded = load_rows(request.dataset, request.config, request.revision)
     detected = adapted.kind or detect_kind(loaded.columns, request.dataset).name
     by_id = {str(row["example_id"]): row for row in loaded.rows}
@@ -169,7 +181,7 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
                 )
             ]
         )
-    return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded.commit
+    return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded
 
 
 def _our_task(request: ScoreRequest, records: list[Record], first_line: int) -> str:

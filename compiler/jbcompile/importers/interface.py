@@ -1,12 +1,13 @@
-"""The one interface every importer implements, and the registry of importers.
+"""The one interface every importer implements.
 
 An importer is one foreign release format a design can bring in as sources: ``jbcompile import <name>
 INPUT… [options]``. It declares its command line as data (:class:`Input`, :class:`Option`), so that the
 CLI builds the command from it; it reads the input into a :class:`SourcesDraft` and an
 :class:`ImportReport` of everything it could not bring in (``read``); and, once the draft is written, it
 builds the sources and counts the input rows they give back (``verify_round_trip``). A design lists its
-importers in ``Design.importers()``; :func:`all_importers` gathers them. The steps every import shares —
-the checks before writing, the atomic write, the round trip — are :func:`jbcompile.importers.run.run_import`.
+importers in ``Design.importers()``; :func:`.registry.all_importers` gathers them. The steps every
+import shares — the checks before writing, the atomic write, the round trip — are
+:func:`jbcompile.importers.run.run_import`.
 
 This module is light on purpose: the CLI reads the declarations at start-up, and an importer's reading
 code is loaded only when its command runs.
@@ -21,11 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from ..diagnostics import Diagnostic, DiagnosticError
-
 if TYPE_CHECKING:
+    from .draft import SourcesDraft
     from .report import ImportReport
-    from .writer import SourcesDraft
 
 Tick = Callable[[int, int], None]  # (done, in all): how far a long step has come
 ProgressBar = Callable[[str], AbstractContextManager[Tick]]  # shows a step, described, while it runs
@@ -110,32 +109,3 @@ class Importer(ABC):
 
     def __repr__(self) -> str:
         return f"<importer {self.name}>"
-
-
-def all_importers() -> list[Importer]:
-    """Every registered design's importers, in the designs' order. A design whose ``importers()`` gives
-    something else than an Importer, or a name another importer has, stops with DS004."""
-    from ..designs import all_designs
-
-    found: dict[str, Importer] = {}
-    problems: list[Diagnostic] = []
-    for design in all_designs():
-        for importer in design.importers():
-            if not isinstance(importer, Importer):
-                problem = f"gives a {type(importer).__name__}, not a jbcompile Importer"
-            elif importer.name in found:
-                problem = f"names an importer {importer.name!r}, as another design does"
-            else:
-                found[importer.name] = importer
-                continue
-            problems.append(
-                Diagnostic(
-                    "DS004",
-                    f"the design {design.name!r} {problem}",
-                    hint="a design's importers() returns jbcompile.importers.Importer instances, each with "
-                    "a name of its own",
-                )
-            )
-    if problems:
-        raise DiagnosticError(problems)
-    return list(found.values())

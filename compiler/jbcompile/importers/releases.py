@@ -1,7 +1,8 @@
 """A release's rows in JSON Lines, read by the tool's one reader (:mod:`jbcompile.jsonl`) and parsed by
 the importer that knows the format.
 
-A file that cannot be opened stops the import (IM001, after every file was tried: nothing is written);
+A file that cannot be opened stops the import (IM001; F001/F002 for a file beyond the bound of a release
+or one that is not a regular file, after every file was tried: nothing is written);
 a line that is not a readable JSON object, or a row that does not fit the format, is skipped, reported
 where it stands and counted as an input row not reproduced.
 """
@@ -15,7 +16,8 @@ from typing import Any, TypeVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..jsonl import JsonCodes, read_json_lines
-from ..sourcefiles import display_path
+from ..paths import display_path
+from ..reading import RELEASE
 from .report import GENERAL, ImportReport
 
 Row = TypeVar("Row")
@@ -48,9 +50,12 @@ def read_release_rows(
     for path in paths:
         display = display_path(Path(path))
         try:  # the shown path names the same file (relative to the working folder where it can be)
-            lines = read_json_lines(Path(display), json_codes)
+            lines = read_json_lines(Path(display), json_codes, RELEASE)
         except OSError as exc:
             unopened.append(Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display))
+            continue
+        except DiagnosticError as error:  # not a regular file, or beyond the bound of a release (F001/F002)
+            unopened.extend(error.diagnostics)
             continue
         skipped = list(lines.problems)
         for number, data in lines.records:

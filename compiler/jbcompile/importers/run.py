@@ -3,13 +3,16 @@ read, write the sources atomically, then check them against the input."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from ..fsio import write_atomic
+from ..outputs import overlaps, refuse, writing
 from .interface import Importer, ProgressBar, no_progress
 from .report import ImportReport
-from .writer import check_inputs, check_report_path, check_target, write_sources
+from .writer import check_inputs, outputs_of, report_problems, target_problems, write_sources
 
 
 def input_groups(importer: Importer, inputs: Sequence[Path], options: Mapping[str, Any]) -> list[list[Path]]:
@@ -33,17 +36,25 @@ def run_import(
     report_path: Path | None = None,
     progress: ProgressBar = no_progress,
 ) -> ImportReport:
-    """Refuse an --out the import may not replace, an input given twice or a --report it cannot write
-    (before reading any input); read the input into a draft, write it atomically as ``out``, then check
-    the written sources against the input. Returns the report; a DiagnosticError before the write means
-    nothing was written. Options not given take their defaults."""
+    """Refuse, before reading any input, an input given twice, an output that is, holds or lies inside an
+    input (or the other output), an --out the import may not replace and a --report it cannot write;
+    read the input into a draft; then, holding --out and --report (:func:`jbcompile.outputs.writing`),
+    write the sources atomically, check them against the input and write the report. Returns the
+    report; a DiagnosticError before the write means nothing was written. Options not given take their
+    defaults."""
     options = importer.option_values(options)
     groups = input_groups(importer, inputs, options)
     for group in groups:
         check_inputs(group)
-    check_target(out, force, [path for group in groups for path in group])
-    check_report_path(report_path)
+    named = [("an input", path) for group in groups for path in group]
+    outputs = outputs_of(out, report_path)
+    refuse([*overlaps(outputs, named), *target_problems(out, force), *report_problems(report_path)])
     imported = importer.read(inputs, options)
-    write_sources(imported.draft, out, imported.report, force=force)
-    importer.verify_round_trip(out, imported, progress)
+    with writing(outputs, named, "import"):
+        write_sources(imported.draft, out, imported.report, force=force)
+        importer.verify_round_trip(out, imported, progress)
+        if report_path is not None:
+            write_atomic(
+                report_path, json.dumps(imported.report.to_json(), ensure_ascii=False, indent=2) + "\n"
+            )
     return imported.report

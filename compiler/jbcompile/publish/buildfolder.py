@@ -6,15 +6,20 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
+from ..jsonl import read_json
+from ..outputs import location, lock_path, settle
+from ..reading import DATA_FILE, RECORD, check_file, read_bytes
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 MANIFEST = "manifest.json"
 
@@ -45,6 +50,7 @@ class BuildFolder:
 def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     """Read the manifest of a build folder; raise a P003 diagnostic when there is none to read."""
     path = Path(path)
+    settle(path)  # a build a kill cut short is finished (or the previous one put back) first
     manifest_path = path / MANIFEST
     problem = None
     if not path.exists():
@@ -54,16 +60,16 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
     elif not manifest_path.is_file():
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
-        interrupted = not path.exists() and any(path.parent.glob(f".{path.name}.old-*"))
+        interrupted = lock_path(location(path)).exists()  # what settle could not finish: a live build?
         hint = (
-            "a build was interrupted while swapping folders: run `jbcompile build` to restore or finish it"
+            "a build is being written there, or was interrupted: wait for it, or run `jbcompile build`"
             if interrupted
             else "run `jbcompile build` first"
         )
         raise DiagnosticError([Diagnostic(code="P003", message=problem, path=str(path), hint=hint)])
-    try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+    try:  # bounded; a key twice (F003) or a FIFO (F002) is reported as it is
+        manifest = read_json(manifest_path, RECORD)
+    except (OSError, ValueError) as exc:
         raise DiagnosticError(
             [
                 Diagnostic(
@@ -157,15 +163,68 @@ def integrity_problems(build: BuildFolder) -> list[Diagnostic]:
     problems.extend(
         f"{name} is not listed in the manifest" for name in sorted(set(on_disk) - set(build.files))
     )
-    return [
-        Diagnostic(
-            code="P005",
-            message=f"build folder {build.root} does not match its manifest: {problem}",
-            path=str(build.root / MANIFEST),
-            hint="rebuild with `jbcompile build`; never edit a build folder by hand",
-        )
-        for problem in problems
+    return [_mismatch(build, problem) for problem in problems]
+
+
+def _mismatch(build: BuildFolder, problem: str) -> Diagnostic:
+    return Diagnostic(
+        code="P005",
+        message=f"build folder {build.root} does not match its manifest: {problem}",
+        path=str(build.root / MANIFEST),
+        hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+    )
+
+
+def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str, str]]:
+    """A config's rows read from the very bytes whose sha256 matched the manifest, and those digests
+    (repo path → sha256). Each data file is read once, hashed and parsed from memory: nothing can change
+    between the check and the read, and no cache is involved. P005 for a data file changed, missing or
+    not listed; P016 for one that is not parquet, or rows that are not as many as the manifest says."""
+    import hashlib
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    listed = build.data_files(config)
+    folder = build.root / "data" / config
+    found = sorted(f"data/{config}/{p.name}" for p in folder.glob("*.parquet")) if folder.is_dir() else []
+    problems = [
+        _mismatch(build, f"{name} is not listed in the manifest") for name in found if name not in listed
     ]
+    if not listed or config not in build.rows:
+        problems.append(_mismatch(build, f"it lists no data file or no row count of config {config!r}"))
+    tables, digests = [], {}
+    for name in listed:
+        if not (build.root / name).exists():
+            problems.append(_mismatch(build, f"{name} is listed in the manifest but missing"))
+            continue
+        with _data_errors(build, name):  # bounded; a FIFO or a device in its place is refused (F002)
+            data = read_bytes(build.root / name, DATA_FILE)
+        digests[name] = hashlib.sha256(data).hexdigest()
+        if digests[name] != build.files[name]:
+            problems.append(
+                _mismatch(build, f"{name} was changed after the build (sha256 differs from the manifest)")
+            )
+            continue
+        with _data_errors(build, name):
+            tables.append(pq.read_table(pa.BufferReader(data)))
+    if problems:
+        raise DiagnosticError(problems)
+    table = pa.concat_tables(tables, promote_options="default")
+    expected = build.rows.get(config)
+    if expected is not None and table.num_rows != expected:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="P016",
+                    message=f"config {config!r} of {build.root} holds {table.num_rows} rows; "
+                    f"its manifest says {expected}",
+                    path=str(build.root / MANIFEST),
+                    hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+                )
+            ]
+        )
+    return table, digests
 
 
 def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
@@ -176,6 +235,7 @@ def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
     tables = []
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)  # pyarrow opens it itself: a FIFO would block
             tables.append(pq.read_table(build.root / name))
     if not tables:
         return {}
@@ -189,5 +249,6 @@ def count_rows(build: BuildFolder, config: str) -> int:
     total = 0
     for name in build.data_files(config):
         with _data_errors(build, name):
+            check_file(build.root / name, DATA_FILE)
             total += pq.ParquetFile(build.root / name).metadata.num_rows
     return total

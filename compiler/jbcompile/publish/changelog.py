@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..reading import DOCUMENT, read_text
+
 CHANGELOG = "CHANGELOG.md"
 # "## 1.2.0", "## v1.2.0", "## [1.2.0] - 2026-01-31" (Keep a Changelog) all name version 1.2.0.
 _HEADING = re.compile(r"^##\s+\[?v?(?P<version>[0-9][0-9A-Za-z.+-]*)\]?(?:\s.*)?$")
@@ -29,4 +31,4 @@ def changelog_section(text: str, version: str) -> str | None:
 
 def read_changelog(sources: Path) -> str | None:
     path = Path(sources) / CHANGELOG
-    return path.read_text(encoding="utf-8") if path.is_file() else None
+    return read_text(path, DOCUMENT) if path.is_file() else None

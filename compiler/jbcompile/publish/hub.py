@@ -11,11 +11,13 @@ import os
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic
+from ..redaction import redact
+from ..services import HUB, service_errors, unexpected
 
 REPO_TYPE = "dataset"
 REPO_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -53,14 +55,8 @@ class HubSession:
     token: str | None
 
     def redact(self, text: str) -> str:
+        """Never let the token, or credentials in a URL, reach the terminal or a log."""
         return redact(text, self.token)
-
-
-def redact(text: str, token: str | None) -> str:
-    """Never let the token, or credentials in a URL, reach the terminal or a log."""
-    from ..text import redact as redact_secrets
-
-    return redact_secrets(text, token)
 
 
 def parse_repo_id(value: str) -> str | None:
@@ -79,7 +75,8 @@ def resolve_token() -> str | None:
     """HF_TOKEN, else the token saved by ``hf auth login`` (huggingface_hub's own lookup order)."""
     from huggingface_hub import get_token
 
-    return get_token()
+    with service_errors(HUB, "reading the saved token"):
+        return get_token()
 
 
 def open_session(token: str | None = None) -> HubSession:
@@ -87,7 +84,8 @@ def open_session(token: str | None = None) -> HubSession:
     from huggingface_hub import HfApi, constants
 
     endpoint = (os.environ.get("HF_ENDPOINT") or constants.ENDPOINT).rstrip("/")
-    return HubSession(HfApi(endpoint=endpoint, token=token or False), endpoint, token)
+    with service_errors(HUB, "opening a session", secrets=(token,)):
+        return HubSession(HfApi(endpoint=endpoint, token=token or False), endpoint, token)
 
 
 def offline_problem(command: str) -> Diagnostic | None:
@@ -104,6 +102,14 @@ def offline_problem(command: str) -> Diagnostic | None:
 
 def hub_problem(error: BaseException, session: HubSession, doing: str) -> Diagnostic:
     """A Hub or network failure as a diagnostic, without traceback and without the token."""
+    return known_hub_problem(error, session, doing) or unexpected(
+        replace(HUB, hint=f"{HUB.hint} (HF_ENDPOINT is {session.endpoint})"), doing, error, session.token
+    )
+
+
+def known_hub_problem(error: BaseException, session: HubSession, doing: str) -> Diagnostic | None:
+    """The diagnostic of an error of the Hub client itself (None for any other type: see
+    :func:`jbcompile.services.unexpected`)."""
     from huggingface_hub.errors import (
         GatedRepoError,
         HfHubHTTPError,
@@ -129,21 +135,21 @@ def hub_problem(error: BaseException, session: HubSession, doing: str) -> Diagno
         message = f"{doing}: the Hub answered HTTP {status}: {first_line}"
         if status in (401, 403):
             hint = "the token cannot write there: use a write token of ORG (HF_TOKEN or `hf auth login`)"
-    else:
+    elif isinstance(error, OSError | ConnectionError):  # the network, as the client passes it on
         message = f"{doing}: {type(error).__name__}: {error}"
         hint = f"check the network and HF_ENDPOINT ({session.endpoint})"
+    else:
+        return None
     return Diagnostic(code="P009", message=session.redact(message), hint=hint and session.redact(hint))
 
 
 @contextmanager
 def hub_errors(session: HubSession, doing: str) -> Iterator[None]:
     """Turn any failure of a Hub call inside the block into a P009 diagnostic (token scrubbed)."""
-    try:
+    with service_errors(
+        HUB, doing, known=lambda error: hub_problem(error, session, doing), secrets=(session.token,)
+    ):
         yield
-    except DiagnosticError:
-        raise
-    except Exception as error:  # the Hub client raises HTTP, network, OS and value errors alike
-        raise DiagnosticError([hub_problem(error, session, doing)]) from None
 
 
 def remote_tags(session: HubSession, repo_id: str) -> dict[str, str] | None:

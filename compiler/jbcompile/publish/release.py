@@ -26,7 +26,9 @@ from typing import Any
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
-from ..project import Project, display_path
+from ..paths import display_path
+from ..projecttypes import Project
+from ..reading import DATA_FILE, DOCUMENT, read_bytes, read_text
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
@@ -174,7 +176,7 @@ def audit_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
     """Is this build folder exactly what the current sources and compiler produce?"""
     from .. import __version__
-    from ..build import sources_hash
+    from ..sourcefiles import sources_hash
 
     manifest = build.manifest
     where = str(build.root / MANIFEST)
@@ -263,7 +265,7 @@ def _data_row_problems(build: BuildFolder) -> list[Diagnostic]:
 def gating_problems(build: BuildFolder) -> list[Diagnostic]:
     """The card must carry the terms of use the Hub shows before access (extra_gated_prompt/fields)."""
     card = build.root / "README.md"
-    meta = card_metadata(card.read_text(encoding="utf-8")) if card.is_file() else None
+    meta = card_metadata(read_text(card, DOCUMENT)) if card.is_file() else None
     missing = [key for key in ("extra_gated_prompt", "extra_gated_fields") if not (meta or {}).get(key)]
     if not missing:
         return []
@@ -325,14 +327,16 @@ def card_gaps(project: Project) -> list[Diagnostic]:
 
 
 def card_metadata(text: str) -> dict | None:
-    import yaml
+    """The card's YAML front matter, read by the bounded source loader (no alias bomb, no nesting
+    without end); None when it has none or it cannot be read."""
+    from ..loader import parse_yaml
 
     match = re.match(r"^---\s*\n(.*?)\n---\s*(?:\n|$)", text, re.DOTALL)
     if not match:
         return None
     try:
-        meta = yaml.safe_load(match.group(1))
-    except yaml.YAMLError:
+        meta = parse_yaml(match.group(1), "README.md").data
+    except DiagnosticError:
         return None
     return meta if isinstance(meta, dict) else None
 
@@ -410,7 +414,7 @@ def inspect_remote(session: HubSession, plan: ReleasePlan) -> RemoteState:
     from huggingface_hub.errors import RepositoryNotFoundError
 
     card = plan.build_root / "README.md"
-    rejections = card_rejections(session, card.read_text(encoding="utf-8")) if card.is_file() else []
+    rejections = card_rejections(session, read_text(card, DOCUMENT)) if card.is_file() else []
     if rejections:
         raise DiagnosticError(
             [
@@ -444,7 +448,7 @@ def inspect_remote(session: HubSession, plan: ReleasePlan) -> RemoteState:
     on_main = {s.rfilename for s in info.siblings or []}
     release = {f.path for f in plan.files}
     removed = tuple(sorted(on_main - release - HUB_MANAGED))
-    warnings = ()
+    warnings: tuple[Diagnostic, ...] = ()
     if plan.private and info.private is False:
         warnings = (
             Diagnostic(
@@ -526,7 +530,7 @@ def tag_mismatches(session: HubSession, plan: ReleasePlan) -> list[str]:
         elif found.sha256 is not None:
             if found.sha256 != planned.sha256:
                 problems.append(f"{planned.path} has another sha256")
-        elif found.git_oid != git_blob_oid((plan.build_root / planned.path).read_bytes()):
+        elif found.git_oid != git_blob_oid(read_bytes(plan.build_root / planned.path, DATA_FILE)):
             problems.append(f"{planned.path} has other content")
     extra = sorted(set(remote) - {f.path for f in plan.files} - HUB_MANAGED)
     problems.extend(f"{path} is not part of the build" for path in extra)

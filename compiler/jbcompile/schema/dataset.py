@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
+from ..limits import MAX_ROWS, MAX_TEMPLATE_ROWS
 from .common import Identifier, StrictModel, Text, text_in
 
 SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
@@ -89,6 +90,19 @@ class AuditSettings(StrictModel):
     )
 
 
+class BuildLimits(StrictModel):
+    """How many rows a build may hold, counted from the templates before anything is expanded (B008).
+
+    The defaults (jbcompile.limits) keep a mistake — a filler list pasted twice into a template with
+    many lexical alternatives — from filling the disk; a benchmark that is meant to be larger says so here.
+    """
+
+    max_rows: int = Field(default=MAX_ROWS, ge=1, description="Rows of every config of the build together.")
+    max_template_rows: int = Field(
+        default=MAX_TEMPLATE_ROWS, ge=1, description="Rows one template contributes, every config together."
+    )
+
+
 class DatasetConfig(StrictModel):
     """The dataset as a whole: one sources folder is one dataset and one Hub repository."""
 
@@ -124,6 +138,10 @@ class DatasetConfig(StrictModel):
         default_factory=AuditSettings,
         description="Bars of the shortcut probes of `jbcompile audit` (build --release and publish refuse "
         "a benchmark that exceeds them).",
+    )
+    limits: BuildLimits = Field(
+        default_factory=BuildLimits,
+        description="Row limits of the build (B008), checked before any template is expanded.",
     )
     keep_as_written: bool = Field(
         default=False,

@@ -1,19 +1,27 @@
 """The one place that talks to DeepL (through the official ``deepl`` client) and names its failures.
 
+Every call into the client runs inside :meth:`DeepLTranslator._calls` (``jbcompile.services``): the
+client's own exceptions become their codes (TR001–TR004, TR005 for any other), and anything else it
+raises — a ``TypeError`` on a malformed glossary list, a ``KeyError`` on a reply without a field —
+becomes TR005 naming DeepL, what was being done and the message, with the key scrubbed. What the client
+returns is checked before it is used (a translation that is not text, a billed count that is not one).
+
 Error tree::
 
-    TranslationStopped         DeepL cannot go on (bad key, quota, rate limit, network, server error);
-                               carries one Diagnostic saying what happened and what to do
+    TranslationStopped         DeepL cannot go on (bad key, quota, rate limit, network, server error,
+                               a malformed reply); carries one Diagnostic saying what happened and what to do
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..diagnostics import Diagnostic
+from ..diagnostics import Diagnostic, DiagnosticError
+from ..redaction import register_url
+from ..services import DEEPL, service_errors
 
 if TYPE_CHECKING:
     import deepl
@@ -24,6 +32,7 @@ from .protect import SLOT_TAG
 AUTH_KEY_ENV = "DEEPL_AUTH_KEY"
 SERVER_URL_ENV = "DEEPL_SERVER_URL"
 MAX_TEXTS_PER_REQUEST = 50  # DeepL's limit of `text` values per request
+_AGAIN = "re-run: finished texts are not billed again; if it persists, report it"
 
 
 class TranslationStopped(Exception):
@@ -44,40 +53,43 @@ def _stopped(code: str, message: str, hint: str) -> TranslationStopped:
     return TranslationStopped(Diagnostic(code=code, message=message, hint=hint))
 
 
-def describe_failure(exc: Exception) -> TranslationStopped:
-    """Map an exception of the deepl library to a coded diagnostic (the key is never in the text)."""
+def known_failure(exc: Exception) -> Diagnostic | None:
+    """The diagnostic of an exception of the deepl library itself (None for any other type)."""
     import deepl
 
     status = getattr(exc, "http_status_code", None)
     if isinstance(exc, deepl.AuthorizationException) or status == 403:
-        return _stopped(
+        return Diagnostic(
             "TR001",
             "DeepL rejected the API key (HTTP 403)",
-            f"check {AUTH_KEY_ENV}, and that the server URL matches the key (free keys end in ':fx')",
+            hint=f"check {AUTH_KEY_ENV}, and that the server URL matches the key (free keys end in ':fx')",
         )
     if isinstance(exc, deepl.QuotaExceededException) or status == 456:
-        return _stopped(
+        return Diagnostic(
             "TR002",
             "DeepL character quota for this billing period is used up (HTTP 456)",
-            "raise the quota or wait for the next period, then re-run: finished texts are not billed again",
+            hint="raise the quota or wait for the next period, then re-run: finished texts are not "
+            "billed again",
         )
     if isinstance(exc, deepl.TooManyRequestsException) or status == 429:
-        return _stopped(
+        return Diagnostic(
             "TR003",
             "DeepL kept answering 'too many requests' (HTTP 429) after retrying with backoff",
-            "wait a few minutes and re-run: finished texts are not billed again",
+            hint="wait a few minutes and re-run: finished texts are not billed again",
         )
     if isinstance(exc, deepl.ConnectionException):
-        return _stopped(
+        return Diagnostic(
             "TR004",
-            f"cannot reach DeepL: {_without_secrets(str(exc))}",
-            "check the network and --server-url / DEEPL_SERVER_URL, then re-run",
+            f"cannot reach DeepL: {exc}",
+            hint="check the network and --server-url / DEEPL_SERVER_URL, then re-run",
         )
-    return _stopped(
-        "TR005",
-        f"DeepL request failed: {_without_secrets(str(exc))}",
-        "re-run later; if it persists, check the request in the message",
-    )
+    if isinstance(exc, deepl.DeepLException):
+        return Diagnostic(
+            "TR005",
+            f"DeepL request failed: {exc}",
+            hint="re-run later; if it persists, check the request in the message",
+        )
+    return None
 
 
 def _entries_of(dictionaries: Sequence[MultilingualGlossaryDictionaryEntries]) -> dict[str, str]:
@@ -89,11 +101,6 @@ def _entries_of(dictionaries: Sequence[MultilingualGlossaryDictionaryEntries]) -
         raw = dictionary.entries
         entries.update(convert_tsv_to_dict(raw) if isinstance(raw, str) else dict(raw))
     return entries
-
-
-def _without_secrets(text: str) -> str:
-    key = os.environ.get(AUTH_KEY_ENV)
-    return text.replace(key, "***") if key else text
 
 
 class DeepLTranslator:
@@ -116,56 +123,65 @@ class DeepLTranslator:
                 "TR015", "the deepl library is not installed", "pip install 'jbcompile[translate]'"
             ) from None
 
-        if max_retries is not None:
-            deepl.http_client.max_network_retries = max_retries
-        self._client: deepl.DeepLClient = deepl.DeepLClient(auth_key, server_url=server_url)
+        self._key = auth_key
+        register_url(server_url)
         self.source_lang = source_lang
         self.target_lang = target_lang
         self.formality = formality
+        with self._calls("creating the client"):
+            if max_retries is not None:
+                deepl.http_client.max_network_retries = max_retries
+            self._client: deepl.DeepLClient = deepl.DeepLClient(auth_key, server_url=server_url)
+
+    @contextmanager
+    def _calls(self, doing: str) -> Iterator[None]:
+        """A call into the deepl client: whatever it raises stops the run with a diagnostic."""
+        try:
+            with service_errors(DEEPL, doing, known=known_failure, secrets=(self._key,)):
+                yield
+        except DiagnosticError as error:
+            raise TranslationStopped(error.diagnostics[0]) from None
 
     def close(self) -> None:
-        self._client.close()
+        with self._calls("closing the connection"):
+            self._client.close()
 
     def ensure_glossary(self, name: str, entries: dict[str, str]) -> str:
         """The id of the glossary ``name`` on DeepL holding exactly ``entries`` (created or updated)."""
-        import deepl
         from deepl.api_data import MultilingualGlossaryDictionaryEntries
 
-        try:
+        try:  # the client validates our terms before anything is sent
+            wanted = MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries)
+        except ValueError as exc:
+            raise _stopped(
+                "TR011",
+                f"DeepL does not accept the glossary: {exc}",
+                "fix the entry in translations/glossary.yaml",
+            ) from None
+        with self._calls(f"reading and updating the glossary {name!r}"):
             for info in self._client.list_multilingual_glossaries():
                 if info.name != name:
                     continue
                 current = self._client.get_multilingual_glossary_entries(
                     info, self.source_lang, self.target_lang
                 )
-                current_entries = _entries_of(current.dictionaries)
-                if current_entries != entries:
-                    self._client.replace_multilingual_glossary_dictionary(
-                        info,
-                        MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries),
-                    )
-                return info.glossary_id
-            created = self._client.create_multilingual_glossary(
-                name,
-                [MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries)],
-            )
-            return created.glossary_id
-        except deepl.DeepLException as exc:
-            raise describe_failure(exc) from None
-        except ValueError as exc:  # the client validates terms before sending them
+                if _entries_of(current.dictionaries) != entries:
+                    self._client.replace_multilingual_glossary_dictionary(info, wanted)
+                glossary_id = info.glossary_id
+                break
+            else:
+                glossary_id = self._client.create_multilingual_glossary(name, [wanted]).glossary_id
+        if not isinstance(glossary_id, str) or not glossary_id:
             raise _stopped(
-                "TR011",
-                f"DeepL does not accept the glossary: {exc}",
-                "fix the entry in translations/glossary.yaml",
-            ) from None
+                "TR005", f"DeepL answered a glossary id that is not one: {glossary_id!r}"[:200], _AGAIN
+            )
+        return glossary_id
 
     def translate(
         self, texts: Sequence[str], context: str | None = None, glossary_id: str | None = None
     ) -> list[Translated]:
         """Translate protected texts (see :mod:`.protect`) in one request."""
-        import deepl
-
-        try:
+        with self._calls("translating"):
             results = self._client.translate_text(
                 list(texts),
                 source_lang=self.source_lang,
@@ -178,12 +194,17 @@ class DeepLTranslator:
                 outline_detection=False,
                 split_sentences="nonewlines",
             )
-        except deepl.DeepLException as exc:
-            raise describe_failure(exc) from None
-        if len(results) != len(texts):
+            found = results if isinstance(results, list) else [results]
+            pairs = [(result.text, result.billed_characters) for result in found]
+        if len(pairs) != len(texts):
             raise _stopped(
-                "TR005",
-                f"DeepL returned {len(results)} translations for {len(texts)} texts",
-                "re-run; if it persists, report it",
+                "TR005", f"DeepL returned {len(pairs)} translations for {len(texts)} texts", _AGAIN
             )
-        return [Translated(r.text, r.billed_characters or 0) for r in results]
+        for text, billed in pairs:
+            counted = billed is None or (
+                isinstance(billed, int) and not isinstance(billed, bool) and billed >= 0
+            )
+            if not isinstance(text, str) or not counted:
+                shown = f"text {str(text)[:40]!r}, billed {str(billed)[:20]!r}"
+                raise _stopped("TR005", f"DeepL returned a translation that is not one ({shown})", _AGAIN)
+        return [Translated(text, billed or 0) for text, billed in pairs]

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 from ..loader import load_yaml
+from ..paths import display_path
 from ..schema.translation import GlossaryFile
 
 GLOSSARY_FILE = Path("translations") / "glossary.yaml"
@@ -15,7 +16,6 @@ def load_glossary(path: Path) -> GlossaryFile:
     """The glossary at ``path``; an absent file is an empty glossary."""
     if not path.is_file():
         return GlossaryFile()
-    from ..project import display_path
     from ..validation import validate_document
 
     doc = load_yaml(path, display_path(path))

@@ -13,6 +13,7 @@ import yaml
 
 from ..fsio import write_atomic
 from ..loader import load_yaml
+from ..paths import display_path
 from ..schema.translation import MemoryEntry, TranslationMemoryFile
 
 MEMORY_FILE = Path("translations") / "memory.yaml"
@@ -33,7 +34,6 @@ class TranslationMemory:
         """The memory at ``path`` (empty when the file does not exist yet)."""
         if not path.is_file():
             return cls(path)
-        from ..project import display_path
         from ..validation import validate_document
 
         doc = load_yaml(path, display_path(path))

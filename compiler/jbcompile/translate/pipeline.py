@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..outputs import Change, commit_files
 from ..schema.common import TranslationStatus
 from ..schema.translation import GlossaryFile, MemoryEntry, TranslationOptions, memory_key
 from .client import MAX_TEXTS_PER_REQUEST, Translated, TranslationStopped
@@ -132,8 +133,10 @@ def run_plan(
     postprocess: Callable[[str], str],
     progress: Callable[[int], None] | None = None,
     batch_size: int = MAX_TEXTS_PER_REQUEST,
+    sources: Path | None = None,
 ) -> RunResult:
-    """Translate what the memory lacks, then write every planned text back — even after a failure."""
+    """Translate what the memory lacks, then write every planned text back — even after a failure — in
+    one commit into the sources folder ``sources`` (default: the memory's)."""
     result = RunResult()
     translator: Translator | None = None
     try:
@@ -171,15 +174,20 @@ def run_plan(
     finally:
         if translator is not None:
             translator.close()
-        write_back(plan, memory, postprocess, result)
+        write_back(plan, memory, postprocess, result, sources or memory.path.parent.parent)
     return result
 
 
 def write_back(
-    plan: Plan, memory: TranslationMemory, postprocess: Callable[[str], str], result: RunResult
+    plan: Plan,
+    memory: TranslationMemory,
+    postprocess: Callable[[str], str],
+    result: RunResult,
+    root: Path,
 ) -> None:
-    """Put every planned text the memory can answer into its source file (one atomic write per file)."""
-    from ..yamledit import set_values
+    """Put every planned text the memory can answer into its source file: every file of the sources
+    folder ``root`` changes in one journaled commit (:func:`jbcompile.outputs.commit_files`)."""
+    from ..yamledit import with_values
 
     changes: dict[Path, list[tuple[tuple[str | int, ...], Any]]] = {}
     for item in plan.planned:
@@ -210,17 +218,28 @@ def write_back(
             [(unit.key_path + ("ja",), text), (unit.key_path + ("status",), TranslationStatus.MACHINE.value)]
         )
         result.written.append((unit, text))
+    texts: dict[Path, Change] = {}
     for path, path_changes in sorted(changes.items()):
         try:
-            set_values(path, path_changes)
+            texts[path] = with_values(path, path_changes)
         except (KeyError, IndexError, OSError, DiagnosticError) as exc:
-            unit_path = next(unit.display_path for unit, _ in result.written if unit.path == path)
-            result.written = [(unit, text) for unit, text in result.written if unit.path != path]
-            result.diagnostics.append(
-                Diagnostic(
-                    code="TR013",
-                    message=f"could not write the translations into this file: {exc}",
-                    path=unit_path,
-                    hint="was it edited during the run? Re-run: the memory already holds the translations",
-                )
+            _not_written(result, {path}, exc)
+    try:
+        commit_files(root, texts, "translate")  # every file at once, or none
+    except OSError as exc:
+        _not_written(result, set(texts), exc)
+
+
+def _not_written(result: RunResult, paths: set[Path], exc: Exception) -> None:
+    """TR013 for each file of ``paths``, whose texts are no longer counted as written."""
+    for path in sorted(paths):
+        unit_path = next(unit.display_path for unit, _ in result.written if unit.path == path)
+        result.diagnostics.append(
+            Diagnostic(
+                code="TR013",
+                message=f"could not write the translations into this file: {exc}",
+                path=unit_path,
+                hint="was it edited during the run? Re-run: the memory already holds the translations",
             )
+        )
+    result.written = [(unit, text) for unit, text in result.written if unit.path not in paths]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..loader import load_yaml
+from ..outputs import settle
 from ..schema.translation import GlossaryFile
 from .glossary import GLOSSARY_FILE, load_glossary
 from .memory import MEMORY_FILE, TranslationMemory
@@ -38,6 +39,7 @@ def _dataset_name(root: Path) -> str:
 def prepare(root: Path, paths: Sequence[Path], settings: Settings) -> Prepared:
     """Read the sources, the memory and the glossary; decide what DeepL has to translate. Bills nothing."""
     root = Path(root)
+    settle(root)  # a write-back a kill cut short is finished before the sources are read
     glossary = load_glossary(root / GLOSSARY_FILE)
     if glossary.source_lang.upper() != settings.source_lang.upper() or (
         glossary.target_lang.upper() != settings.target_lang.upper()
@@ -87,5 +89,6 @@ def run(
         prepared.postprocess,
         progress=progress,
         batch_size=batch_size,
+        sources=prepared.root,
     )
     return result

@@ -13,6 +13,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..loader import KeyPath, LoadedDocument, load_yaml
+from ..paths import display_path
 from ..schema.common import TranslationStatus
 
 LOCALIZED_KEYS = frozenset({"ja", "en", "status"})
@@ -183,8 +184,6 @@ def source_paths(root: Path, paths: Sequence[Path] = ()) -> list[Path]:
 
 def collect_units(files: Sequence[Path]) -> list[TranslationUnit]:
     """Every translatable text of the files; raise DiagnosticError if a file cannot be read."""
-    from ..project import display_path
-
     units: list[TranslationUnit] = []
     problems: list[Diagnostic] = []
     for path in files:

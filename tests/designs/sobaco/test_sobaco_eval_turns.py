@@ -7,7 +7,7 @@ from jbcompile.designs.sobaco import evaluate as sobaco
 from jbcompile.designs.sobaco.evaluate import SOBACO
 from jbcompile.evaluate.conversation import TurnItem, conversation_texts
 from jbcompile.evaluate.kind import EvalOptions
-from jbcompile.evaluate.prompting import load_prompt_template
+from jbcompile.evaluate.promptfiles import load_prompt_template
 
 from tests.helpers import compile_folder
 from tests.kinds.conftest import KINDS_SOURCES

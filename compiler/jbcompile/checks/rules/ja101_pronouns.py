@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ...diagnostics import Edit, Severity
+from ...schema.rules import PronounScope
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext
 from ..pronouns import find_pronouns
 
-_SCOPE = {"template": "template", "vocab": "vocab", "dataset": "dataset"}
+_SCOPE: dict[str, PronounScope] = {"template": "template", "vocab": "vocab", "dataset": "dataset"}
 
 
 @register

@@ -13,7 +13,7 @@ from ..slots import Person, people
 if TYPE_CHECKING:
     from ...designs import VocabPersons
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 
 def _occurs(option: str, text: str, lang: str) -> bool:

@@ -16,6 +16,7 @@ is balanced, and a template's lite rows depend on that template alone.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -29,17 +30,17 @@ from ...templating import CompiledText, FilledText, join_contexts, stable_hash, 
 from ...text import did_you_mean
 from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
 from . import rationale
-from .schema import BbqTemplate
+from .schema import BbqTemplate, Intersection
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...checks.slots import SlotFill
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 ROLES = ("T", "O", "U")  # target person, other person, unknown option
-ORDERS: tuple[tuple[str, str, str], ...] = tuple(itertools.permutations(ROLES))  # type: ignore[assignment]
+ORDERS: tuple[tuple[str, str, str], ...] = tuple((a, b, c) for a, b, c in itertools.permutations(ROLES))
 CONDITIONS = ("ambig", "disambig")
 POLARITIES = ("neg", "nonneg")
 _QUESTION_FIELD = {"neg": "negative", "nonneg": "non_negative"}
@@ -180,7 +181,7 @@ class _Plan:
     rewrites: tuple[tuple[re.Pattern[str], str, re.Pattern[str] | None], ...]
     ambiguous_words: tuple[int, ...]  # the word slots an ambiguous row shows (the others only disambiguate)
     # intersectional templates: the (target, other, intersection) pairs their intersections ask for
-    pairs: tuple[tuple[int, int, str], ...] | None = None
+    pairs: tuple[tuple[int, int, Intersection], ...] | None = None
 
     def rewriter(self, values: dict[str, str]) -> Callable[[str], str]:
         """The template's rewrites that apply to a row with these slot values, as one function."""
@@ -330,7 +331,7 @@ def _people(slot_group, project: Project, only: list[str] | None) -> tuple[Perso
 
 def _intersections(
     model: BbqTemplate, project: Project
-) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, str], ...]]:
+) -> tuple[tuple[Person, ...], tuple[Person, ...], tuple[tuple[int, int, Intersection], ...]]:
     """Composite persons (group filler + attribute filler) and the pairs the template's intersections
     ask for. A same_group partner is another filler of the target's group with the target's tag — or
     the target's own filler when no other has its tag (a word naming a whole group, like a nationality)."""
@@ -346,7 +347,7 @@ def _intersections(
 
     targets = [person(g, a) for g in groups for a in attributes]
     others: dict[Person, int] = {}
-    pairs: dict[tuple[int, int], str] = {}
+    pairs: dict[tuple[int, int], Intersection] = {}
     for t, mine in enumerate(targets):
         group = next(g for g in groups if g.text == mine.text)
         kin = [g for g in groups if g.tag == group.tag and g.text != group.text] or [group]
@@ -383,11 +384,6 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
         slot: compiled(person.answer) for slot, person in model.persons.items() if person.answer is not None
     }
     questions = {p: compiled(getattr(model.questions, _QUESTION_FIELD[p]).text) for p in POLARITIES}
-    shown = {
-        slot
-        for text in (compiled(model.ambiguous_context), *questions.values(), *answers.values())
-        for slot in text.slots
-    }
     if model.intersections:
         targets, others, pairs = _intersections(model, project)
     else:
@@ -416,8 +412,126 @@ def _plan(template: SourceTemplate, project: Project) -> _Plan:
             (re.compile(r.pattern), r.replacement, re.compile(r.when_person) if r.when_person else None)
             for r in model.rewrites
         ),
-        ambiguous_words=tuple(i for i, slot in enumerate(model.words) if slot in shown),
+        ambiguous_words=_ambiguous_words(model, compiled),
     )
+
+
+def _ambiguous_words(model: BbqTemplate, compiled: Callable[[Any], CompiledText]) -> tuple[int, ...]:
+    """The word slots an ambiguous row shows: those of the ambiguous context, the questions and the
+    answer wordings (the others only disambiguate)."""
+    texts = [model.ambiguous_context, *(getattr(model.questions, f).text for f in _QUESTION_FIELD.values())]
+    texts += [person.answer for person in model.persons.values() if person.answer is not None]
+    shown = {slot for text in texts for slot in compiled(text).slots}
+    return tuple(i for i, slot in enumerate(model.words) if slot in shown)
+
+
+# ---- counting rows without expanding them (Kind.row_count) ---------------------------------------------
+
+# Rows of ``full`` per slot assignment of one (target, other) pair: both polarities in the six option
+# orders, for every word choice and mention order (disambiguated) or every choice of the words an
+# ambiguous row shows (ambiguous); and ``lite``'s twelve rows per template.
+_ROWS_PER_CHOICE = len(POLARITIES) * len(ORDERS)
+LITE_ROWS = LITE_ROWS_PER_CELL * len(CONDITIONS) * len(POLARITIES)
+
+
+def row_count(template: SourceTemplate, project: Project) -> int:
+    """The rows ``build`` gives for a validated template (full and lite), by arithmetic alone: even a
+    template of billions of rows is counted at once."""
+    model: BbqTemplate = template.model
+    lang = project.lang
+    choices = [tuple(text_in(alt, lang) or "" for alt in alts) for alts in model.words.values()]
+    words = math.prod(len(choice) for choice in choices)
+    ambiguous = math.prod(
+        len(set(choices[i]))
+        for i in _ambiguous_words(model, lambda v: CompiledText.parse(text_in(v, lang) or ""))
+    )
+    mentions = 2 if model.both_orders else 1
+    pairs = _intersection_pairs(model, project) if model.intersections else _plain_pairs(model, project)
+    full = pairs * len(ASSIGNMENTS) * _ROWS_PER_CHOICE * (words * mentions + ambiguous)
+    return full + LITE_ROWS if full else 0
+
+
+def _plain_pairs(model: BbqTemplate, project: Project) -> int:
+    """Target × other fillers, less those of the same text (a row never names one person twice)."""
+    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
+    targets = Counter(p.text for p in _people(target.group, project, target.only))
+    others = Counter(p.text for p in _people(other.group, project, other.only))
+    same = sum(count * others[text] for text, count in targets.items())
+    return sum(targets.values()) * sum(others.values()) - same
+
+
+_ASKED = ("same_group", "same_attribute", "both_differ")
+
+
+def _intersection_pairs(model: BbqTemplate, project: Project) -> int:
+    """The pairs ``_intersections`` lists, counted by inclusion–exclusion over its candidate sets.
+
+    For a target (group filler g, attribute a), the partners of ``same_group`` are kin(g) × other
+    attributes, of ``same_attribute`` other groups × {a}, of ``both_differ`` other groups × other
+    attributes; a partner counts once however many of the asked sets hold it, and never when it is the
+    target itself (same text and attribute). Each intersection of product sets is a product of
+    intersections, whose sizes depend on g alone or on a alone: so the sum over every target factors
+    into a sum over g times a sum over a, per subset of the asked intersections.
+    """
+    target, other = model.persons[model.target_slot], model.persons[model.other_slot]
+    assert target.attribute is not None and other.attribute is not None
+    groups = _people(target.group, project, target.only)
+    attributes = _people(target.attribute.group, project, None)
+    other_groups = set(_people(other.group, project, other.only))
+    other_attributes = {(a.text, a.tag) for a in _people(other.attribute.group, project, None)}
+    distinct = set(groups)
+    shared = distinct & other_groups
+    by_tag, by_tag_text = Counter(p.tag for p in distinct), Counter((p.tag, p.text) for p in distinct)
+    shared_tag, shared_tag_text = Counter(p.tag for p in shared), Counter((p.tag, p.text) for p in shared)
+    other_texts = Counter(p.text for p in other_groups)
+    attribute_texts = Counter(text for text, _ in other_attributes)
+    first_group = {p.text: p for p in reversed(groups)}
+    first_attribute = {p.text: p for p in reversed(attributes)}
+    subsets = [
+        frozenset(names)
+        for size in range(1, 4)
+        for names in itertools.combinations([n for n in _ASKED if n in model.intersections], size)
+    ]
+
+    @cache
+    def x_sizes(text: str) -> tuple[tuple[int, int], ...]:
+        """Per subset: the size of the intersection of its group sets, and of its part with ``text``."""
+        group = first_group[text]
+        kin = by_tag[group.tag] - by_tag_text[(group.tag, text)]
+        if kin:
+            own = (kin, 0)
+            own_shared = (shared_tag[group.tag] - shared_tag_text[(group.tag, text)], 0)
+        else:  # the target's own filler stands in for a kin that the group lacks
+            own, own_shared = (1, 1), (int(group in other_groups),) * 2
+        others = (len(other_groups), other_texts[text])
+        sizes = []
+        for subset in subsets:
+            with_others = bool(subset & {"same_attribute", "both_differ"})
+            sizes.append((own_shared if with_others else own) if "same_group" in subset else others)
+        return tuple(sizes)
+
+    @cache
+    def y_sizes(text: str) -> tuple[tuple[int, int], ...]:
+        """Per subset: the size of the intersection of its attribute sets, and of its part with ``text``."""
+        mine = (text, first_attribute[text].tag)
+        sizes = []
+        for subset in subsets:
+            if "same_attribute" in subset:
+                fits = int(mine in other_attributes or not subset & {"same_group", "both_differ"})
+                sizes.append((fits, fits))
+            else:
+                sizes.append((len(other_attributes), attribute_texts[text]))
+        return tuple(sizes)
+
+    total = 0
+    for index, subset in enumerate(subsets):
+        sign = 1 if len(subset) % 2 else -1
+        xs = [x_sizes(p.text)[index] for p in groups]
+        ys = [y_sizes(p.text)[index] for p in attributes]
+        every = sum(x for x, _ in xs) * sum(y for y, _ in ys)
+        itself = sum(x for _, x in xs) * sum(y for _, y in ys)
+        total += sign * (every - itself)
+    return total
 
 
 class BbqKind(Kind):
@@ -513,13 +627,13 @@ class BbqKind(Kind):
                 )
                 continue
             allowed = slot_names | ({"ANSWER", "UNKNOWN"} if key_path[0] == "rationale" else set())
-            for slot, start, _ in rationale_slots(text):
-                if slot not in allowed:
+            for used, start, _ in rationale_slots(text):
+                if used not in allowed:
                     pos = template.doc.text_position(_text_key(key_path, value, lang), start)
                     problems.append(
                         Diagnostic(
                             code="R001",
-                            message=f"unknown slot {{{{{slot}}}}}",
+                            message=f"unknown slot {{{{{used}}}}}",
                             path=template.path,
                             line=pos.line if pos else None,
                             col=pos.col if pos else None,
@@ -562,7 +676,7 @@ class BbqKind(Kind):
                     hint="in the disambiguated context one person answers each question",
                 )
             )
-        return problems + _order_problems(template, lang)
+        return problems + _order_problems(template, lang) + _pair_problems(template, project)
 
     def language_coverage(self, template: SourceTemplate, lang: str) -> str:
         present = [text_in(value, lang) is not None for _, value in _template_texts(template.model)]
@@ -601,7 +715,9 @@ class BbqKind(Kind):
         model = plan.model
         roles = {name: "person" for name in (*model.persons, *model.attribute_slots.values())}
         roles |= {name: "word" for name in model.words}
-        fields = [(("ambiguous_context",), model.ambiguous_context, plan.renderings[0].ambiguous)]
+        fields: list[tuple[KeyPath, str | LocalizedText, CompiledText]] = [
+            (("ambiguous_context",), model.ambiguous_context, plan.renderings[0].ambiguous)
+        ]
         fields += [
             (key_path, value, CompiledText.parse(text_in(value, project.lang) or ""))
             for key_path, value in _disambiguating_texts(model)
@@ -652,6 +768,9 @@ class BbqKind(Kind):
             pairs=[(model.target_slot, model.other_slot)],
             contexts=[("ambiguous_context",)],
         )
+
+    def row_count(self, template: SourceTemplate, project: Project) -> int:
+        return row_count(template, project)
 
     def verifier(self, config: str, project: Project) -> BbqVerifier:
         return BbqVerifier(config, project)
@@ -855,6 +974,26 @@ def _order_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
                 )
             )
     return problems
+
+
+def _pair_problems(template: SourceTemplate, project: Project) -> list[Diagnostic]:
+    """A template whose target and other fillers are all one person (the same text) gives no row."""
+    model: BbqTemplate = template.model
+    groups = [slot.group for slot in model.persons.values()]
+    groups += [slot.attribute.group for slot in model.persons.values() if slot.attribute is not None]
+    if not all(group in project.vocab for group in groups):
+        return []  # reported as R002
+    pairs = _intersection_pairs(model, project) if model.intersections else _plain_pairs(model, project)
+    if pairs or not all(_people(s.group, project, s.only) for s in model.persons.values()):
+        return []  # a slot without fillers is reported as R005 already
+    return [
+        template.diagnostic(
+            ("persons",),
+            "R005",
+            "no pair of two different persons: every target filler is the other slot's only filler",
+            hint="give the other person's slot fillers that differ from the target's",
+        )
+    ]
 
 
 def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diagnostic]:

@@ -8,11 +8,19 @@ from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
-from ...evaluate.kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
+from ...evaluate.kind import (
+    Answer,
+    ChartSpec,
+    EvalKind,
+    EvalOptions,
+    ForeignRecords,
+    PreparedPrompts,
+    Protocol,
+    Record,
+    Row,
+)
 from ...evaluate.parsing import normalize, parse_bracketed_answer, parse_prediction_value, read_reply
 from ...evaluate.prompting import PromptItem, PromptTemplate, render_checked
-from ...evaluate.protocols import Protocol
-from ...evaluate.report import ChartSpec
 from . import metrics
 from .release import (
     BBQ_ROW_FIELDS,

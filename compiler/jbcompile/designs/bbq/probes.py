@@ -165,7 +165,9 @@ def _positions(mentions: _Mentions, starts: Sequence[int] | None) -> tuple[np.nd
     for index, context in enumerate(mentions.contexts):
         start = starts[index] if starts is not None else 0
         for person, part in enumerate((mentions.first[index], mentions.second[index])):
-            at = context.find(part, start) if part is not None else -1
+            if part is None:
+                continue
+            at = context.find(part, start)
             if at >= 0:
                 first_at[person, index] = at
                 last_at[person, index] = context.rfind(part, start)

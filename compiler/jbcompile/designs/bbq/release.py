@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic
-from ...evaluate.formats import RAW_REPLY, ReleaseFormat
-from ...evaluate.kind import option_index
-from ...evaluate.parsing import read_prediction
+from ...evaluate.formats import RAW_REPLY
+from ...evaluate.kind import ReleaseFormat, option_index
+from ...evaluate.parsing import are_texts, read_prediction
 
 # The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
 BBQ_ROW_FIELDS = frozenset(
@@ -208,7 +208,7 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     if not isinstance(responses, list) or not responses:
         return None, "filtered_resps is empty"
     options = [doc.get(f"ans{i}") for i in range(3)]
-    if not all(isinstance(option, str) for option in options):
+    if not are_texts(options):
         return None, "the doc lacks ans0, ans1 or ans2"
     row = dict(doc)
     if row.get("example_id") is None:

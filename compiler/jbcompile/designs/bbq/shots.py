@@ -176,7 +176,7 @@ def _draw(
     return picked
 
 
-def shot_variables(row: Row, task: str, setting: str) -> dict[str, Any]:
+def shot_variables(row: Row, task: str, setting: str | None) -> dict[str, Any]:
     gold = gold_of(row, task)
     answer = (
         rationale_in_brackets(row["rationale"]) if setting == "cot" and row.get("rationale") else str(gold)

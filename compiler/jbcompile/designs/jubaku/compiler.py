@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 CONFIG = "jubaku"
 ORDERS = ("neutral_first", "biased_first")
@@ -118,7 +118,8 @@ def render_layout(layout: str, instruction: str, context: str, first: str, secon
 
 
 def rows_per_case(model: JubakuCase, lang: str) -> int:
-    return len(wordings_of(model, lang)) * len(ORDERS)
+    """Each instruction wording in each response order of the case's prompt."""
+    return len(wordings_of(model, lang)) * len((model.prompt or DEFAULT_PROMPT).orders)
 
 
 class JubakuKind(Kind):
@@ -184,6 +185,9 @@ class JubakuKind(Kind):
 
     def build(self, template: SourceTemplate, project: Project) -> TemplateRows:
         return TemplateRows(rows={CONFIG: self.expand(template, project)})
+
+    def row_count(self, template: SourceTemplate, project: Project) -> int:
+        return rows_per_case(template.model, project.lang)
 
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         model: JubakuCase = template.model

@@ -22,11 +22,19 @@ from typing import Any
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
-from ...evaluate.kind import Answer, EvalKind, EvalOptions, ForeignRecords, PreparedPrompts, Record, Row
+from ...evaluate.kind import (
+    Answer,
+    ChartSpec,
+    EvalKind,
+    EvalOptions,
+    ForeignRecords,
+    PreparedPrompts,
+    Protocol,
+    Record,
+    Row,
+)
 from ...evaluate.parsing import read_prediction, read_reply
 from ...evaluate.prompting import PromptItem, PromptTemplate, render_checked
-from ...evaluate.protocols import Protocol
-from ...evaluate.report import ChartSpec
 from .release import RELEASE_FORMATS, holds_whole_prompts
 
 LETTERS = ("A", "B")

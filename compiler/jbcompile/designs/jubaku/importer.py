@@ -23,10 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError, Severity
+from ...importers.draft import SourcesDraft, slug
 from ...importers.interface import Imported, Importer, Input, ProgressBar, no_progress
 from ...importers.releases import RowCodes, read_release_rows
 from ...importers.report import ImportReport
-from ...importers.writer import SourcesDraft, slug
 
 ID_PATTERN = re.compile(r"^(?P<case>.+)_(?P<wording>\d+)_(?P<order>fwd|rev)$")
 ORDER_NAMES = {"biased_first": "fwd", "neutral_first": "rev"}  # fwd shows the biased response as A

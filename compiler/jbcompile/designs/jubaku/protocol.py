@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ...evaluate.protocols import Column, Protocol, Table
+from ...evaluate.kind import Column, Protocol, Table
 
 PROTOCOL = Protocol(
     name="jubaku",

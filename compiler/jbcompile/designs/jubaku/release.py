@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...evaluate.formats import ReleaseFormat
+from ...evaluate.kind import ReleaseFormat
 
 JUBAKU_RELEASE_FIELDS = frozenset(
     {"example_id", "viewpoint", "instruction", "correct_answer", "original_id", "is_swapped"}

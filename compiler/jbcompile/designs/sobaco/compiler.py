@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ...loader import KeyPath
-    from ...project import Project, SourceTemplate
+    from ...projecttypes import Project, SourceTemplate
 
 UNKNOWN_WORDINGS = 5  # SOBACO varies the unknown option over five wordings
 ROLES = ("NAME1", "NAME2", UNKNOWN)
@@ -139,6 +139,7 @@ def _problem(kind: str, field: str, text: Any, gold: str | None, biased: str | N
 def _plan(template: SourceTemplate, project: Project) -> _Plan:
     model: SobacoTemplate = template.model
     lang = project.lang
+    problems: tuple[Problem, ...]
     if model.dummy is None:
         problems = (
             _problem("bias", "bias_context", model.bias_context, UNKNOWN, model.biased_answer, lang),
@@ -299,6 +300,12 @@ class SobacoKind(Kind):
         plan = _plan(template, project)
         return TemplateRows(rows={plan.config: _expand(plan, project)})
 
+    def row_count(self, template: SourceTemplate, project: Project) -> int:
+        """Both questions × its problems (bias and culture, or one dummy) × ``rows_per_problem``."""
+        model: SobacoTemplate = template.model
+        problems = 1 if model.dummy is not None else 2
+        return len(QUESTIONS) * problems * rows_per_problem(model, project)
+
     def expand(self, template: SourceTemplate, project: Project) -> list[Row]:
         plan = _plan(template, project)
         return _expand(plan, project)
@@ -307,7 +314,7 @@ class SobacoKind(Kind):
         plan = _plan(template, project)
         model = plan.model
         roles = {slot: "person" for slot in NAME_SLOTS} | {slot: "word" for slot in model.words}
-        compiled = {
+        compiled: dict[KeyPath, CompiledText] = {
             ("background_context",): plan.background,
             **{(problem.field,): problem.additional for problem in plan.problems},
             **{("questions", field): plan.questions[qid] for qid, field in QUESTIONS},

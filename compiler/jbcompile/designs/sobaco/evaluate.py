@@ -6,7 +6,7 @@ Settings are ``<method>-<wording>``: methods ``basic``, ``debias`` (basic after 
 stereotyped option and why, then the basic prompt) and ``cot-r`` (two turns: the basic prompt, then
 "answer again without stereotypes"); wordings 1–3 phrase the basic instruction three ways. Prompts are
 zero-shot (``--shots`` is not used). Metrics of one run are here; the comparison of runs (mean and
-standard deviation over wordings, change rates, Spearman correlation) is :mod:`.sobaco_summary`.
+standard deviation over wordings, change rates, Spearman correlation) is :mod:`.summary`.
 
 Metrics (denominators are the rows answered with a valid option, as in SOBACO):
 
@@ -38,10 +38,12 @@ from ...evaluate.conversation import TurnItem, conversation_texts
 from ...evaluate.kind import (
     THINKING_TOKENS,
     Answer,
+    ChartSpec,
     EvalKind,
     EvalOptions,
     ForeignRecords,
     PreparedPrompts,
+    Protocol,
     Record,
     Row,
 )
@@ -56,16 +58,11 @@ from ...evaluate.parsing import (
     strip_thinking,
 )
 from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
-from ...evaluate.protocols import Protocol
-from ...evaluate.report import ChartSpec
+from .settings import METHODS, PROTOCOL_NAME, SETTINGS, WORDINGS, split_setting
 
-METHODS = ("basic", "debias", "cot-j", "cot-e", "cot-r")
-WORDINGS = (1, 2, 3)
-SETTINGS = tuple(f"{method}-{wording}" for method in METHODS for wording in WORDINGS)
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
 # cot-j's answer follows 「最終回答:」 (our prompt) or 「回答:」 (the paper's, after its 「正しい理由:」)
 FINAL_ANSWER = re.compile(r"(?:最終)?回答\s*[:：]")
-PROTOCOL_NAME = "sobaco"
 # SOBACO Appendix D: one new token for a one-number reply; 300 for cot-j's reasons; 100 for cot-e's first
 # turn (naming the stereotyped option and why); 800 for every prompt of its reasoning model
 PAPER_TOKENS = {"final": 1, "cot-j": 300, "cot-e first turn": 100, "reasoning": 800}
@@ -104,14 +101,6 @@ COUNT_NAMES = (
     "first_n",
     "first_changed",
 )
-
-
-def split_setting(setting: str) -> tuple[str, int] | None:
-    """``"cot-e-2"`` → ``("cot-e", 2)``; None for a name that is not a bundled setting."""
-    method, _, wording = setting.rpartition("-")
-    if method in METHODS and wording.isdigit() and int(wording) in WORDINGS:
-        return method, int(wording)
-    return None
 
 
 def method_of(options: EvalOptions) -> str:

@@ -24,11 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError, Severity
+from ...importers.draft import DraftFiller, SourcesDraft, slug
 from ...importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ...importers.report import GENERAL, ImportReport
-from ...importers.writer import DraftFiller, SourcesDraft, slug
 from ...jsonl import JsonCodes, read_json_document
-from ...sourcefiles import display_path
+from ...paths import display_path
+from ...reading import RELEASE
 
 # The SOBACO paper's three family names and five unknown wordings (the defaults of the command).
 PAPER_NAMES = ("佐藤", "鈴木", "田中")
@@ -118,7 +119,7 @@ def _lost_rows(item: Any, names: int) -> int:
 def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES)) -> list[Problem]:
     display = display_path(Path(path))
     try:  # the shown path names the same file (relative to the working folder where it can be)
-        document = read_json_document(Path(display), JSON_CODES)
+        document = read_json_document(Path(display), JSON_CODES, RELEASE)
     except OSError as exc:
         raise DiagnosticError(
             [Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display)]

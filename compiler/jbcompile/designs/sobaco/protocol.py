@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ...evaluate.protocols import Column, Protocol, Table
-from .evaluate import PROTOCOL_NAME
-from .evaluate import SETTINGS as SOBACO_SETTINGS
+from ...evaluate.kind import Column, Protocol, Table
+from .settings import PROTOCOL_NAME
+from .settings import SETTINGS as SOBACO_SETTINGS
 
 PROTOCOL = Protocol(
     name=PROTOCOL_NAME,

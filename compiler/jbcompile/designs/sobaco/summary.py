@@ -13,17 +13,20 @@ scope (overall and each category):
 
 from __future__ import annotations
 
-import itertools
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from scipy import stats
+
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.compare import same_data
 from ...evaluate.tables import fmt_number
-from .evaluate import METHODS, split_setting
+from ...jsonl import read_json
+from ...reading import RECORD
+from .settings import METHODS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
 CHANGE_METRICS = ("bias_score", "culture_acc")
@@ -32,12 +35,13 @@ SUMMARY_MD = "summary.md"
 
 
 def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
+    """Mean and sample standard deviation (``ddof=1``; None with one value)."""
     if not values:
         return None, None
-    mean = sum(values) / len(values)
+    mean = float(np.mean(values))
     if len(values) < 2:
         return mean, None
-    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))
+    return mean, float(np.std(values, ddof=1))
 
 
 def change_rate(debiased: float | None, basic: float | None) -> float | None:
@@ -47,33 +51,19 @@ def change_rate(debiased: float | None, basic: float | None) -> float | None:
     return (debiased - basic) / basic * 100.0
 
 
-def ranks(values: Sequence[float]) -> list[float]:
-    """1-based ranks, ties sharing their average rank."""
-    order = sorted(range(len(values)), key=lambda i: values[i])
-    out = [0.0] * len(values)
-    start = 0
-    while start < len(order):
-        end = start
-        while end + 1 < len(order) and values[order[end + 1]] == values[order[start]]:
-            end += 1
-        for k in range(start, end + 1):
-            out[order[k]] = (start + end) / 2 + 1
-        start = end + 1
-    return out
-
-
-def pearson(x: Sequence[float], y: Sequence[float]) -> float | None:
-    mx, my = sum(x) / len(x), sum(y) / len(y)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(x, y, strict=True))
-    sxx, syy = sum((a - mx) ** 2 for a in x), sum((b - my) ** 2 for b in y)
-    return None if sxx == 0 or syy == 0 else sxy / math.sqrt(sxx * syy)
-
-
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
-    """Spearman's ρ (Pearson correlation of the ranks); None for fewer than 2 points or constant ranks."""
-    if len(x) != len(y) or len(x) < 2:
+    """Spearman's ρ (ties share their average rank); None for fewer than 2 points or a constant side."""
+    if len(x) != len(y) or len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    return pearson(ranks(x), ranks(y))
+    return float(stats.spearmanr(x, y).statistic)
+
+
+def _rank_correlations(rank_x: np.ndarray, rank_y: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Pearson's r of ``rank_x`` with each ordering of ``rank_y`` along ``axis`` (Spearman's ρ of ranks)."""
+    rank_y = np.moveaxis(rank_y, axis, -1)
+    centred_x = rank_x - rank_x.mean()
+    centred = rank_y - rank_y.mean(axis=-1, keepdims=True)
+    return centred @ centred_x / np.sqrt((centred**2).sum(axis=-1) * (centred_x**2).sum())
 
 
 def permutation_p(
@@ -82,29 +72,28 @@ def permutation_p(
     """Upper-tailed permutation p-value of Spearman's ρ: the share of orderings of ``y`` with ρ ≥ the
     observed one.
 
-    Up to ``limit`` points every ordering is tried (exact; SOBACO Table 4's per-model p-values over four
-    methods are multiples of 1/24). Beyond, ``resamples`` seeded random orderings, with the observed one
-    counted in: (hits + 1) / (resamples + 1), the convention that gives Table 4's pooled p of 0.0001.
+    Up to ``limit`` points every ordering is tried (exact, ``scipy.stats.permutation_test``; SOBACO Table
+    4's per-model p-values over four methods are multiples of 1/24). Beyond, ``resamples`` seeded random
+    orderings, with the observed one counted in: (hits + 1) / (resamples + 1), the convention that gives
+    Table 4's pooled p of 0.0001 (drawn with numpy as before, so that a seed gives the p-values it gave).
     """
-    observed = spearman(x, y)
-    if observed is None or len(x) < 3:
+    if spearman(x, y) is None or len(x) < 3:
         return None
+    rank_x, rank_y = stats.rankdata(x), stats.rankdata(y)
     if len(x) <= limit:
-        hits = total = 0
-        for permuted in itertools.permutations(y):
-            rho = spearman(x, permuted)
-            total += 1
-            hits += rho is not None and rho >= observed - 1e-12
-        return hits / total
-    import numpy as np
-
-    rank_x, rank_y = np.array(ranks(x)), np.array(ranks(y))
+        result = stats.permutation_test(
+            (rank_y,),
+            lambda ranks, axis: _rank_correlations(rank_x, ranks, axis),
+            permutation_type="pairings",
+            vectorized=True,
+            n_resamples=np.inf,
+            alternative="greater",
+        )
+        return float(result.pvalue)
+    observed = _rank_correlations(rank_x, rank_y)
     rng = np.random.default_rng(seed)
     shuffled = rank_y[np.argsort(rng.random((resamples, len(y))), axis=1)]
-    centred_x = rank_x - rank_x.mean()
-    centred = shuffled - shuffled.mean(axis=1, keepdims=True)
-    rhos = centred @ centred_x / np.sqrt((centred**2).sum(axis=1) * (centred_x**2).sum())
-    hits = int(np.sum(rhos >= observed - 1e-12))
+    hits = int(np.sum(_rank_correlations(rank_x, shuffled) >= observed - 1e-12))
     return (hits + 1) / (resamples + 1)
 
 
@@ -221,7 +210,11 @@ def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
         path = Path(folder) / "results.json"
         if not path.is_file():
             raise DiagnosticError([Diagnostic("SB306", "no results.json here", path=str(folder))])
-        runs.append(json.loads(path.read_text(encoding="utf-8")))
+        try:
+            runs.append(read_json(path, RECORD))
+        except (OSError, ValueError) as error:
+            message = f"results.json cannot be read: {error}"
+            raise DiagnosticError([Diagnostic("SB306", message, path=str(path))]) from None
     return runs
 
 

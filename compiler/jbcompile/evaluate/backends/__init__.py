@@ -9,7 +9,6 @@ once. Each backend names the options it takes (``options``: its own model, check
 from .base import (
     Backend,
     BackendConfig,
-    LazyBackend,
     Reply,
     as_reply,
     common_prefix_length,
@@ -17,7 +16,7 @@ from .base import (
     plan_batches,
 )
 from .options import BackendOptions, Options, SamplingConfig
-from .registry import BACKENDS, backend_class, check_options, create_backend
+from .registry import BACKENDS, LazyBackend, backend_class, check_options, create_backend
 from .transformers import TransformersBackend
 
 __all__ = [

@@ -3,7 +3,9 @@
 Every prompt is sent as messages (a plain prompt is one user turn). With ``--thinking-budget N`` the
 model thinks first; its thinking blocks go to the predictions log's ``reasoning`` field and only the text
 blocks are parsed. The key comes from ``ANTHROPIC_API_KEY``; retries, concurrency and the request cache
-are ``remote``'s.
+are ``remote``'s. A response is read as the server sent it and checked for what is read (a ``content``
+list of blocks, text where a block holds text, counts as usage); anything else is a
+:class:`~.remote.ServerFault`.
 """
 
 from __future__ import annotations
@@ -12,9 +14,10 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from ...services import ANTHROPIC, service_errors
 from ..prompting import Prompt, as_messages
 from .base import BackendConfig, Reply
-from .remote import RemoteBackend, RemoteOptions, secret_from_env
+from .remote import RemoteBackend, RemoteOptions, json_body, need, secret_from_env, token_count
 
 
 class AnthropicOptions(RemoteOptions):
@@ -30,6 +33,7 @@ class AnthropicOptions(RemoteOptions):
 
 class AnthropicBackend(RemoteBackend):
     name = "anthropic"
+    service = ANTHROPIC
     Options = AnthropicOptions
     options: AnthropicOptions
     key_variables = ("ANTHROPIC_API_KEY",)
@@ -40,13 +44,14 @@ class AnthropicBackend(RemoteBackend):
         super().__init__(config)
         self.connection_errors = (anthropic.APIConnectionError,)  # timeouts are a subclass
         self.secret = secret_from_env(self.key_variables, self.name)
-        self.client = anthropic.Anthropic(
-            api_key=self.secret,
-            base_url=self.options.base_url,
-            max_retries=0,
-            timeout=self.options.timeout,
-        )
-        self._arguments = frozenset(inspect.signature(self.client.messages.create).parameters)
+        with service_errors(ANTHROPIC, "creating the client", secrets=(self.secret,)):
+            self.client = anthropic.Anthropic(
+                api_key=self.secret,
+                base_url=self.options.base_url,
+                max_retries=0,
+                timeout=self.options.timeout,
+            )
+            self._arguments = frozenset(inspect.signature(self.client.messages.create).parameters)
 
     def generate_request(
         self, prompt: Prompt, max_new_tokens: int, stop_strings: Sequence[str]
@@ -79,17 +84,33 @@ class AnthropicBackend(RemoteBackend):
         # travel in the body as they are, so the request the server gets is the same
         known = {key: value for key, value in request.items() if key in self._arguments}
         extra = {key: value for key, value in request.items() if key not in self._arguments}
-        return self.client.messages.create(**known, extra_body=extra or None).model_dump(mode="json")
+        raw = self.client.messages.with_raw_response.create(**known, extra_body=extra or None)
+        return json_body(raw.http_response)
 
     def reply_of(self, response: dict[str, Any]) -> Reply:
-        blocks = response.get("content") or []
-        text = "".join(block.get("text") or "" for block in blocks if block.get("type") == "text")
-        thinking = [block.get("thinking") or "" for block in blocks if block.get("type") == "thinking"]
-        return Reply(text, "\n\n".join(thinking) if thinking else None)
+        need(
+            response.get("type", "message") == "message",
+            f"a reply of type {response.get('type')!r}, not a message",
+        )
+        blocks: Any = response.get("content")
+        need(isinstance(blocks, list), "a message without a content list")
+        text: list[str] = []
+        thinking: list[str] = []
+        for block in blocks:
+            need(
+                isinstance(block, dict) and isinstance(block.get("type"), str),
+                "a content block without a type",
+            )
+            field = {"text": "text", "thinking": "thinking"}.get(block["type"])
+            if field is None:  # redacted thinking, tool use …: nothing to read
+                continue
+            need(isinstance(block.get(field), str), f"a {block['type']} block whose {field} is not text")
+            (text if field == "text" else thinking).append(block[field])
+        return Reply("".join(text), "\n\n".join(thinking) if thinking else None)
 
     def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:
-        usage = response.get("usage") or {}
-        return int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
+        usage = response.get("usage")
+        return token_count(usage, "input_tokens"), token_count(usage, "output_tokens")
 
     def server_of(self, response: dict[str, Any]) -> tuple[str | None, str | None]:
-        return response.get("model"), None
+        return super().server_of(response)[0], None

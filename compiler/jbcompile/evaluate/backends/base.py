@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...services import Service
 from ..prompting import Prompt, as_text
 from .options import BackendOptions, Options, SamplingConfig
 
@@ -92,6 +93,7 @@ class Backend(Protocol):
     """What the runner and the kinds call. ``Sequence`` items are whatever ``encode`` returned."""
 
     name: str
+    service: ClassVar[Service]  # the library it runs on, named when that library fails (jbcompile.services)
     Options: ClassVar[type[Options]]  # the options it takes (see :mod:`.options`)
     tokenizer: Any  # offers ``chat_template`` and ``apply_chat_template`` (the kinds wrap chat prompts)
     batch_size: int
@@ -131,84 +133,6 @@ class Backend(Protocol):
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
         """``(dtype, describe())`` of this backend before it has run anything."""
         ...
-
-
-def options_for(backend: type[Any], config: BackendConfig) -> Any:
-    """``config``'s options as ``backend`` takes them (its ``Options``); an option it does not take, or
-    a value out of range, is refused (EV308) as ``jbcompile eval`` refuses it."""
-    from .registry import check_options
-
-    problems = check_options(backend.name, config.options)
-    if problems:
-        raise DiagnosticError(problems)
-    return backend.Options.from_given(config.options)
-
-
-class LazyBackend:
-    """A run's backend, built the first time the run needs the model — the one place where it is built.
-
-    A resume whose every row is already in the predictions log needs no model: its prompts are hashed
-    from their text (with the tokenizer alone, for a chat template), and ``dtype`` and ``describe`` are
-    what the backend says before it runs anything. Such a run writes its results without reading a
-    checkpoint or starting an engine; any other use (``encode``, ``score``, ``generate``, ``batch_size``,
-    ``label_token_ids``) builds the backend first.
-    """
-
-    def __init__(self, name: str, config: BackendConfig):
-        self.name = name
-        self.config = config
-        self._backend: Backend | None = None
-        self._tokenizer: Any = None
-
-    @property
-    def built(self) -> bool:
-        return self._backend is not None
-
-    def build(self) -> Backend:
-        from .registry import create_backend
-
-        if self._backend is None:
-            self._backend = create_backend(self.name, self.config)
-        return self._backend
-
-    @property
-    def tokenizer(self) -> Any:
-        if self._backend is not None:
-            return self._backend.tokenizer
-        if self._tokenizer is None:
-            from .registry import backend_class
-
-            try:
-                self._tokenizer = backend_class(self.name).load_tokenizer(self.config)
-            except DiagnosticError:
-                raise
-            except Exception as error:  # noqa: BLE001 - as the backend itself reports a failed load
-                raise load_error(self.config.model, error) from None
-        return self._tokenizer
-
-    @property
-    def dtype(self) -> str | None:
-        from .registry import backend_class
-
-        if self._backend is not None:
-            return self._backend.dtype
-        return backend_class(self.name).describe_idle(self.config)[0]
-
-    def describe(self) -> dict[str, Any]:
-        from .registry import backend_class
-
-        if self._backend is not None:
-            return self._backend.describe()
-        return backend_class(self.name).describe_idle(self.config)[1]
-
-    def close(self) -> None:
-        if self._backend is not None:
-            self._backend.close()
-
-    def __getattr__(self, name: str) -> Any:  # only called for what this class does not define
-        if name.startswith("_"):
-            raise AttributeError(name)
-        return getattr(self.build(), name)
 
 
 class LocalTokens:

@@ -5,6 +5,11 @@ Ollama, ``transformers serve``.
 completions (base models). ``--scoring logprob`` asks for one token with its ``top_logprobs`` and reads
 the option labels among them; a server that returns none gets a diagnostic, not a guess. The key comes
 from ``OPENAI_API_KEY``; retries, concurrency and the request cache are ``remote``'s.
+
+A response is read as the server sent it (the raw JSON, not the client's lenient model of it) and checked
+for what is read: a first choice with a text (completions) or a message whose content is text or null
+(chat), log-probabilities that are numbers, usage counts that are counts. Anything else is a
+:class:`~.remote.ServerFault`.
 """
 
 from __future__ import annotations
@@ -14,9 +19,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...services import OPENAI, service_errors
 from ..prompting import Prompt, as_messages, as_text
 from .base import BackendConfig, Reply
-from .remote import RemoteBackend, RemoteOptions, secret_from_env
+from .remote import RemoteBackend, RemoteOptions, ServerFault, json_body, need, secret_from_env, token_count
 
 
 class OpenAIOptions(RemoteOptions):
@@ -28,6 +34,7 @@ class OpenAIOptions(RemoteOptions):
 
 class OpenAIBackend(RemoteBackend):
     name = "openai"
+    service = OPENAI
     Options = OpenAIOptions
     options: OpenAIOptions
     key_variables = ("OPENAI_API_KEY",)
@@ -39,12 +46,13 @@ class OpenAIBackend(RemoteBackend):
         self.connection_errors = (openai.APIConnectionError,)  # timeouts are a subclass
         self.secret = secret_from_env(self.key_variables, self.name)
         # retries are the generic layer's (counted, Retry-After honoured), never the client's own
-        self.client = openai.OpenAI(
-            api_key=self.secret,
-            base_url=self.options.base_url,
-            max_retries=0,
-            timeout=self.options.timeout,
-        )
+        with service_errors(OPENAI, "creating the client", secrets=(self.secret,)):
+            self.client = openai.OpenAI(
+                api_key=self.secret,
+                base_url=self.options.base_url,
+                max_retries=0,
+                timeout=self.options.timeout,
+            )
         self.chat = config.chat
 
     def _sampling(self) -> dict[str, Any]:
@@ -92,29 +100,57 @@ class OpenAIBackend(RemoteBackend):
 
     def send(self, request: dict[str, Any]) -> dict[str, Any]:
         body = {key: value for key, value in request.items() if key != "endpoint"}
-        if request["endpoint"] == "chat.completions":
-            return self.client.chat.completions.create(**body).model_dump(mode="json")
-        return self.client.completions.create(**body).model_dump(mode="json")
+        endpoint = (
+            self.client.chat.completions
+            if request["endpoint"] == "chat.completions"
+            else self.client.completions
+        )
+        return json_body(endpoint.with_raw_response.create(**body).http_response)
 
     def reply_of(self, response: dict[str, Any]) -> Reply:
-        choice = (response.get("choices") or [{}])[0]
-        message = choice.get("message")
-        if message is None:  # plain completions
-            return Reply(choice.get("text") or "")
+        choice = _first_choice(response)
+        if "message" not in choice:  # plain completions
+            text: Any = choice.get("text")
+            need(isinstance(text, str), f"a completion without text ({_shown(text)})")
+            return Reply(text)
+        message = choice["message"]
+        need(isinstance(message, dict), f"a choice whose message is not an object ({_shown(message)})")
+        need("content" in message, "a message without content")
+        content = message["content"]
+        # null content is a model that said nothing (a refusal, or thinking until the limit): out of choice
+        need(
+            content is None or isinstance(content, str),
+            f"a message content that is not text ({_shown(content)})",
+        )
         # servers name the reasoning differently: vLLM / DeepSeek ``reasoning_content``, others ``reasoning``
         reasoning = message.get("reasoning_content") or message.get("reasoning")
-        return Reply(message.get("content") or "", reasoning if isinstance(reasoning, str) else None)
+        return Reply(content or "", reasoning if isinstance(reasoning, str) else None)
 
     def option_logprobs(self, response: dict[str, Any], labels: Sequence[str]) -> list[float]:
         """Each label's log-probability among the first token's ``top_logprobs`` (−inf when absent)."""
-        choice = (response.get("choices") or [{}])[0]
+        choice = _first_choice(response)
+        logprobs: Any = choice.get("logprobs") or {}
+        need(isinstance(logprobs, dict), f"logprobs that are not an object ({_shown(logprobs)})")
         top: dict[str, float] = {}
-        logprobs = choice.get("logprobs") or {}
-        if "content" in logprobs:  # chat: [{token, logprob, top_logprobs: [{token, logprob}]}]
-            first = (logprobs.get("content") or [{}])[0]
-            top = {entry["token"]: entry["logprob"] for entry in first.get("top_logprobs") or []}
+        if logprobs.get("content"):  # chat: [{token, logprob, top_logprobs: [{token, logprob}]}]
+            tokens = logprobs["content"]
+            need(
+                isinstance(tokens, list) and isinstance(tokens[0], dict),
+                "logprobs.content is not a list of tokens",
+            )
+            entries = tokens[0].get("top_logprobs") or []
+            need(isinstance(entries, list), "top_logprobs that are not a list")
+            for entry in entries:
+                need(
+                    isinstance(entry, dict) and isinstance(entry.get("token"), str),
+                    "a top_logprobs entry without a token",
+                )
+                top[entry["token"]] = _logprob(entry.get("logprob"))
         elif logprobs.get("top_logprobs"):  # completions: [{token: logprob}]
-            top = dict(logprobs["top_logprobs"][0] or {})
+            first = logprobs["top_logprobs"]
+            need(isinstance(first, list), f"top_logprobs that are not a list ({_shown(first)})")
+            need(isinstance(first[0] or {}, dict), f"top_logprobs that are not objects ({_shown(first[0])})")
+            top = {str(token): _logprob(value) for token, value in (first[0] or {}).items()}
         if not top:
             raise DiagnosticError(
                 [
@@ -128,8 +164,31 @@ class OpenAIBackend(RemoteBackend):
         return [_label_logprob(top, label) for label in labels]
 
     def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:
-        usage = response.get("usage") or {}
-        return int(usage.get("prompt_tokens") or 0), int(usage.get("completion_tokens") or 0)
+        usage = response.get("usage")
+        return token_count(usage, "prompt_tokens"), token_count(usage, "completion_tokens")
+
+
+def _first_choice(response: dict[str, Any]) -> dict[str, Any]:
+    """The first choice of a response; a response without one holds no answer (a server fault)."""
+    choices: Any = response.get("choices")
+    need(isinstance(choices, list) and len(choices) > 0, f"a reply without choices ({_shown(choices)})")
+    need(isinstance(choices[0], dict), f"a choice that is not an object ({_shown(choices[0])})")
+    return choices[0]
+
+
+def _logprob(value: Any) -> float:
+    """A log-probability: a number that is not NaN and not above 0 (−inf is a valid "never")."""
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    if not (number and not math.isnan(value) and value <= 1e-6):
+        raise ServerFault(f"a log-probability that is not one ({_shown(value)})")
+    return float(value)
+
+
+def _shown(value: Any) -> str:
+    """A value of a malformed reply, short, for the diagnostic."""
+    import json
+
+    return json.dumps(value, ensure_ascii=False, default=str)[:60]
 
 
 def _label_logprob(top: dict[str, float], label: str) -> float:

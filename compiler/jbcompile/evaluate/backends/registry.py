@@ -6,15 +6,13 @@ here; its class names its options model (``Options``), so nothing else learns wh
 from __future__ import annotations
 
 from importlib import import_module
-from typing import TYPE_CHECKING
+from typing import Any
 
 from pydantic import ValidationError
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from .base import Backend, BackendConfig, load_error
 from .options import BackendOptions
-
-if TYPE_CHECKING:
-    from .base import Backend, BackendConfig
 
 BACKENDS: dict[str, str] = {
     "transformers": "jbcompile.evaluate.backends.transformers:TransformersBackend",
@@ -76,3 +74,71 @@ def check_options(name: str, given: BackendOptions) -> list[Diagnostic]:
         flag = model.flag_of(str(first["loc"][0])) if first["loc"] else f"--backend {name}"
         return [*problems, Diagnostic("EV308", f"{flag}: {first['msg']}")]
     return problems + [Diagnostic("EV308", message) for message in options.problems()]
+
+
+def options_for(backend: type[Any], config: BackendConfig) -> Any:
+    """``config``'s options as ``backend`` takes them (its ``Options``); an option it does not take, or
+    a value out of range, is refused (EV308) as ``jbcompile eval`` refuses it."""
+    problems = check_options(backend.name, config.options)
+    if problems:
+        raise DiagnosticError(problems)
+    return backend.Options.from_given(config.options)
+
+
+class LazyBackend:
+    """A run's backend, built the first time the run needs the model — the one place where it is built.
+
+    A resume whose every row is already in the predictions log needs no model: its prompts are hashed
+    from their text (with the tokenizer alone, for a chat template), and ``dtype`` and ``describe`` are
+    what the backend says before it runs anything. Such a run writes its results without reading a
+    checkpoint or starting an engine; any other use (``encode``, ``score``, ``generate``, ``batch_size``,
+    ``label_token_ids``) builds the backend first.
+    """
+
+    def __init__(self, name: str, config: BackendConfig):
+        self.name = name
+        self.config = config
+        self._backend: Backend | None = None
+        self._tokenizer: Any = None
+
+    @property
+    def built(self) -> bool:
+        return self._backend is not None
+
+    def build(self) -> Backend:
+        if self._backend is None:
+            self._backend = create_backend(self.name, self.config)
+        return self._backend
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._backend is not None:
+            return self._backend.tokenizer
+        if self._tokenizer is None:
+            try:
+                self._tokenizer = backend_class(self.name).load_tokenizer(self.config)
+            except DiagnosticError:
+                raise
+            except Exception as error:  # noqa: BLE001 - as the backend itself reports a failed load
+                raise load_error(self.config.model, error) from None
+        return self._tokenizer
+
+    @property
+    def dtype(self) -> str | None:
+        if self._backend is not None:
+            return self._backend.dtype
+        return backend_class(self.name).describe_idle(self.config)[0]
+
+    def describe(self) -> dict[str, Any]:
+        if self._backend is not None:
+            return self._backend.describe()
+        return backend_class(self.name).describe_idle(self.config)[1]
+
+    def close(self) -> None:
+        if self._backend is not None:
+            self._backend.close()
+
+    def __getattr__(self, name: str) -> Any:  # only called for what this class does not define
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.build(), name)

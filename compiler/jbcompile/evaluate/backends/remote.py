@@ -4,33 +4,40 @@ cache on disk, usage.
 A provider module (``openai``, ``anthropic``) only says how a prompt becomes a request body, how a
 response becomes a reply or option log-probabilities, and which of its client's errors are worth a retry.
 This layer sends up to ``--concurrency`` requests at a time; retries 429 (waiting what ``Retry-After``
-asks), 5xx, timeouts and dropped connections with exponential backoff; and writes every response to the
-request cache (fsynced) the moment it arrives, keyed by the exact request, so a rerun, a resume or a
-re-scoring never sends — or pays for — the same request twice. When a request still fails after
-``max_attempts``, the requests already running finish, and ``BatchFailed`` carries every reply that came
-back, so that the runner can keep them before it stops with the diagnostic.
+asks), 5xx, timeouts, dropped connections and *server faults* with exponential backoff; and writes every
+response to the request cache (fsynced) the moment it is read, keyed by the exact request, so a rerun, a
+resume or a re-scoring never sends — or pays for — the same request twice. When a request still fails
+after ``max_attempts``, the requests already running finish, and ``BatchFailed`` carries every reply that
+came back, so that the runner can keep them before it stops with the diagnostic.
+
+A server fault is a response that is not an answer: a body that is not JSON, a 200 that holds an error,
+a reply without the fields the provider reads (no ``choices``, no ``content``, a content of the wrong
+type) or with a usage count that is not a number. The provider's readers raise :class:`ServerFault`;
+such a response is retried like a 5xx, never cached and never counted, and a cached response that does
+not read (kept by an older version) is asked again.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
-import re
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_EXCEPTION, Future, ThreadPoolExecutor, wait
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, ClassVar
-from urllib.parse import urlsplit, urlunsplit
 
 from ...diagnostics import Diagnostic, DiagnosticError
-from ...text import redact
+from ...redaction import redact, redact_data, redact_url, register_secret, register_url
+from ...services import Service, unexpected
 from ..jsonfile import read_json_lines
 from ..prompting import ChatPrompt, Message, Prompt
-from .base import BackendConfig, Reply, library_version, options_for
+from .base import BackendConfig, Reply, library_version
 from .options import Options
+from .registry import options_for
 
 # Statuses worth another attempt: timeout, conflict, rate limit, server errors, Anthropic's "overloaded".
 RETRY_STATUSES = frozenset({408, 409, 429, 500, 502, 503, 504, 529})
@@ -78,6 +85,48 @@ class Usage:
     output_tokens: int = 0
 
 
+class ServerFault(Exception):
+    """A response that is not an answer (see the module's docstring): retried, never kept or counted."""
+
+
+def need(condition: bool, what: str) -> None:
+    """Raise :class:`ServerFault` saying ``what`` the response lacks, unless ``condition`` holds."""
+    if not condition:
+        raise ServerFault(what)
+
+
+def token_count(usage: Any, name: str) -> int:
+    """A usage field as a count: absent or null is 0 (many servers count nothing); anything but a
+    whole, finite, non-negative number is a server fault."""
+    if usage is None:
+        return 0
+    need(isinstance(usage, dict), f"a usage that is not an object ({type(usage).__name__})")
+    value = usage.get(name)
+    if value is None:
+        return 0
+    number = isinstance(value, int | float) and not isinstance(value, bool)
+    need(
+        number and math.isfinite(value) and value >= 0 and value == int(value),
+        f"a usage {name} that is not a count ({json.dumps(value)[:40]})",
+    )
+    return int(value)
+
+
+def json_body(raw: Any) -> dict[str, Any]:
+    """The JSON object of a raw HTTP response (an ``httpx.Response``); a body that is not one is a fault."""
+    try:
+        body = raw.json()
+    except ValueError:  # cut short, or not JSON at all (an HTML page from a proxy)
+        kind = raw.headers.get("content-type", "no content-type")
+        raise ServerFault(f"a body that is not JSON ({kind}, {len(raw.content)} bytes)") from None
+    need(isinstance(body, dict), f"a body that is not a JSON object ({type(body).__name__})")
+    error = body.get("error")
+    if error and not any(key in body for key in ("choices", "content")):
+        message = error.get("message") if isinstance(error, dict) else error
+        raise ServerFault(f"an error in a 200 reply: {str(message)[:200]}")
+    return body
+
+
 class BatchFailed(Exception):
     """A request failed for good; ``done`` holds the result of every request of the batch that finished."""
 
@@ -120,7 +169,8 @@ class RequestCache:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._handle = self.path.open("a", encoding="utf-8")
-            self._handle.write(json.dumps({"key": key, "response": response}, ensure_ascii=False) + "\n")
+            line = json.dumps({"key": key, "response": response}, ensure_ascii=False)
+            self._handle.write(redact_data(line) + "\n")
             self._handle.flush()
             self._written += 1
             mine = self._written
@@ -140,22 +190,12 @@ class RequestCache:
                 self._handle = None
 
 
-def redact_url(url: str | None) -> str | None:
-    """A URL without user name, password, query or fragment (they may hold credentials)."""
-    if not url:
-        return url
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port:
-        host = f"{host}:{parts.port}"
-    return urlunsplit((parts.scheme, host, parts.path, "", ""))
-
-
 def secret_from_env(names: Sequence[str], backend: str) -> str:
     """The first of ``names`` set in the environment; the key itself is never printed or written."""
     for name in names:
         value = os.environ.get(name)
         if value:
+            register_secret(value)
             return value
     raise DiagnosticError(
         [
@@ -172,6 +212,7 @@ class RemoteBackend:
     """The generic half of a request-based backend; a provider subclass fills in the hooks below."""
 
     name = "remote"
+    service: ClassVar[Service]  # the client library the provider sends with (its failures' name)
     Options: ClassVar[type[RemoteOptions]] = RemoteOptions
     key_variables: tuple[str, ...] = ()
     # the client's exception classes for a dropped connection or a timeout (set by the provider)
@@ -192,6 +233,7 @@ class RemoteBackend:
         self.server_version: str | None = None
         self._lock = threading.Lock()
         self._pool = ThreadPoolExecutor(max_workers=self.concurrency, thread_name_prefix=self.name)
+        register_url(self.options.base_url)  # its user info, if any, is scrubbed from every output
         self.base_url = redact_url(self.options.base_url)
         self.secret = ""  # set by a provider that reads a key; only ever used to scrub messages
 
@@ -216,22 +258,26 @@ class RemoteBackend:
         )
 
     def send(self, request: dict[str, Any]) -> dict[str, Any]:
-        """Send one request with the provider's client; return the response as plain JSON data."""
+        """Send one request with the provider's client; return the response's JSON object as the server
+        sent it (:func:`json_body`: a body that is not one is a :class:`ServerFault`)."""
         raise NotImplementedError
 
     def reply_of(self, response: dict[str, Any]) -> Reply:
+        """The reply a response holds; :class:`ServerFault` when it holds none."""
         raise NotImplementedError
 
     def option_logprobs(self, response: dict[str, Any], labels: Sequence[str]) -> list[float]:
+        """The labels' log-probabilities; :class:`ServerFault` when the response is malformed."""
         raise NotImplementedError
 
     def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:
-        """Input and output tokens the response reports (0 when it does not)."""
+        """Input and output tokens the response reports (0 when it does not; :func:`token_count`)."""
         return 0, 0
 
     def server_of(self, response: dict[str, Any]) -> tuple[str | None, str | None]:
-        """The model id and version string (fingerprint) the server reports."""
-        return response.get("model"), response.get("system_fingerprint")
+        """The model id and version string (fingerprint) the server reports (text, or nothing)."""
+        model, version = response.get("model"), response.get("system_fingerprint")
+        return (model if isinstance(model, str) else None), (version if isinstance(version, str) else None)
 
     # ---- the interface the runner calls ---------------------------------------------------------------
 
@@ -291,7 +337,8 @@ class RemoteBackend:
     # ---- the generic layer ----------------------------------------------------------------------------
 
     def run(self, requests: Sequence[dict[str, Any]], read: Callable[[dict[str, Any]], Any]) -> list[Any]:
-        """Every request's result, in order: from the cache, or sent (``concurrency`` at a time)."""
+        """Every request's result, in order: from the cache, or sent (``concurrency`` at a time). A cached
+        response that does not read (a fault an older version kept) is sent again."""
         keyed = [
             RequestCache.key({"backend": self.name, "base_url": self.base_url, **request})
             for request in requests
@@ -300,12 +347,13 @@ class RemoteBackend:
         futures: dict[Future, int] = {}
         for index, key in enumerate(keyed):
             cached = self.cache.get(key)
-            if cached is not None:
-                results[index] = read(cached)
+            found = _read_or_none(read, cached) if cached is not None else None
+            if found is not None:
+                results[index] = found[0]
                 with self._lock:
                     self.usage.cached += 1
             else:
-                futures[self._pool.submit(self._send_and_keep, requests[index], key)] = index
+                futures[self._pool.submit(self._send_and_keep, requests[index], key, read)] = index
         pending = set(futures)
         failure: BaseException | None = None
         while pending:
@@ -317,7 +365,7 @@ class RemoteBackend:
                 raise
             for future in finished:
                 if future.exception() is None:
-                    results[futures[future]] = read(future.result())
+                    results[futures[future]] = future.result()
                 elif failure is None:
                     failure = future.exception()
             if failure is not None:
@@ -326,20 +374,22 @@ class RemoteBackend:
                 wait(pending)
                 for future in pending:
                     if not future.cancelled() and future.exception() is None:
-                        results[futures[future]] = read(future.result())
+                        results[futures[future]] = future.result()
                 break
         if failure is not None:
             raise BatchFailed(self._diagnostic(failure), results)
         return [results[index] for index in range(len(requests))]
 
-    def _send_and_keep(self, request: dict[str, Any], key: str) -> dict[str, Any]:
-        """Send with retries; the response is in the cache file before anyone counts it."""
+    def _send_and_keep(self, request: dict[str, Any], key: str, read: Callable[[dict[str, Any]], Any]) -> Any:
+        """Send with retries until a response reads; it is in the cache file before anyone counts it.
+        A server fault (:class:`ServerFault`) is retried and neither kept nor counted."""
         import tenacity
 
-        def counted() -> dict[str, Any]:
+        def attempt() -> tuple[dict[str, Any], Any, tuple[int, int]]:
             with self._lock:
                 self.usage.requests += 1
-            return self.send(request)
+            response = self.send(request)
+            return response, read(response), self.tokens_of(response)
 
         retrying = tenacity.Retrying(
             retry=tenacity.retry_if_exception(self._transient),
@@ -348,9 +398,8 @@ class RemoteBackend:
             before_sleep=self._count_retry,
             reraise=True,
         )
-        response = retrying(counted)
+        response, result, (inputs, outputs) = retrying(attempt)
         self.cache.put(key, response)
-        inputs, outputs = self.tokens_of(response)
         model, version = self.server_of(response)
         with self._lock:
             self.usage.replies += 1
@@ -358,14 +407,14 @@ class RemoteBackend:
             self.usage.output_tokens += outputs
             self.server_model = model or self.server_model
             self.server_version = version or self.server_version
-        return response
+        return result
 
     def _count_retry(self, state: Any) -> None:
         with self._lock:
             self.usage.retries += 1
 
     def _transient(self, error: BaseException) -> bool:
-        if isinstance(error, self.connection_errors):
+        if isinstance(error, (ServerFault, *self.connection_errors)):
             return True
         status = getattr(error, "status_code", None)
         return status in RETRY_STATUSES and not _is_quota(error) and _retry_after(error) is not False
@@ -382,21 +431,31 @@ class RemoteBackend:
         return min(60.0, base) * (0.5 + random.random() / 2)
 
     def _diagnostic(self, error: BaseException) -> Diagnostic:
+        if isinstance(error, DiagnosticError):  # e.g. a server that returns no log-probabilities (EV306)
+            return error.diagnostics[0]
+        if isinstance(error, ServerFault):
+            return Diagnostic(
+                "EV309",
+                redact(
+                    f"the {self.name} server's reply was not an answer {self.options.max_attempts} time(s) "
+                    f"in a row: {error}",
+                    self.secret,
+                ),
+                hint="this reply was neither kept nor counted, the replies received before it are kept; "
+                "check --base-url (the server may not speak this API) and the server's logs, then run the "
+                "same command again to send only the missing requests",
+            )
         status = getattr(error, "status_code", None)
+        if status is None and not isinstance(error, self.connection_errors):
+            return unexpected(self.service, "sending a request", error, self.secret)
         what = f"HTTP {status}" if status is not None else type(error).__name__
-        detail = scrub(_error_message(error), self.secret)
+        detail = redact(_error_message(error), self.secret)
         if _is_quota(error) or _retry_after(error) is False:
             return Diagnostic(
                 "EV304",
                 f"the {self.name} server refused for lack of quota or credit ({what}: {detail})",
                 hint="every reply received so far is kept; add quota and run the same command again — "
                 "only the missing requests are sent",
-            )
-        if status is None and not isinstance(error, self.connection_errors):
-            return Diagnostic(
-                "EV305",
-                f"the {self.name} backend could not send a request ({what}: {detail})",
-                hint="every reply received so far is kept; this is a bug or an unsupported client version",
             )
         if status is not None and status not in RETRY_STATUSES:
             return Diagnostic(
@@ -413,16 +472,12 @@ class RemoteBackend:
         )
 
 
-def scrub(text: str, secret: str) -> str:
-    """A server's message without the key, any 6 characters of it, or anything shaped like a key
-    (servers echo parts of a wrong key), on top of what every printed text loses (:func:`text.redact`)."""
-    text = redact(text, secret)
-    for length in range(len(secret) - 1, 5, -1):
-        for start in range(len(secret) - length + 1):
-            part = secret[start : start + length]
-            if part in text:
-                text = text.replace(part, "***")
-    return re.sub(r"\b(sk|key|api)[-_][A-Za-z0-9_*\-]{6,}", "***", text)
+def _read_or_none(read: Callable[[dict[str, Any]], Any], response: Any) -> tuple[Any] | None:
+    """``(read(response),)``, or None when a cached response does not read (it is then asked again)."""
+    try:
+        return (read(response),)
+    except (ServerFault, DiagnosticError, AttributeError, TypeError, KeyError, IndexError, ValueError):
+        return None
 
 
 def _status_headers(error: BaseException) -> dict[str, str]:

@@ -15,12 +15,14 @@ import inspect
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, cast
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...services import TRANSFORMERS
 from ..parsing import holds_line_break
-from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error, options_for
+from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
 from .options import Options
+from .registry import options_for
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,7 @@ class TransformersBackend(LocalTokens):
     """A causal LM from the Hub or a folder, loaded with ``from_pretrained`` like any model."""
 
     name = "transformers"
+    service = TRANSFORMERS  # what the runner names when the library fails (jbcompile.services)
     Options = Options  # sampling alone
 
     def __init__(self, config: BackendConfig):
@@ -84,7 +87,9 @@ class TransformersBackend(LocalTokens):
             self.prefix_cache = False
             log.warning("this model takes no position ids; prefix reuse is off")
         self.dtype = str(dtype).replace("torch.", "")
-        self.input_device = self.model.get_input_embeddings().weight.device
+        weight = self.model.get_input_embeddings().weight
+        assert isinstance(weight, torch.Tensor)  # a module's attributes are typed Tensor | Module
+        self.input_device = weight.device
         pad = self.tokenizer.pad_token_id
         if pad is None:
             pad = self.tokenizer.eos_token_id if self.tokenizer.eos_token_id is not None else 0
@@ -207,7 +212,7 @@ class TransformersBackend(LocalTokens):
         state = _TreeState(ends=[0] * len(sequences))
         depth = len(keys[0]) if (self.prefix_cache and keys and len(sequences) > 1) else 0
         for level in range(1, depth + 1):
-            groups: dict[tuple[str, ...], list[int]] = {}
+            groups: dict[tuple[int | str, ...], list[int]] = {}
             for index, key in enumerate(keys):
                 parent = state.row_of[index] if state.row_of else -1
                 groups.setdefault((parent, *key[:level]), []).append(index)
@@ -454,7 +459,8 @@ class TransformersBackend(LocalTokens):
                 [self._stop_criteria(tuple(stop_strings))]
             )
         with torch.inference_mode():
-            out = self.model.generate(
+            # some transformers versions type generate's self as a class from_pretrained's result is not
+            out = cast(Any, self.model).generate(
                 input_ids=ids.to(self.input_device),
                 attention_mask=mask.to(self.input_device),
                 generation_config=config,

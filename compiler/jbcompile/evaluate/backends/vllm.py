@@ -14,10 +14,12 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
-from typing import Any
+from typing import Any, cast
 
-from .base import BackendConfig, LocalTokens, library_version, load_error, options_for
+from ...services import VLLM
+from .base import BackendConfig, LocalTokens, library_version, load_error
 from .options import Options, flag
+from .registry import options_for
 
 # vLLM schedules its own batches; the runner hands it this many prompts at a time, so that replies reach
 # the predictions log now and then while vLLM still sees enough prompts to fill its batches.
@@ -49,6 +51,7 @@ class VllmOptions(Options):
 
 class VllmBackend(LocalTokens):
     name = "vllm"
+    service = VLLM  # what the runner names when the library fails (jbcompile.services)
     Options = VllmOptions
 
     def __init__(self, config: BackendConfig):
@@ -69,10 +72,10 @@ class VllmBackend(LocalTokens):
             extra: dict[str, Any] = dict(options.engine_args)
             if options.data_parallel_size > 1:
                 extra["data_parallel_size"] = options.data_parallel_size
-            self.llm = LLM(
+            self.llm: LLM | None = LLM(
                 model=config.model,
                 revision=config.revision,
-                dtype=self.dtype,
+                dtype=cast(Any, self.dtype),  # the user's --dtype, which vLLM checks against its Literal
                 trust_remote_code=config.trust_remote_code,
                 enable_prefix_caching=config.prefix_cache,
                 tensor_parallel_size=options.tensor_parallel_size,
@@ -88,7 +91,10 @@ class VllmBackend(LocalTokens):
         self.usage = _no_usage()
 
     def _run(self, sequences: Sequence[Sequence[int]], params: Any) -> list[Any]:
-        prompts = [{"prompt_token_ids": list(ids)} for ids in sequences]
+        from vllm.inputs import TokensPrompt
+
+        assert self.llm is not None, "the engine was closed"
+        prompts = [TokensPrompt(prompt_token_ids=list(ids)) for ids in sequences]
         outputs = self.llm.generate(prompts, params, use_tqdm=False)
         self.usage["requests"] += len(outputs)
         self.usage["input_tokens"] += sum(len(ids) for ids in sequences)

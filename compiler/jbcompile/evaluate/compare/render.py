@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..kind import get_eval_kind
+from ..registered import get_eval_kind
 from ..tables import fmt_number, fmt_p, md_table
 
 

@@ -9,7 +9,8 @@ from typing import Any
 
 from ...designs import DEFAULT_DESIGN
 from ...diagnostics import Diagnostic, DiagnosticError
-from ..kind import EvalKind, get_eval_kind
+from ..kind import EvalKind
+from ..registered import get_eval_kind
 from ..results import Results
 from .identity import check_comparable, data_identity, protocol_identity
 from .runs import Run
@@ -37,7 +38,7 @@ def labels(runs: Sequence[Run]) -> list[str]:
 def columns_of(kind: EvalKind, run: Results) -> list[str]:
     """The metrics in the table: the protocol's headline, else the kind's report columns."""
     headline = run.headline
-    return headline if headline is not None else list(getattr(kind, "table_metrics", ()))
+    return headline if headline is not None else list(kind.table_metrics)
 
 
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:

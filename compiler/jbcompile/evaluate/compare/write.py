@@ -7,11 +7,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from ...diagnostics import Diagnostic, DiagnosticError
-from ...fsio import replaced_folder, taken_with
+from ...diagnostics import Diagnostic
+from ...outputs import Output, overlaps, refuse, writing
 from ...paths import home_as_tilde
+from ...redaction import redact_data
 from .. import predictions as files
-from ..kind import get_eval_kind
+from ..registered import get_eval_kind
 from .render import comparison_csv, comparison_markdown, draw_comparison
 
 COMPARE_JSON = "compare.json"
@@ -32,45 +33,40 @@ def is_compare_folder(folder: Path) -> bool:
 
 def check_compare_out(out: Path, runs: Sequence[Path]) -> list[Diagnostic]:
     """A comparison replaces its whole folder: only a new or empty folder or an earlier comparison, and
-    never one holding a compared run or the working folder."""
-    problems = files.check_out_folder(out, is_compare_folder, "comparison")
-    taken = taken_with(out, [("a compared run", run) for run in runs])
-    if taken and not problems:
-        problems.append(
-            Diagnostic(
-                "EV101",
-                f"--out {taken}, and a comparison replaces its whole folder",
-                path=str(out),
-                hint="give a new or empty folder, or the folder of an earlier comparison",
-            )
-        )
-    return problems
+    never a compared run, one holding one or one inside one, nor the working folder."""
+    return overlaps(_outputs(out), _inputs(runs)) or files.check_out_folder(
+        out, is_compare_folder, "comparison"
+    )
+
+
+def _outputs(out: Path) -> list[Output]:
+    return [Output("--out", out, whole=True)]
+
+
+def _inputs(runs: Sequence[Path]) -> list[tuple[str, Path]]:
+    return [("a compared run", run) for run in runs]
 
 
 def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
     """compare.json, compare.md, compare.csv and the chart, and the files of the design's own section
     (``EvalKind.write_compare_files``).
 
-    They replace ``out`` whole and at once (no file of an earlier comparison stays)."""
+    They replace ``out`` whole and at once (no file of an earlier comparison stays), under its claim."""
     out = Path(out)
     runs = [Path(run["folder"]) for run in result.get("runs", [])]
-
-    def refuse() -> None:
-        problems = check_compare_out(out, runs)
-        if problems:
-            raise DiagnosticError(problems)
-
     result = home_as_tilde(result)  # shared files: no home folder's name in them
     names = [COMPARE_CHART, COMPARE_CSV, COMPARE_MD, COMPARE_JSON]
-    with replaced_folder(out, "compare", before=refuse) as staging:
-        draw_comparison(staging / COMPARE_CHART, result)
-        for name, text in (
-            (COMPARE_CSV, comparison_csv(result)),
-            (COMPARE_MD, comparison_markdown(result)),
-            (COMPARE_JSON, files.dump_json(result)),
-        ):
-            files.write_atomic(staging / name, text)
-        kind_name = str(result.get("kind"))
-        if kind_name in result:
-            names += get_eval_kind(kind_name).write_compare_files(staging, result[kind_name])
+    with writing(_outputs(out), _inputs(runs), "compare") as claims:
+        refuse(check_compare_out(out, runs))  # judged once the folder is held
+        with claims[out].replaced_folder("compare") as staging:
+            draw_comparison(staging / COMPARE_CHART, result)
+            for name, text in (
+                (COMPARE_CSV, comparison_csv(result)),
+                (COMPARE_MD, comparison_markdown(result)),
+                (COMPARE_JSON, files.dump_json(result)),
+            ):
+                files.write_atomic(staging / name, redact_data(text))
+            kind_name = str(result.get("kind"))
+            if kind_name in result:
+                names += get_eval_kind(kind_name).write_compare_files(staging, result[kind_name])
     return [out / name for name in names]

@@ -1,5 +1,5 @@
 """A template recovered by either BBQ importer, before it is written: :class:`DraftTemplate`, rendered
-into the ``bbq`` source format (the generic draft, vocab and writing are ``jbcompile.importers.writer``).
+into the ``bbq`` source format (the generic draft and vocab are ``jbcompile.importers.draft``).
 
 The bottom of the package: it imports no other module of it.
 """
@@ -10,7 +10,7 @@ import datetime
 from dataclasses import dataclass, field
 from typing import Any
 
-from ....importers.writer import Flow, FlowList, SourcesDraft
+from ....importers.draft import Flow, FlowList, SourcesDraft
 
 
 @dataclass

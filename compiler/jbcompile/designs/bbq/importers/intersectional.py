@@ -22,8 +22,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ....diagnostics import Diagnostic, Severity
+from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, SourcesDraft, slug
 from ....templating import SLOT_PATTERN, stable_hash
 from .common import (
     BBQ_REWRITES,
@@ -311,7 +311,7 @@ def _released_templates(
                     )
                 )
                 continue
-            name, occupation, tag = persons[target]  # type: ignore[misc]
+            name, occupation, tag = persons[target]
             split_partners = [p for p in map(persons.get, partners) if p is not None]
             kin = {p[0]: tag for p in split_partners if p[2] == tag and p[0] != name}
             strangers = {p[0]: p[2] for p in split_partners if p[2] != tag}

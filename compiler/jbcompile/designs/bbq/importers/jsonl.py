@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import Any
 
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
+from ....importers.draft import DraftFiller, SourcesDraft
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, SourcesDraft
 from .common import literal_braces
 from .draft import DraftTemplate
 from .jsonl_intersectional import import_intersectional_rows, is_intersectional, known_persons

@@ -17,11 +17,12 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 from ....diagnostics import Diagnostic, Severity
+from ....importers.draft import SourcesDraft
 from ....importers.report import ImportReport
-from ....importers.writer import SourcesDraft
 from .common import CsvRow, VocabEntry, matches_group
 from .intersectional import (
     ATTRIBUTE_SLOTS,
@@ -185,7 +186,7 @@ def normalized_rows(rows: Sequence[SourceRow], known: KnownPersons) -> list[Sour
             for words in filter(None, _split(persons[i], tags[i], row.context)):
                 if words[0] in "aeiouAEIOU":
                     pattern = re.compile(_A_BEFORE.format(re.escape(words)))
-                    row = rewrite_texts(row, lambda text, p=pattern: p.sub(r"\1\2", text))
+                    row = rewrite_texts(row, partial(pattern.sub, r"\1\2"))
         out.append(row)
     return out
 

@@ -12,6 +12,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from operator import methodcaller
 
 from ....diagnostics import Diagnostic
 from ....importers.align import Alignment, align
@@ -56,7 +57,7 @@ def undo_word_rewrites(row: SourceRow, words: Collection[str]) -> tuple[SourceRo
         hidden = any(not row.persons[i] and new in row.options[i] for i in range(3))
         shown = any(new in text for text in (row.context, row.question, *row.options))
         if shown and (hidden or old.split(" ")[0] in words):
-            row = rewrite_texts(row, lambda text, old=old, new=new: text.replace(new, old))
+            row = rewrite_texts(row, methodcaller("replace", new, old))
             undone.append({"pattern": old, "replacement": new})
     return row, undone
 
@@ -277,9 +278,11 @@ def build_instances(
             instance.fail(row, "IM007", "a disambiguated row whose gold answer is the unknown option")
         else:
             gold_text = row.options[row.label]
-            instance.gold[row.polarity] = next(
-                p for p in (instance.target, instance.other) if p.option == gold_text
-            )
+            gold = next((p for p in (instance.target, instance.other) if p.option == gold_text), None)
+            if gold is None:  # the answer is worded unlike either person's option (found by fuzzing)
+                instance.fail(row, "IM007", f"the gold answer {gold_text!r} is neither person's option")
+            else:
+                instance.gold[row.polarity] = gold
     every = [instance for drawn in instances.values() for instance in drawn]
     for instance in every:
         for row in instance.rows:

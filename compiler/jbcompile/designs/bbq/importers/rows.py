@@ -99,7 +99,7 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
         not isinstance(info.get(f"ans{i}"), list) or len(info[f"ans{i}"]) < 2 for i in range(3)
     ):
         raise ValueError("answer_info must map ans0–ans2 to [text, tag]")
-    tags = tuple(_text(info[f"ans{i}"][1]) for i in range(3))
+    tags = (_text(info["ans0"][1]), _text(info["ans1"][1]), _text(info["ans2"][1]))
     if sum(1 for t in tags if t.lower() == UNKNOWN_TAG) != 1:
         raise ValueError(f"exactly one option must be tagged 'unknown' in answer_info (tags: {list(tags)})")
     polarity, condition = _text(data["question_polarity"]), _text(data["context_condition"])
@@ -130,7 +130,7 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
         question=_text(data["question"]),
         options=(_text(data["ans0"]), _text(data["ans1"]), _text(data["ans2"])),
         tags=tags,
-        persons=tuple(_text(info[f"ans{i}"][0]) for i in range(3)),  # type: ignore[arg-type]
+        persons=(_text(info["ans0"][0]), _text(info["ans1"][0]), _text(info["ans2"][0])),
         label=label,
         subcategory=subcategory,
         stereotyped=tuple(_text(g) for g in groups),

@@ -24,10 +24,11 @@ from pathlib import Path
 from typing import Any
 
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
+from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
-from ....importers.writer import DraftFiller, SourcesDraft, slug
-from ....sourcefiles import display_path
+from ....paths import display_path
+from ....reading import TEMPLATE_CSV, read_text
 from ....templating import SLOT_PATTERN, stable_hash
 from .common import (
     GENDER_WORDS,
@@ -128,8 +129,8 @@ IMPORTER = BbqTemplates()
 
 def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
     """Rows with their first line number; a file that is not CSV text raises DiagnosticError."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # bounded; a device or a FIFO is refused before it is opened (F001/F002)
+        text = read_text(path, TEMPLATE_CSV, display, encoding="utf-8-sig")
     except (OSError, UnicodeDecodeError) as exc:
         raise DiagnosticError(
             [

@@ -1,0 +1,151 @@
+"""Every stop of eval and score ends with what is on disk — read from the disk, with counts — and how to
+go on; "nothing was written" only when nothing was."""
+
+from __future__ import annotations
+
+import errno
+import json
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from typer.testing import CliRunner
+
+KEY = "sk-kept-messages-0123456789"
+
+
+@pytest.fixture(autouse=True)
+def keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+
+
+def eval_args(build: Path, out: Path, url: str) -> list[str]:
+    return ["eval", "-m", "fake-model", "-d", str(build), "--out", str(out), "--backend", "openai",
+            "--base-url", url + "/v1", "--scoring", "generate", "--quiet", "--concurrency", "1",
+            "--batch-size", "4", "--bootstrap", "10"]  # fmt: skip
+
+
+def lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines())
+
+
+def full_disk_after(monkeypatch: pytest.MonkeyPatch, module, name: str, calls: int) -> None:  # type: ignore[no-untyped-def]
+    real = getattr(module, name)
+    seen = {"n": 0}
+
+    def write(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen["n"] += 1
+        if seen["n"] > calls:
+            raise OSError(errno.ENOSPC, "No space left on device", str(args[0]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, write)
+
+
+def test_a_disk_that_fills_mid_run_says_which_predictions_and_replies_were_kept(
+    build_dir: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.evaluate import predictions
+
+    full_disk_after(monkeypatch, predictions, "append_records", 2)  # two batches reach the log
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, eval_args(build_dir, out, api.url))
+    assert result.exit_code == 2 and "EV102" in result.output, result.output
+    assert "nothing was written" not in result.output
+    kept, replies = lines(out / "predictions.jsonl"), lines(out / "requests.jsonl")
+    assert kept == 8 and replies >= kept
+    text = " ".join(result.output.split())
+    assert f"{out / 'predictions.jsonl'} (8 predictions, 8 new)" in text
+    assert f"{out / 'requests.jsonl'} ({replies} server replies, {replies} new)" in text
+    assert f"{out / 'run.json'}" in text and "run the same command again to resume" in text
+    monkeypatch.undo()
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    before = api.state.requests
+    rerun = CliRunner().invoke(app, eval_args(build_dir, out, api.url))
+    assert rerun.exit_code == 0, rerun.output
+    evaluated = json.loads((out / "results.json").read_text(encoding="utf-8"))["dataset"]["evaluated"]
+    assert api.state.requests - before == evaluated - replies  # what was kept is not asked again
+
+
+def test_a_stop_on_a_resumed_run_counts_only_the_new_predictions_as_new(
+    build_dir: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = tmp_path / "run"
+    api.state.sticky, api.state.sticky_after = "server_error", 4
+    first = CliRunner().invoke(app, [*eval_args(build_dir, out, api.url), "--max-attempts", "1"])
+    assert first.exit_code == 2 and "(4 predictions, 4 new)" in " ".join(first.output.split())
+    api.state.sticky_after = api.state.requests + 4
+    second = CliRunner().invoke(app, [*eval_args(build_dir, out, api.url), "--max-attempts", "1"])
+    assert second.exit_code == 2 and "(8 predictions, 4 new)" in " ".join(second.output.split()), (
+        second.output
+    )
+
+
+def test_ctrl_c_says_what_was_kept(
+    build_dir: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.evaluate.loop import Batch
+
+    real = Batch.run
+    seen = {"n": 0}
+
+    def interrupted(self, batch):  # type: ignore[no-untyped-def]
+        seen["n"] += 1
+        if seen["n"] > 1:
+            raise KeyboardInterrupt
+        return real(self, batch)
+
+    monkeypatch.setattr(Batch, "run", interrupted)
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, eval_args(build_dir, out, api.url))
+    assert result.exit_code == 130, result.output
+    text = " ".join(result.output.split())
+    assert (
+        text.startswith("interrupted; kept") and f"{out / 'predictions.jsonl'} (4 predictions, 4 new)" in text
+    )
+
+
+def test_a_full_disk_while_score_commits_leaves_the_folder_as_it_was_and_says_so(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """score's files are one commit (docs/guarantees.md): a disk that fills while the second of them is
+    staged leaves none of them, and the message says so instead of listing files that are not there."""
+    from jbcompile import outputs
+    from jbcompile.evaluate.dataset import load_rows
+
+    rows = load_rows(str(build_dir), "lite").rows
+    scored = tmp_path / "preds.jsonl"
+    scored.write_text(
+        "".join(json.dumps({"example_id": r["example_id"], "pred": r["label"]}) + "\n" for r in rows), "utf-8"
+    )
+    full_disk_after(monkeypatch, outputs, "write_new", 1)
+    out = tmp_path / "scores"
+    args = [
+        "score",
+        str(scored),
+        "--dataset",
+        str(build_dir),
+        "--prediction-field",
+        "pred",
+        "--out",
+        str(out),
+    ]
+    result = CliRunner().invoke(app, [*args, "--bootstrap", "10"])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "EV102" in text, result.output
+    written = (
+        sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()) if out.exists() else []
+    )
+    assert written == [], written
+    assert "nothing was written" in text and "Traceback" not in result.output, result.output
+    monkeypatch.undo()
+    again = CliRunner().invoke(app, [*args, "--bootstrap", "10"])
+    assert again.exit_code == 0 and (out / "results.json").is_file() and (out / "report.md").is_file()
+
+
+def test_nothing_was_written_is_said_only_when_true(build_dir: Path, tmp_path: Path, api) -> None:
+    api.state.sticky = "server_error"
+    out = tmp_path / "run"
+    result = CliRunner().invoke(app, [*eval_args(build_dir, out, api.url), "--max-attempts", "1"])
+    assert result.exit_code == 2 and "1 error(s); nothing was written." in result.output
+    assert not out.exists()

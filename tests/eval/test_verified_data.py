@@ -1,0 +1,191 @@
+"""A build folder is verified against its manifest before a row is read, and its rows are the bytes
+that were verified: altered builds are refused (eval and score --dataset alike), a second folder at the
+same path never gets the first one's rows, and a folder without a manifest is allowed but says so."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from jbcompile.cli import app
+from jbcompile.diagnostics import DiagnosticError
+from jbcompile.evaluate.dataset import load_rows
+from jbcompile.evaluate.results import read_results
+from typer.testing import CliRunner
+
+LITE = "data/lite/test-00000-of-00001.parquet"
+
+
+@pytest.fixture
+def build(build_dir: Path, tmp_path: Path) -> Path:
+    """A writable copy of the evaluator's fixture build."""
+    copy = tmp_path / "build"
+    shutil.copytree(build_dir, copy)
+    return copy
+
+
+def rewrite(path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    table = pq.read_table(path)
+    pq.write_table(change(table), path)
+
+
+def rotate_labels(table: pa.Table) -> pa.Table:
+    labels = [(label + 1) % 3 for label in table.column("label").to_pylist()]
+    index = table.schema.get_field_index("label")
+    return table.set_column(index, "label", pa.array(labels, table.schema.field("label").type))
+
+
+def refused(build: Path, config: str = "lite") -> list[str]:
+    with pytest.raises(DiagnosticError) as error:
+        load_rows(str(build), config)
+    return [f"{d.code} {d.message}" for d in error.value.diagnostics]
+
+
+def edit_manifest(build: Path, change) -> None:  # type: ignore[no-untyped-def]
+    manifest = json.loads((build / "manifest.json").read_text(encoding="utf-8"))
+    change(manifest)
+    (build / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+
+
+def test_a_build_is_read_from_the_bytes_its_manifest_vouches_for(build: Path) -> None:
+    loaded = load_rows(str(build), "lite")
+    assert loaded.verification == "manifest" and len(loaded.sha256 or "") == 64
+    assert len(loaded.rows) == json.loads((build / "manifest.json").read_text())["rows"]["lite"]
+
+
+def test_rotated_labels_are_refused(build: Path) -> None:
+    rewrite(build / LITE, rotate_labels)
+    (problem,) = refused(build)
+    assert problem.startswith("P005") and "changed after the build" in problem
+
+
+def test_a_removed_row_is_refused_with_or_without_the_hash_edited_to_match(build: Path) -> None:
+    rewrite(build / LITE, lambda table: table.slice(1))
+    assert refused(build)[0].startswith("P005")
+    from jbcompile.emit.manifest import file_sha256
+
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))
+    (problem,) = refused(build)
+    assert problem.startswith("P016") and "holds 35 rows; its manifest says 36" in problem
+
+
+def test_missing_unlisted_and_unreadable_data_files_are_refused(build: Path) -> None:
+    shutil.copy(build / LITE, build / "data/lite/test-extra.parquet")
+    assert any("test-extra.parquet is not listed" in p for p in refused(build))
+    (build / "data/lite/test-extra.parquet").unlink()
+    (build / LITE).write_bytes((build / LITE).read_bytes()[:100])  # truncated …
+    from jbcompile.emit.manifest import file_sha256
+
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))  # … and "vouched"
+    (problem,) = refused(build)
+    assert problem.startswith("P016") and "cannot be read" in problem
+    (build / LITE).unlink()
+    assert "listed in the manifest but missing" in refused(build)[0]
+
+
+def test_an_unknown_config_and_a_broken_manifest_are_refused(build: Path) -> None:
+    assert refused(build, "nope")[0].startswith("EV004")
+    (build / "manifest.json").write_text("{not json", encoding="utf-8")
+    assert refused(build)[0].startswith("P003")
+
+
+def test_a_second_folder_at_the_same_path_gets_its_own_rows(build: Path, tmp_path: Path) -> None:
+    first = [row["label"] for row in load_rows(str(build), "lite").rows]
+    # another build (here: the same one with its labels rotated and its manifest made to match), put at
+    # the very same path with the same name and card
+    other = tmp_path / "other"
+    shutil.copytree(build, other)
+    rewrite(other / LITE, rotate_labels)
+    from jbcompile.emit.manifest import file_sha256
+
+    edit_manifest(other, lambda m: m["files"].__setitem__(LITE, file_sha256(other / LITE)))
+    shutil.rmtree(build)
+    other.rename(build)
+    second = [row["label"] for row in load_rows(str(build), "lite").rows]
+    assert second == [(label + 1) % 3 for label in first]
+
+
+def test_a_folder_without_a_manifest_is_allowed_unverified_and_never_cached(build: Path) -> None:
+    (build / "manifest.json").unlink()
+    loaded = load_rows(str(build), "lite")
+    assert loaded.verification == "unverified" and loaded.manifest is None
+    rewrite(build / LITE, rotate_labels)
+    again = load_rows(str(build), "lite")  # the same path, changed: its new rows, not a cached copy
+    assert [row["label"] for row in again.rows] == [(row["label"] + 1) % 3 for row in loaded.rows]
+    assert again.sha256 != loaded.sha256
+
+
+def test_eval_and_score_refuse_an_altered_build_and_record_what_was_verified(
+    build: Path, tmp_path: Path
+) -> None:
+    predictions = tmp_path / "predictions.jsonl"
+    rows = load_rows(str(build), "lite").rows
+    predictions.write_text(
+        "".join(json.dumps({"example_id": row["example_id"], "pred": row["label"]}) + "\n" for row in rows),
+        encoding="utf-8",
+    )
+    args = [
+        "score",
+        str(predictions),
+        "--dataset",
+        str(build),
+        "--prediction-field",
+        "pred",
+        "--bootstrap",
+        "10",
+    ]
+    ok = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "ok")])
+    assert ok.exit_code == 0, ok.output
+    source = read_results(tmp_path / "ok" / "results.json").source
+    assert source is not None and source.verification == "manifest" and source.dataset_sha256
+    rewrite(build / LITE, rotate_labels)
+    bad = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "bad")])
+    assert bad.exit_code == 2 and "P005" in bad.output and not (tmp_path / "bad").exists()
+    evaluated = CliRunner().invoke(
+        app, ["eval", "-m", "m", "-d", str(build), "--out", str(tmp_path / "run"), "--quiet"]
+    )
+    assert (
+        evaluated.exit_code == 2 and "P005" in evaluated.output and "nothing was written" in evaluated.output
+    )
+
+
+def test_a_resume_on_rows_that_changed_since_is_refused(
+    build: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.emit.manifest import file_sha256
+
+    from tests.eval.fake_api import eval_request
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-resume-0123456789")
+    from jbcompile.evaluate.run import run_eval
+
+    out = tmp_path / "run"
+    run_eval(eval_request(build, out, api.url, limit=4))
+    rewrite(build / LITE, rotate_labels)  # another build at the same path: its golds differ
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))
+    with pytest.raises(DiagnosticError) as refused_resume:
+        run_eval(eval_request(build, out, api.url, limit=4))
+    (problem,) = refused_resume.value.diagnostics
+    assert problem.code == "EV007" and "data:" in problem.message
+
+
+def test_labels_of_the_wrong_type_are_refused_even_when_the_manifest_vouches_for_them(
+    build: Path, tmp_path: Path
+) -> None:
+    from jbcompile.emit.manifest import file_sha256
+
+    def as_text(table: pa.Table) -> pa.Table:
+        index = table.schema.get_field_index("label")
+        return table.set_column(index, "label", pa.array([str(x) for x in table.column("label").to_pylist()]))
+
+    rewrite(build / LITE, as_text)
+    edit_manifest(build, lambda m: m["files"].__setitem__(LITE, file_sha256(build / LITE)))
+    result = CliRunner().invoke(
+        app, ["eval", "-m", "m", "-d", str(build), "--out", str(tmp_path / "run"), "--quiet"]
+    )
+    assert result.exit_code == 2 and "EV125 label must be an option index 0–2, found '0'" in result.output
+    assert not (tmp_path / "run").exists()
