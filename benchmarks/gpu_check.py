@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.kind import EvalOptions
-    from jbcompile.evaluate.prompting import load_prompt_template
+    from jbcompile.evaluate.promptfiles import load_prompt_template
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()

@@ -11,7 +11,8 @@ from jbcompile.designs.sobaco.evaluate import SOBACO
 from jbcompile.designs.sobaco.summary import BASIC_ZERO_MARK, summarize, summary_markdown
 from jbcompile.evaluate.conversation import TurnItem
 from jbcompile.evaluate.kind import THINKING_TOKENS, EvalOptions
-from jbcompile.evaluate.prompting import PromptItem, load_prompt_template
+from jbcompile.evaluate.promptfiles import load_prompt_template
+from jbcompile.evaluate.prompting import PromptItem
 
 from tests.designs.sobaco.test_sobaco_eval_metrics import _run
 from tests.helpers import compile_folder
