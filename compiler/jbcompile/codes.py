@@ -293,6 +293,8 @@ CODES: tuple[Code, ...] = (
             "EV023": "--shots below 0",
             "EV024": "the detect task has no cot setting",
             "EV025": "an unknown --scoring",
+            "EV026": "an --answer-pattern that is not a regular expression",
+            "EV027": "--answer-pattern without generation",
             "EV030": "not enough rows to draw the shots from",
             "EV040": "a row lacks a field the metrics need",
             "EV050": "the model cannot be loaded",

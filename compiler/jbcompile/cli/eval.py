@@ -169,6 +169,12 @@ def eval_command(
     prompt_file: Path = typer.Option(
         None, "--prompt-file", help="A Jinja2 prompt replacing the bundled one."
     ),
+    answer_pattern: str = typer.Option(
+        None,
+        "--answer-pattern",
+        help="Where a generated reply's answer is: read after the last match of this regular expression "
+        "(its first group, if it has one), e.g. '回答[:：]' for a prompt file whose replies end so.",
+    ),
     shots: int = typer.Option(
         None, "--shots", help="Few-shot examples (from other categories; not evaluated). Default 3."
     ),
@@ -297,6 +303,7 @@ def eval_command(
             seed=seed,
             chat=chat,
             prompt_file=prompt_file,
+            answer_pattern=answer_pattern,
         )
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None

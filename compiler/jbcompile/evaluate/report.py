@@ -18,7 +18,7 @@ from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import md_table
+from .tables import decimal_text, md_table
 
 CHART_DIR = "charts"
 CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
@@ -32,7 +32,7 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return f"{value:+.{digits}f}" if value < 0 else f"{value:.{digits}f}"
+        return decimal_text(value, digits)
     if isinstance(value, list):
         return " / ".join(fmt(v, digits) for v in value)
     return str(value)
@@ -138,14 +138,13 @@ def render_markdown(
 
 
 def paper_value(value: Any, percent: bool, signed: bool) -> str:
-    """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked."""
+    """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked (zero
+    as +0.0); ties rounded half away from zero (:func:`.tables.decimal_text`)."""
     if value is None:
         return "—"
     if isinstance(value, int) and not percent:
         return str(value)
-    number = value * 100 if percent else value
-    text = f"{number:.1f}" if percent else f"{number:.3f}"
-    return f"+{text}" if signed and not text.startswith("-") and float(text) != 0 else text
+    return decimal_text(value, 1 if percent else 3, scale=100 if percent else 1, signed=signed)
 
 
 def protocol_lines(results: Results) -> list[str]:
@@ -161,10 +160,14 @@ def protocol_lines(results: Results) -> list[str]:
             f"an out-of-choice answer); `--protocol {names}` runs a paper's"
         ]
 
-    return [
+    lines = [
         f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
+        f"- **Decoding:** {described.max_new_tokens}; replies read {described.reading}"
+        if described.reading
+        else f"- **Decoding:** {described.max_new_tokens}",
         f"- **Prompt wording:** {PROMPT_NOTE}",
     ]
+    return lines
 
 
 def paper_tables(results: Results) -> list[str]:
@@ -179,7 +182,7 @@ def paper_tables(results: Results) -> list[str]:
         results.source.predictions if results.source else None
     )
     lines: list[str] = []
-    for table in protocol.tables:
+    for table in protocol.tables_for(results.task or "qa"):
         lines += [f"## {table.title}", ""]
         lines += md_table(
             ["Model", *(column.heading for column in table.columns)],

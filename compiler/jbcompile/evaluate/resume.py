@@ -32,8 +32,10 @@ def fingerprint(
     from ..redaction import redact_url
 
     options = asdict(request.options)
-    if options.get("protocol") is None:
-        options.pop("protocol", None)  # runs started before protocols existed still resume
+    for name in ("protocol", "answer_pattern"):  # runs started before these existed still resume
+        if options.get(name) is None:
+            options.pop(name, None)
+    options.pop("thinking", None)  # recorded once, as the run's ``thinking``
     options["prompt_file"] = prompt_name(request.options.prompt_file)
     return {
         "model": request.model,

@@ -46,7 +46,6 @@ from .selection import chosen_rows
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
-THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
 EVAL_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
 
@@ -277,9 +276,9 @@ def _plan(
             if options.scoring == "logprob"
             else None
         )
-    max_new = request.max_new_tokens
-    if max_new is None:
-        max_new = kind.max_new_tokens(options) + (THINKING_TOKENS if request.thinking else 0)
+    max_new = request.max_new_tokens if request.max_new_tokens is not None else kind.max_new_tokens(options)
+    # a reply read after a pattern of the user's may state its answer again later: no early stop then
+    is_final = None if options.answer_pattern else kind.answer_is_final(options)
     batch = Batch(
         backend=backend,
         kind=kind,
@@ -291,7 +290,7 @@ def _plan(
         label_ids=label_ids,
         max_new_tokens=max_new,
         stop_strings=() if request.thinking else STOP_STRINGS,  # a model may write "###" while it thinks
-        answer_is_final=final_answer_test(kind.answer_is_final(options), request.thinking),
+        answer_is_final=final_answer_test(is_final, request.thinking),
         thinking=request.thinking,
     )
     return batch, batches

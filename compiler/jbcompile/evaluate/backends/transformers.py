@@ -81,6 +81,9 @@ class TransformersBackend(LocalTokens):
         # Without position ids (ALiBi models such as BLOOM or MPT) a model places tokens by itself, so a
         # padding gap inside a sequence is not safe: prompts then run whole, left-padded, as elsewhere.
         self._takes_positions = "position_ids" in accepted
+        # The cache argument's name: ``cache`` in newer transformers (5.24 deprecates ``past_key_values``,
+        # to be removed in 5.40), ``past_key_values`` before; the output field carries the same name.
+        self._cache_name = "cache" if "cache" in accepted else "past_key_values"
         if not self._takes_positions and self.prefix_cache:
             self.prefix_cache = False
             log.warning("this model takes no position ids; prefix reuse is off")
@@ -294,7 +297,7 @@ class TransformersBackend(LocalTokens):
         if self._takes_positions:
             extra["position_ids"] = positions.to(self.input_device)
         if cache is not None:  # without one the model starts its own Cache (never pass None or tuples)
-            extra["past_key_values"] = cache
+            extra[self._cache_name] = cache
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
@@ -303,7 +306,7 @@ class TransformersBackend(LocalTokens):
                 **extra,
             )
         state.mask, state.ids = mask, ids
-        return out.past_key_values, out.logits
+        return getattr(out, self._cache_name), out.logits
 
     def _score(self, sequences, keys, label_ids) -> list[list[float]]:
         torch = optional_import("torch", "eval")
@@ -378,8 +381,8 @@ class TransformersBackend(LocalTokens):
                 out = self.model(
                     input_ids=next_tokens[:, None].to(device),
                     attention_mask=mask[:, : width + step + 1],
-                    past_key_values=cache,
                     use_cache=True,
+                    **{self._cache_name: cache},
                     **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)

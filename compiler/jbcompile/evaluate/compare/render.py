@@ -37,7 +37,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
             "",
         ]
     if protocol:
-        for table in protocol.tables:
+        for table in protocol.tables_for(result["protocol_identity"].get("task") or "qa"):
             lines += [f"### {table.title}", ""]
             lines += md_table(
                 ["Model", *(c.heading for c in table.columns)],
