@@ -143,3 +143,24 @@ def test_any_secret_in_any_encoding_anywhere_is_scrubbed(
     text = f"{before}{form}{after}"
     assert form not in redact(text)
     assert form not in redact_data(text)
+
+
+def test_the_scrubbing_installs_itself_again_where_a_library_replaced_it(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """A library (or a test) that sets its own record factory or warning formatter, dropping ours, does
+    not turn the scrubbing off for good: the next call puts it back, and calling twice wraps once."""
+    original_factory, original_format = logging.getLogRecordFactory(), warnings.formatwarning
+    try:
+        logging.setLogRecordFactory(logging.LogRecord)
+        warnings.formatwarning = lambda message, category, filename, lineno, line=None: f"{message}\n"
+        scrub_logs_and_warnings()
+        scrub_logs_and_warnings()
+        caplog.set_level(logging.DEBUG)
+        logging.getLogger("some.lib").warning("key was %s", KEY)
+        assert KEY not in caplog.text and "key was ***" in caplog.text
+        assert KEY not in warnings.formatwarning(f"serialized {KEY}", UserWarning, "x.py", 1)
+        assert logging.getLogRecordFactory().__closure__[0].cell_contents is logging.LogRecord  # type: ignore[attr-defined]
+    finally:
+        logging.setLogRecordFactory(original_factory)
+        warnings.formatwarning = original_format

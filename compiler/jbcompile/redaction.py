@@ -280,31 +280,44 @@ def redact_url(url: str | None) -> str | None:
 
 # ---- every log record and warning of the process ------------------------------------------------------
 
-_installed = False
+def _ours(function: Any) -> bool:
+    return getattr(function, "_jbcompile_scrubs", False)
+
+
+def _wraps_ours(factory: Any) -> bool:
+    """Our record factory, or a library's that calls the one it found (vLLM wraps the factory)."""
+    seen = 0
+    while factory is not None and seen < 16:
+        if _ours(factory):
+            return True
+        factory = getattr(factory, "_factory", None) or getattr(factory, "factory", None)
+        seen += 1
+    return False
 
 
 def scrub_logs_and_warnings() -> None:
-    """From now on every log record (of any library) and every warning shown is redacted; called once
-    by the command line (a library user keeps their own logging untouched)."""
-    global _installed
-    if _installed:
-        return
-    _installed = True
+    """From now on every log record (of any library) and every warning shown is redacted; called by the
+    command line (a library user keeps their own logging untouched). Idempotent, and it installs itself
+    again where something replaced the record factory or the warning formatter without keeping ours."""
     make_record = logging.getLogRecordFactory()
+    if not _wraps_ours(make_record):
 
-    def scrubbed_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
-        record = make_record(*args, **kwargs)
-        try:
-            message = record.getMessage()
-        except Exception:  # noqa: BLE001 - a record whose arguments do not fit its format: left as it is
+        def scrubbed_record(*args: Any, **kwargs: Any) -> logging.LogRecord:
+            record = make_record(*args, **kwargs)
+            try:
+                message = record.getMessage()
+            except Exception:  # noqa: BLE001 - a record whose arguments do not fit its format: left as is
+                return record
+            record.msg, record.args = redact(message), None
             return record
-        record.msg, record.args = redact(message), None
-        return record
 
-    logging.setLogRecordFactory(scrubbed_record)
+        scrubbed_record._jbcompile_scrubs = True  # type: ignore[attr-defined]
+        logging.setLogRecordFactory(scrubbed_record)
     format_warning = warnings.formatwarning
+    if not _ours(format_warning):
 
-    def scrubbed_warning(message, category, filename, lineno, line=None) -> str:  # noqa: ANN001
-        return redact(format_warning(message, category, filename, lineno, line))
+        def scrubbed_warning(message, category, filename, lineno, line=None) -> str:  # noqa: ANN001
+            return redact(format_warning(message, category, filename, lineno, line))
 
-    warnings.formatwarning = scrubbed_warning
+        scrubbed_warning._jbcompile_scrubs = True  # type: ignore[attr-defined]
+        warnings.formatwarning = scrubbed_warning
