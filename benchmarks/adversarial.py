@@ -1003,7 +1003,8 @@ def altered_cases() -> list[Case]:
         commands: dict[str, Callable[[Path, Path], list[Any]]] = {
             "eval": lambda b, t: WORLD.eval_args(b, t / "o"),
             "score --dataset": lambda b, t: [
-                "score", WORLD.run1 / "predictions.jsonl", "--dataset", b, "--config", "lite", "--out", t / "o"],
+                "score", WORLD.run1 / "predictions.jsonl", "--dataset", b, "--config", "lite",
+                "--out", t / "o"],
             "audit BUILD": lambda b, t: ["audit", b],
             "publish --dry-run": lambda b, t: ["publish", "--dry-run", "-s", WORLD.sources, "--build", b],
         }  # fmt: skip
