@@ -7,14 +7,17 @@ prompts of its `lite` config (660 rows), and builds the tests' tiny random Llama
 same prompts on the same model, it times:
 
 - ours, `logprob`: one forward pass per prompt, shared prefixes reused (and, for the speed-up, not);
-- ours, `generate`: greedy, 16 new tokens, stop at "###";
+- ours, `generate`: greedy, 16 new tokens, stop at "###", and (as `jbcompile eval` does) a row stops as
+  soon as its answer is settled (the kind's `answer_is_final`: the first line has stated one);
 - lm-eval's HF backend (`lm_eval.models.huggingface.HFLM`): `loglikelihood` of each option label after
   the prompt, and `generate_until` with the same stop string and token limit — if lm-eval is importable
   (`pip install lm-eval`; it is not a dependency of jbcompile).
 
 Each repetition runs ours and lm-eval one after the other, so a slow spell of the machine hits both. It
 prints median rows/s (model loading excluded), the median of the per-round ratios, and whether the argmax
-answers (and generated texts) are identical. Figures only; nothing here is a pass/fail test.
+answers are identical and, for `generate`, whether the answers read from the replies (by the kind's own
+reader, as `eval` reads them) are identical and each of our replies is the start of lm-eval's. Figures
+only; nothing here is a pass/fail test.
 """
 
 from __future__ import annotations
@@ -67,6 +70,8 @@ def main() -> None:
     parser.add_argument("--generate-rows", type=int, default=0, help="0 = every prompt")
     parser.add_argument("--hidden-size", type=int, default=32, help="32 = the tests' tiny model")
     parser.add_argument("--layers", type=int, default=2)
+    parser.add_argument("--only", choices=["logprob", "generate"], help="time one scoring only")
+    parser.add_argument("--rows", type=int, default=0, help="evaluate the first N prompts (0 = all)")
     args = parser.parse_args()
 
     from conftest import corpus, make_tiny_model
@@ -88,6 +93,7 @@ def main() -> None:
         work / "model", corpus(rows), seed=3, hidden_size=args.hidden_size, layers=args.layers
     )
     items = BBQ.prepare(rows, EvalOptions(shots=args.shots), load_prompt_template("bbq", "basic")).items
+    items = items[: args.rows or len(items)]
     texts = [item.text for item in items]
     keys = [item.prefix_keys for item in items]
     print(f"random Llama: hidden {args.hidden_size}, {args.layers} layers; "
@@ -115,11 +121,19 @@ def main() -> None:
     gen_idx = order[: args.generate_rows or len(order)]
     gen_set = sorted(gen_idx)
 
+    options = EvalOptions(shots=args.shots)
+    settled = BBQ.answer_is_final(options)
+
     def generate_all(backend: TransformersBackend) -> list[str]:
         """Generations in prompt order, cut at the stop string as lm-eval returns them."""
-        outputs = backend.generate([encoded[i] for i in gen_idx], [keys[i] for i in gen_idx], 16, ("###",))
+        outputs = backend.generate(
+            [encoded[i] for i in gen_idx], [keys[i] for i in gen_idx], 16, ("###",), answer_is_final=settled
+        )
         by_index = dict(zip(gen_idx, outputs, strict=True))
         return [by_index[i].split("###")[0] for i in gen_set]
+
+    def answers(replies: list[str]) -> list[int | None]:
+        return [BBQ.read_answer(r, items[i], {}, options).pred for i, r in zip(gen_set, replies, strict=True)]
 
     runs: dict[str, dict[str, Callable[[], object]]] = {
         "logprob": {"reuse": lambda: score_all(reuse), "whole": lambda: score_all(plain)},
@@ -158,6 +172,8 @@ def main() -> None:
 
     names = {"reuse": "ours, prefix reuse ", "whole": "ours, whole prompts", "lm-eval": "lm-eval            "}
     for scoring, functions in runs.items():
+        if args.only and scoring != args.only:
+            continue
         times, values = interleaved(functions, args.repeats)
         print(f"{scoring} ({rows[scoring]} rows; the runs alternate in each of {args.repeats} rounds)")
         for key, seconds in times.items():
@@ -165,9 +181,14 @@ def main() -> None:
         print(f"  prefix-reuse speed-up: {ratio(times, 'whole', 'reuse'):.2f}x; "
               f"same answers with and without reuse: {values['reuse'] == values['whole']}")  # fmt: skip
         if "lm-eval" in times:
-            same = sum(a == b for a, b in zip(values["lm-eval"], values["reuse"], strict=True))
+            theirs, ours = values["lm-eval"], values["reuse"]
+            if scoring == "generate":
+                prefixes = sum(b.startswith(a) for a, b in zip(ours, theirs, strict=True))
+                print(f"  our replies that are the start of lm-eval's: {prefixes}/{rows[scoring]}")
+                theirs, ours = answers(theirs), answers(ours)
+            same = sum(a == b for a, b in zip(theirs, ours, strict=True))
             print(f"  ours/lm-eval: {ratio(times, 'lm-eval', 'reuse'):.2f}x (median of per-round ratios); "
-                  f"identical {'argmax answers' if scoring == 'logprob' else 'generations'}: "
+                  f"identical {'argmax answers' if scoring == 'logprob' else 'answers read'}: "
                   f"{same}/{rows[scoring]}")  # fmt: skip
 
 

@@ -22,6 +22,7 @@ os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="jbcompile-tests-datas
 atexit.register(shutil.rmtree, os.environ["HF_DATASETS_CACHE"], True)
 os.environ.pop("DEEPL_AUTH_KEY", None)
 
+from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import pytest  # noqa: E402
@@ -41,3 +42,13 @@ def mini_sources(tmp_path: Path) -> Path:
 @pytest.fixture(scope="session")
 def bundled_sources() -> Path:
     return REPO / "sources"
+
+
+@pytest.fixture(autouse=True)
+def _forget_registered_secrets() -> Iterator[None]:
+    """A secret a command registered (``--api-key``, a URL's user info) lasts as long as its process;
+    in one pytest process it would mask its parts in every later test's output."""
+    from jbcompile import redaction
+
+    yield
+    redaction._registered.clear()

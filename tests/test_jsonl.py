@@ -56,3 +56,14 @@ def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -
         ("IM001", 5),
         ("IM001", 6),
     ]
+
+
+def test_half_a_surrogate_pair_is_refused_where_it_stands_and_a_whole_pair_is_read(tmp_path: Path) -> None:
+    """``"\\ud800"`` parses in Python but is no character: written out later (YAML, parquet, a report)
+    it would end in a UnicodeEncodeError. The reader refuses it at its line and column."""
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"a": "ok \\ud83d\\ude00"}\n{"a": "x\\ud800y"}\n', encoding="utf-8")
+    lines = read_json_lines(path, EVALUATOR, RELEASE)
+    assert [number for number, _ in lines.records] == [1] and lines.records[0][1]["a"] == "ok \U0001f600"
+    (problem,) = lines.problems
+    assert (problem.code, problem.line, problem.col) == (EVALUATOR.not_text, 2, 9), problem

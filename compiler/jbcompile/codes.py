@@ -34,13 +34,14 @@ AREAS: dict[str, str] = {
     "sources": "the source format, and which files are sources",
     "references": "references between sources: slots, vocab groups, ids, categories, languages",
     "build": "the build folder, empty configs, rationales, and the invariants of the rows",
-    "cli": "command-line options",
+    "cli": "command-line options, and optional dependencies not installed",
     "designs": "design plug-ins (the `jbcompile.designs` entry points)",
     "lint": "the lint rules of `jbcompile check`",
     "import": "`jbcompile import`: bringing released data in as sources",
     "translate": "`jbcompile translate` (DeepL)",
     "publish": "`publish`, `verify`, `diff`",
     "audit": "`jbcompile audit` and the build's shortcut audit; identical rows",
+    "export": "`jbcompile export`: a build as lm-evaluation-harness and inspect tasks",
     "eval": "the evaluator: `EV0xx` dataset, prompts, options, model; `EV1xx` run folders and input files; "
     "`EV2xx` protocols and `compare`; `EV3xx` backends",
 }
@@ -171,6 +172,7 @@ CODES: tuple[Code, ...] = (
             "CL007": "init would overwrite a file: nothing was written",
             "CL010": "an output is, holds or lies inside an input, or another output",
             "CL011": "a file named like jbcompile's lock file that is not one",
+            "CL008": "an optional dependency is not installed: the extra that brings it",
         },
     ),
     *declare(
@@ -244,7 +246,6 @@ CODES: tuple[Code, ...] = (
             "TR011": "the glossary does not fit the run, or DeepL refuses it",
             "TR013": "a source file could not be written back",
             "TR014": "no sources folder",
-            "TR015": "the deepl library is not installed",
         },
     ),
     *declare(
@@ -292,6 +293,8 @@ CODES: tuple[Code, ...] = (
             "EV023": "--shots below 0",
             "EV024": "the detect task has no cot setting",
             "EV025": "an unknown --scoring",
+            "EV026": "an --answer-pattern that is not a regular expression",
+            "EV027": "--answer-pattern without generation",
             "EV030": "not enough rows to draw the shots from",
             "EV040": "a row lacks a field the metrics need",
             "EV050": "the model cannot be loaded",
@@ -336,9 +339,23 @@ CODES: tuple[Code, ...] = (
             "EV127": "a prediction of another task than the first line's or --task",
             "EV128": "no row left to score",
             "EV130": "a row of a release or harness format that cannot be read",
-            "EV135": "--prediction-field for an lm-evaluation-harness log",
+            "EV135": "--prediction-field for a harness log (lm-evaluation-harness, inspect)",
             "EV140": "a release dataset with nothing to detect",
             "EV141": "a --dataset file that is not .jsonl, .json or .parquet, or a broken one",
+        },
+    ),
+    *declare(
+        "eval",
+        "docs/harnesses.md#codes",
+        {"EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)"},
+    ),
+    *declare(
+        "export",
+        "docs/harnesses.md#codes",
+        {
+            "EX001": "export: no Hub repository for the tasks to read (or a --repo that is not ORG/NAME)",
+            "EX002": "export: no config of the build can run in the harness",
+            "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
         },
     ),
     *declare(
@@ -370,6 +387,8 @@ CODES: tuple[Code, ...] = (
             "EV308": "a backend option out of range, or one that would not be used",
             "EV309": "the server's replies were not answers, attempt after attempt (a server fault)",
             "EV310": "the model's library (transformers, vLLM) failed while running it",
+            "EV311": "vLLM's CPU attention lacks the model's head dimension",
+            "EV312": "vLLM has too little memory for its KV cache",
         },
     ),
 )

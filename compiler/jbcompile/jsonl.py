@@ -26,6 +26,8 @@ from .reading import FileKind
 
 MAX_REPORTED = 20  # diagnostics listed per file by ``limited``; the last one says how many more there are
 _DECODER = json.JSONDecoder()
+# the members of a JSON object that list its rows: a script's ``entries``, an inspect log's ``samples``
+ROW_LISTS = ("entries", "samples")
 _WHITESPACE = " \t\n\r"
 
 
@@ -72,10 +74,29 @@ def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+class LoneSurrogate(ValueError):
+    """A JSON string escapes half of a UTF-16 surrogate pair (``"\\ud800"``): no character, and text
+    that cannot be written as UTF-8 anywhere later."""
+
+    def __init__(self) -> None:
+        super().__init__("a \\u escape of half a surrogate pair, which is no character")
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def loads(text: str | bytes) -> Any:
-    """``json.loads``, but an object with one key twice raises :class:`DuplicateKey` (a ValueError)
-    instead of keeping the later value: the one JSON parser of the tool."""
-    return json.loads(text, object_pairs_hook=_unique_keys)
+    """``json.loads``, but an object with one key twice raises :class:`DuplicateKey` and a lone
+    surrogate :class:`LoneSurrogate` (both ValueErrors) instead of keeping the later value or passing
+    text that is not Unicode on: the one JSON parser of the tool."""
+    value = json.loads(text, object_pairs_hook=_unique_keys)
+    shown = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+    if _SURROGATE_ESCAPE.search(shown):  # rare: only then is the value walked
+        try:
+            json.dumps(value, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise LoneSurrogate from None
+    return value
 
 
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],]')
@@ -125,6 +146,17 @@ def parse_value(text: str, path: Path, line: int, codes: JsonCodes) -> tuple[Any
         return loads(text), None
     except DuplicateKey as error:
         return None, duplicate_key_problem(text, error, path, line)
+    except LoneSurrogate as error:
+        found = _SURROGATE_ESCAPE.search(text)
+        offset = found.start() if found else 0
+        return None, _problem(
+            codes.not_text,
+            f"not text: {error}",
+            path,
+            line + text.count("\n", 0, offset),
+            offset - (text.rfind("\n", 0, offset) + 1) + 1,
+            hint="write the character itself, or a complete surrogate pair",
+        )
     except json.JSONDecodeError as error:
         return None, _problem(
             codes.not_json,
@@ -353,14 +385,16 @@ def _read_rows_document(path: Path, data: bytes, codes: JsonCodes) -> Lines:
     value, text = document.value, document.text
     if isinstance(value, list):
         elements, start = value, _skip(text, 0)
-    elif isinstance(value, dict) and isinstance(value.get("entries"), list):
-        elements = value["entries"]
-        start = [offset for key, offset, _ in object_members(text) if key == "entries"][-1]
+    elif isinstance(value, dict) and any(isinstance(value.get(key), list) for key in ROW_LISTS):
+        key = next(key for key in ROW_LISTS if isinstance(value.get(key), list))
+        elements = value[key]
+        start = [offset for name, offset, _ in object_members(text) if name == key][-1]
     else:
         result.problems.append(
             _problem(
                 codes.not_rows,
-                "a JSON document that is neither a list of rows nor an object with an `entries` list",
+                "a JSON document that is neither a list of rows nor an object with an `entries` or `samples` "
+                "list",
                 path,
                 1,
                 hint="give JSON Lines (one row per line)",

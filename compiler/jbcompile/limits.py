@@ -22,7 +22,7 @@ GIB = 1024 * MIB
 # ---- bytes one file of each kind may hold (read at most this + 1 bytes; see jbcompile.reading) ---------
 
 MAX_SOURCE_FILE_BYTES = 4 * MIB  # a YAML source (dataset, vocab, template, rules, glossary, memory)
-MAX_TEMPLATE_CSV_BYTES = 64 * MIB  # a template or vocabulary CSV that `import bbq-templates` reads
+MAX_TEMPLATE_CSV_BYTES = 64 * MIB  # a template or vocabulary CSV that an importer reads
 MAX_RELEASE_BYTES = (
     1 * GIB
 )  # a release's JSON Lines or JSON (import inputs, --compare, --names-from, --dataset)
@@ -66,14 +66,14 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         "MAX_TEMPLATE_CSV_BYTES",
         "bytes",
-        "a CSV file of templates or vocabulary (`import bbq-templates`)",
+        "a CSV file of templates or vocabulary (an `import` of templates)",
         "F001",
     ),
     Limit(
         "MAX_RELEASE_BYTES",
         "bytes",
-        "a release's JSON Lines or JSON file: the input of `import "
-        "bbq-jsonl`, `jubaku-jsonl`, `sobaco-json`, `--compare`, `--names-from`, a `--dataset` file",
+        "a release's JSON Lines or JSON file: the input of an `import` of a release, `--compare`, "
+        "`--names-from`, a `--dataset` file",
         "F001",
     ),
     Limit(

@@ -221,10 +221,11 @@ def test_empty_denominators_are_null_never_zero() -> None:
     for name in ("acc_valid", "acc_ambig_valid", "acc_avg_valid", "diff_bias_ambig_valid", "s_dis"):
         assert all_ooc[name] is None, name
     assert all_ooc["s_amb_bbq"] is None and all_ooc["s_amb_jbbq"] is None
-    assert all_ooc["option_share"] is None
+    assert all_ooc["option_share"] == [None, None, None]  # the schema's list of three, each undefined
     assert all_ooc["n_valid"] == 0
     empty = BBQ.point([])
-    assert all(empty[name] is None for name in METRIC_NAMES if name not in ("n", "n_valid"))
+    assert all(empty[name] is None for name in METRIC_NAMES if name not in ("n", "n_valid", "option_share"))
+    assert empty["option_share"] == [None, None, None]
 
 
 def test_rows_without_a_known_stereotype_count_for_accuracy_only() -> None:

@@ -113,6 +113,14 @@ def _import(name: str, folder_input: bool = False, files: tuple[str, ...] = ()) 
     return Writer(("input", *files), {"--out": "IM056", "--report": "CL010"}, make)
 
 
+def _export(harness: str) -> Writer:
+    def make(tmp: Path) -> tuple[list[str], dict[str, Path], dict[str, Path]]:
+        build = _folder(tmp / "in-build" / "build")
+        return ["export", harness, str(build), "--local"], {"build": build}, {"--out": tmp / "out" / "tasks"}
+
+    return Writer(("build",), {"--out": "EX003"}, make)
+
+
 WRITERS: dict[str, Writer] = {
     "build": Writer(("sources", "cards"), {"--out": "B003"}, _build),
     "eval": Writer(("dataset", "model", "prompt"), {"--out": "CL010"}, _eval),
@@ -122,6 +130,8 @@ WRITERS: dict[str, Writer] = {
     "import bbq-jsonl": _import("bbq-jsonl"),
     "import sobaco-json": _import("sobaco-json"),
     "import jubaku-jsonl": _import("jubaku-jsonl"),
+    "export lm-eval": _export("lm-eval"),
+    "export inspect": _export("inspect"),
 }
 
 

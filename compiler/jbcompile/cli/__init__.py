@@ -18,8 +18,8 @@ def main() -> None:
     import signal
     import sys
 
-    from ..diagnostics import Diagnostic
-    from .app import EXIT_INPUT, print_diagnostics
+    from ..diagnostics import Diagnostic, DiagnosticError
+    from .app import EXIT_INPUT, fail, print_diagnostics
 
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
     if hasattr(signal, "SIGXFSZ"):
@@ -34,6 +34,8 @@ def main() -> None:
             if loop is None:
                 raise
             raise loop from exc
+    except DiagnosticError as error:  # e.g. an optional dependency a command reached only late (CL008)
+        sys.exit(fail(error).exit_code)
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""

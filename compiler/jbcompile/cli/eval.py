@@ -12,7 +12,7 @@ from ..diagnostics import DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
-from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console
+from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console, print_diagnostics
 
 if TYPE_CHECKING:
     from ..evaluate.run import RunResult
@@ -70,10 +70,13 @@ def _progress():
 
     from ..evaluate.requests import Progress as Callbacks
 
+    state: dict = {}
+
     class RowsPerSecond(ProgressColumn):
+        """The recent rate while rows run; the run's average (rows over elapsed time) once it ends."""
+
         def render(self, task: Task) -> Text:
-            speed = task.finished_speed or task.speed
-            return Text("" if speed is None else f"{speed:.1f} rows/s")
+            return Text(rows_per_second(task, ended=state.get("ended", False)))
 
     bar = Progress(
         TextColumn("[bold]evaluating"),
@@ -83,7 +86,6 @@ def _progress():
         TimeElapsedColumn(),
         console=err_console,
     )
-    state: dict = {}
 
     def start(total: int) -> None:
         bar.start()
@@ -92,7 +94,20 @@ def _progress():
     def advance(count: int) -> None:
         bar.advance(state["task"], count)
 
-    return Callbacks(start=start, advance=advance, stop=bar.stop)
+    def stop() -> None:
+        state["ended"] = True  # the last line drawn shows the average
+        bar.stop()
+
+    return Callbacks(start=start, advance=advance, stop=stop)
+
+
+def rows_per_second(task: Any, ended: bool) -> str:
+    """``12.3 rows/s`` of a rich progress task: its recent rate, or its average once the run ended."""
+    elapsed = task.finished_time if task.finished_time is not None else task.elapsed
+    if (ended or task.finished) and elapsed:
+        return f"{task.completed / elapsed:.1f} rows/s (average)"
+    speed = task.speed
+    return "" if speed is None else f"{speed:.1f} rows/s"
 
 
 def _summary(run: RunResult) -> None:
@@ -114,7 +129,18 @@ def _summary(run: RunResult) -> None:
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
-    out_console.print("wrote " + ", ".join(str(run.out / name) for name in run.written), markup=False)
+    written = [run.out / name for name in run.written if (run.out / name).exists()]
+    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    _charts_note()
+
+
+def _charts_note() -> None:
+    """Say so when the charts were skipped (matplotlib not installed); the rest was written."""
+    from ..evaluate.report import charts_skipped
+
+    note = charts_skipped()
+    if note is not None:
+        print_diagnostics([note])
 
 
 def _default(options: Any, name: str) -> str:
@@ -143,6 +169,12 @@ def eval_command(
     prompt_file: Path = typer.Option(
         None, "--prompt-file", help="A Jinja2 prompt replacing the bundled one."
     ),
+    answer_pattern: str = typer.Option(
+        None,
+        "--answer-pattern",
+        help="Where a generated reply's answer is: read after the last match of this regular expression "
+        "(its first group, if it has one), e.g. '回答[:：]' for a prompt file whose replies end so.",
+    ),
     shots: int = typer.Option(
         None, "--shots", help="Few-shot examples (from other categories; not evaluated). Default 3."
     ),
@@ -170,8 +202,19 @@ def eval_command(
     seed: int = typer.Option(0, "--seed", help="Seed of shot sampling and of the bootstrap."),
     bootstrap: int = typer.Option(1000, "--bootstrap", help="Bootstrap resamples for the 95% intervals."),
     limit: int = typer.Option(None, "--limit", help="Evaluate only the first N rows (smoke tests)."),
+    sample: int = typer.Option(
+        None,
+        "--sample",
+        help="Evaluate a stratified sample of N rows: every category and context condition, in proportion, "
+        "drawn by --seed.",
+    ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    quiet: bool = typer.Option(
+        False, "--quiet", "-q", help="No progress bar; of the model libraries' logs, errors only."
+    ),
+    verbose: bool = typer.Option(
+        False, "--verbose", "-v", help="The model libraries' own logs in full (vLLM's INFO lines)."
+    ),
     # ---- how the model is run (see docs/eval.md, "Backends") ----
     backend: str = typer.Option(
         "transformers",
@@ -233,6 +276,7 @@ def eval_command(
     from ..evaluate.requests import EvalRequest, Progress
     from ..evaluate.run import run_eval
 
+    _library_logs(quiet, verbose)
     given = {  # only the options given: the backend refuses those it does not take (EV308)
         "tensor_parallel_size": tensor_parallel_size,
         "pipeline_parallel_size": pipeline_parallel_size,
@@ -259,6 +303,7 @@ def eval_command(
             seed=seed,
             chat=chat,
             prompt_file=prompt_file,
+            answer_pattern=answer_pattern,
         )
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
@@ -277,6 +322,7 @@ def eval_command(
         prefix_cache=prefix_cache,
         bootstrap=bootstrap,
         limit=limit,
+        sample=sample,
         overwrite=overwrite,
         backend=backend,
         backend_options=backend_options,
@@ -291,6 +337,14 @@ def eval_command(
         raise interrupted(stop) from None
     if result is not None:  # None: a process of a data-parallel run other than the main one
         _summary(result)
+
+
+def _library_logs(quiet: bool, verbose: bool) -> None:
+    """vLLM logs its start-up and engine steps at INFO, pages of it: keep its warnings (errors alone
+    with -q, everything with -v). Read when vLLM is imported; a VLLM_LOGGING_LEVEL already set wins."""
+    import os
+
+    os.environ.setdefault("VLLM_LOGGING_LEVEL", "INFO" if verbose else "ERROR" if quiet else "WARNING")
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
@@ -412,4 +466,5 @@ def compare_command(
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    out_console.print("wrote " + ", ".join(str(path) for path in written))
+    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    _charts_note()

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from ..evaluate.kind import EvalKind
     from ..importers.interface import Importer
     from .base import Kind
+    from .exporting import HarnessExport
 
 
 @dataclass(frozen=True)
@@ -82,6 +83,11 @@ class Design(ABC):
             if isinstance(data, dict) and isinstance(data.get("category"), str):
                 categories[data["category"]] = None
         return Starter(files, tuple(categories))
+
+    def harness_export(self) -> HarnessExport | None:
+        """What of this design lm-evaluation-harness and inspect can run (`jbcompile export`), or None
+        when they cannot run it (then its configs are left out of an export, and the docs say why)."""
+        return None
 
     def probes(self, inputs: ProbeInputs) -> Sequence[Probe]:
         """Fresh shortcut probes for one audited config (:mod:`jbcompile.audit`): rules or small models

@@ -31,9 +31,8 @@ def ratio(numerator: Any, denominator: Any) -> np.ndarray:
 
 def to_json_value(value: Any) -> Any:
     """A 0-d metric (or a list of them) as a JSON number, or None where it is undefined."""
-    if isinstance(value, list | tuple):
-        items = [to_json_value(v) for v in value]
-        return None if all(item is None for item in items) else items
+    if isinstance(value, list | tuple):  # a list metric keeps its length: [null, null, null] when undefined
+        return [to_json_value(v) for v in value]
     number = float(np.asarray(value))
     return None if np.isnan(number) else number
 
@@ -93,8 +92,6 @@ def cluster_bootstrap(
             intervals[name] = None
         elif isinstance(values, list | tuple):
             intervals[name] = [_interval(v, alpha) for v in values]
-            if all(item is None for item in intervals[name]):
-                intervals[name] = None
         else:
             intervals[name] = _interval(values, alpha)
     return intervals

@@ -7,6 +7,8 @@ import os
 from dataclasses import dataclass
 from typing import Any
 
+from ..extras import optional_import
+
 
 @dataclass
 class Dist:
@@ -22,7 +24,7 @@ class Dist:
     def gather(self, items: list) -> list:
         if self.world == 1:
             return items
-        from accelerate.utils import gather_object
+        gather_object = optional_import("accelerate.utils", "eval").gather_object
 
         return list(gather_object(items))
 
@@ -36,8 +38,8 @@ def distributed() -> Dist:
     launched = int(os.environ.get("WORLD_SIZE", "1")) > 1
     if not launched:
         return Dist()
-    import torch
-    from accelerate import PartialState
+    torch = optional_import("torch", "eval", "a launched data-parallel run")
+    PartialState = optional_import("accelerate", "eval").PartialState
 
     cpu = not torch.cuda.is_available() or os.environ.get("ACCELERATE_USE_CPU", "").lower() in ("1", "true")
     state = PartialState(cpu=cpu)

@@ -19,10 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from .harness_logs import HARNESS_FORMATS
 from .kind import ReleaseFormat
 from .registered import all_eval_kinds
-
-RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
 
 
 @dataclass
@@ -40,8 +39,9 @@ class Adapted:
 
 
 def release_formats() -> list[ReleaseFormat]:
-    """Every registered design's release formats, in the registry's order."""
-    return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats]
+    """Every registered design's release formats, in the registry's order, then the harness logs that
+    hold any design's rows (inspect's)."""
+    return [fmt for kind in all_eval_kinds() for fmt in kind.release_formats] + list(HARNESS_FORMATS)
 
 
 def detect_format(row: Mapping[str, Any]) -> ReleaseFormat | None:

@@ -38,6 +38,13 @@ class EvalOptions:
     chat: bool = False
     prompt_file: Path | None = None
     protocol: str | None = None  # a paper's protocol (evaluate/protocols.py), or None
+    # where a generated reply's answer is: read after the last match of this regular expression
+    # (``--answer-pattern``, for a prompt file whose replies put the answer after a marker of their own)
+    answer_pattern: str | None = None
+    thinking: bool = False  # a reasoning model (``--thinking``; the run's request says so, and sets this)
+
+
+THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
 
 
 @dataclass(frozen=True)
@@ -77,13 +84,25 @@ class Protocol:
     ooc: str  # how answers outside the options count in the headline metrics
     tables: tuple[Table, ...]  # the paper's main table first
     note: str = ""
+    # how the paper decoded and read replies, where it says so (the design's kind applies it)
+    max_new_tokens: str = "kind default (the paper states none)"
+    reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
+    # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
+    task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
+
+    def tables_for(self, task: str) -> tuple[Table, ...]:
+        """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
+        return dict(self.task_tables).get(task, self.tables)
+
+    def headline_for(self, task: str) -> tuple[str, ...]:
+        return tuple(column.metric for table in self.tables_for(task) for column in table.columns)
 
     @property
     def headline(self) -> tuple[str, ...]:
         return tuple(column.metric for table in self.tables for column in table.columns)
 
-    def describe(self) -> dict[str, Any]:
-        """What results.json records of the protocol."""
+    def describe(self, task: str = "qa") -> dict[str, Any]:
+        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
         return {
             "name": self.name,
             "paper": self.paper,
@@ -91,13 +110,15 @@ class Protocol:
             "shots": list(self.shots),
             "settings": list(self.settings),
             "ooc": self.ooc,
-            # none of the papers states a generation limit: the kind's default (or --max-new-tokens) holds,
-            # and results.json `scoring.max_new_tokens` records the one used
-            "max_new_tokens": "kind default (the paper states none)",
-            "headline": list(self.headline),
+            "max_new_tokens": self.max_new_tokens,
+            "reading": self.reading,
+            "headline": list(self.headline_for(task)),
             "prompt_wording": "jbcompile",
             "note": self.note,
         }
+
+
+RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
 
 
 class ReleaseFormat:
@@ -105,7 +126,7 @@ class ReleaseFormat:
     design's columns (labels the format lacks are derived, never guessed)."""
 
     name: ClassVar[str]  # recorded as the run's ``format``
-    kind: ClassVar[str]  # the design whose rows this format holds
+    kind: ClassVar[str | None]  # the design whose rows this format holds (None: told by the row's columns)
     prediction_field: ClassVar[str | None] = None  # where the format keeps its prediction, if it does
     verbatim_prompt: ClassVar[bool] = False  # its rows carry the release's whole prompt: send it as it is
 
@@ -171,6 +192,8 @@ class EvalKind(ABC):
     # what report.md shows: the per-category table's metrics, in order, and the charts
     table_metrics: tuple[str, ...] = ()
     charts: tuple[ChartSpec, ...] = ()
+    # the record fields whose every combination `eval --sample N` keeps represented (evaluate/selection.py)
+    strata_fields: tuple[str, ...] = ("category",)
 
     @property
     def settings_help(self) -> str:
@@ -286,8 +309,8 @@ class EvalKind(ABC):
         return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
 
     def max_new_tokens(self, options: EvalOptions) -> int:
-        """Generation limit when --max-new-tokens is not given."""
-        return 384 if options.setting == "cot" else 16
+        """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""
+        return (384 if options.setting == "cot" else 16) + (THINKING_TOKENS if options.thinking else 0)
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;

@@ -21,7 +21,8 @@ from ..services import Service, service_errors
 from . import predictions as files
 from .backends.base import Backend, as_reply
 from .distributed import Dist
-from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
+from .kind import Answer, EvalKind, EvalOptions, PreparedPrompts, Record
+from .parsing import answer_after
 from .prompting import PromptItem
 from .requests import Progress
 
@@ -103,7 +104,11 @@ class Batch:
     def _generated(self, i: int, output: str) -> Record:
         reply = as_reply(output, self.thinking)
         record = dict(self.prepared.records[self.items[i].example_id])
-        answer = self.kind.read_answer(str(reply), self.items[i], record, self.options)
+        pattern = self.options.answer_pattern  # the kind then reads only what follows it
+        text = answer_after(str(reply), pattern) if pattern else str(reply)
+        answer = Answer(None)  # a pattern that never matched: out of choice
+        if text is not None:
+            answer = self.kind.read_answer(text, self.items[i], record, self.options)
         record.update(
             prompt_hash=self.hashes[i], raw_output=str(reply), pred=answer.pred, option_logprobs=None
         )

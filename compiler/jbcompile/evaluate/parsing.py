@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
+from functools import cache
 from typing import TypeGuard
 
 from ..text import top_level_spans
@@ -83,15 +84,18 @@ _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
 _EMPHASIS = re.compile(r"[*_`~]+")
 _OPEN = r"[「『\"'(\[【]*\s*"
 _NAMED = r"(?:(?:応答|選択肢|option|choice|response)\s*)"  # "応答B", "選択肢1", "Option A"
-_NEGATED = r"(?:ではな|でな|じゃな)"  # "Aではなく", "Aではない", "Aでなく"
+# "Aではなく", "Aではない", "Aでなく"; "Aを選ばない", "Aを選ぶべきではない"; "Bが正しいとは限らない"
+_NEGATED = (
+    r"(?:ではな|でな|じゃな|を選(?:ば|ぶべきで|びません)|が(?:正しい|正解|適切)(?:とは|ではな|でな|じゃな))"
+)
 # a label that is one of a list ("AとB", "A or B", "0/1") is no answer by itself
 _LISTED = r"\s*(?:と|や|か|・|/|or|and)\s*" + _NAMED + r"?[A-Za-z0-9]{1,2}(?![A-Za-z0-9])"
 _LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")"
 # "AではなくB", "1ではなく2": the label after the negated one is the one chosen
 _INSTEAD = r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + ")?"
 _STATEMENT = re.compile(
-    r"(?:最終的な(?:答え|回答)|最終回答|答え|回答|解答|正解|選択|final\s+answer|correct\s+answer|answer|i\s+choose"
-    r"|i\s+pick|i\s+select)"
+    r"(?:最終的な(?:答え|回答)|最終回答|答え|回答|解答|正解|選択|final\s+answer|correct\s+answer|answer|choice"
+    r"|(?:i\s+(?:would\s+|will\s+|'d\s+|'ll\s+)?)?(?:choose|pick|select|go\s+with))"
     r"\s*(?:は|:|=|is|would\s+be|will\s+be)?\s*"
     + _NAMED
     + "?"
@@ -99,6 +103,25 @@ _STATEMENT = re.compile(
     + _INSTEAD
     + r"([A-Za-z0-9]+)"
     + _LABEL_END,
+    re.IGNORECASE,
+)
+# A label stated before what it is ("私はAを選びます", "2（確かなことは言えない）を選択します", "Bにします",
+# "Bが適切です", "どちらかといえばBです", "B is the better response"): not a label one of a list ("AとBです")
+# or negated ("Aを選ぶべきではない", "Bが正しいとは限らない").
+_AFTER_LIST = r"(?<![A-Za-z0-9])(?<!と)(?<!や)(?<!か)(?<!・)(?<!/)(?<!と\s)(?<!or\s)(?<!and\s)"
+_NOT_SO = r"(?!\s*(?:とは|ではな|でな|じゃな|わけ|べき|ません|ない))"
+_CHOSEN = re.compile(
+    _AFTER_LIST
+    + _NAMED
+    + "?"
+    + r"([A-Za-z0-9]+)"
+    + _LABEL_END
+    + r"(?:\s*[(][^)\n]{0,60}[)])?\s*"  # the option's text in brackets after its label
+    r"(?:を選(?:びます|ぶ|んだ|びたい|択します|択する)|に(?:します|する|決めます)"
+    r"|が(?:最も|より|いちばん|一番)?(?:正解|正しい|適切|妥当|答え|中立|公平)"
+    r"|だと(?:思|考)|と(?:思|考)|(?:です|だ)(?=\s*(?:[。.!！]|$))"
+    r"|\s+is\s+(?:the\s+)?(?:(?:more|most)\s+)?(?:correct|right|best|better|appropriate|answer|neutral|fair))"
+    + _NOT_SO,
     re.IGNORECASE,
 )
 # A letter that opens a line is an answer when punctuation, a line end or non-Latin text follows it
@@ -141,19 +164,33 @@ def _first_line(text: str) -> str:
     return next((line.strip() for line in text.splitlines() if line.strip(_WRAPPERS)), "")
 
 
-def _statements(text: str, wanted: dict[str, int]) -> list[int]:
-    labels = (m.group(1).casefold() for m in _STATEMENT.finditer(text))
-    return [wanted[label] for label in labels if label in wanted]
+def _statements(text: str, wanted: dict[str, int]) -> list[tuple[int, int]]:
+    """(where, option) of every label the text states as its answer, in order."""
+    found = [(m.start(), m.group(1).casefold()) for m in _STATEMENT.finditer(text)]
+    found += [(m.start(), m.group(1).casefold()) for m in _CHOSEN.finditer(text)]
+    return sorted((start, wanted[label]) for start, label in found if label in wanted)
+
+
+def _settle(text: str, wanted: dict[str, int]) -> tuple[bool, int | None]:
+    """(whether ``text`` settles the reply, its answer): declining both options settles it as no answer
+    unless an answer is stated after the decline ("0と1のどちらとも言えないので、2です"); else its last
+    statement settles it."""
+    stated = _statements(text, wanted)
+    declines = list(_DECLINES.finditer(text))
+    if declines:
+        later = [option for start, option in stated if start >= declines[-1].end()]
+        return True, later[-1] if later else None
+    if stated:
+        return True, stated[-1][1]
+    return False, None
 
 
 def _read_line(line: str, wanted: dict[str, int], options: Sequence[str]) -> tuple[bool, int | None]:
-    """(whether the line settles the reply, its answer): a line declining both options settles it as no
-    answer; else its last statement, else an opening label, else the line being one option's text."""
-    if _DECLINES.search(line):
-        return True, None
-    stated = _statements(line, wanted)
-    if stated:
-        return True, stated[-1]
+    """(whether the line settles the reply, its answer): a line declining both options or stating an
+    answer settles it (:func:`_settle`); else an opening label, else the line being one option's text."""
+    settled, answer = _settle(line, wanted)
+    if settled:
+        return True, answer
     opening = _opening_label(line, wanted)
     if opening is not None:
         return True, opening
@@ -190,10 +227,7 @@ def read_reply(text: str, labels: Sequence[str], options: Sequence[str]) -> int 
         return exact
     wanted = {label.casefold(): index for index, label in enumerate(labels)}
     settled, answer = _read_line(_first_line(cleaned), wanted, options)
-    if settled or _DECLINES.search(cleaned):
-        return answer
-    stated = _statements(cleaned, wanted)
-    return stated[-1] if stated else None
+    return answer if settled else _settle(cleaned, wanted)[1]
 
 
 def reply_is_final(text: str, labels: Sequence[str], options: Sequence[str]) -> bool:
@@ -204,6 +238,32 @@ def reply_is_final(text: str, labels: Sequence[str], options: Sequence[str]) -> 
         return False
     wanted = {label.casefold(): index for index, label in enumerate(labels)}
     return _read_line(_first_line(cleaned), wanted, options)[0]
+
+
+def read_exact(text: str, labels: Sequence[str], options: Sequence[str]) -> int | None:
+    """The option a reply is and nothing more: one label or one option's text (width, case, spaces,
+    quotes and a final stop folded), else None: the strict reading of a paper that counts every other
+    reply as out of choice (one that lets a model write a single token)."""
+    key = normalize(strip_thinking(text))
+    wanted = {normalize(label): index for index, label in enumerate(labels)}
+    return wanted[key] if key in wanted else match_option_text(key, options)
+
+
+@cache
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def answer_after(text: str, pattern: str) -> str | None:
+    """Where a reply puts its answer (``--answer-pattern``): the text after the last match of ``pattern``
+    (its first group, when it has one); None when the pattern never matches (out of choice)."""
+    matches = list(_compiled(pattern).finditer(text))
+    if not matches:
+        return None
+    found = matches[-1]
+    if found.re.groups:
+        return found.group(1) or ""
+    return text[found.end() :]
 
 
 def number_labels(n_options: int) -> tuple[str, ...]:

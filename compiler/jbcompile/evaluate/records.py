@@ -8,8 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from .formats import RAW_REPLY
-from .kind import EvalKind, Record, option_index
+from .kind import RAW_REPLY, EvalKind, Record, option_index
 from .predictions import has_example_id
 from .registered import all_eval_kinds
 

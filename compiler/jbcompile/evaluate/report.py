@@ -11,14 +11,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from ..diagnostics import Diagnostic, Severity
+from ..extras import install_hint, installed, missing_extra, optional_import
 from ..outputs import Change, Claim
 from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import md_table
+from .tables import decimal_text, md_table
 
 CHART_DIR = "charts"
+CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
 
 
 def fmt(value: Any, digits: int = 3) -> str:
@@ -29,7 +32,7 @@ def fmt(value: Any, digits: int = 3) -> str:
     if isinstance(value, int):
         return str(value)
     if isinstance(value, float):
-        return f"{value:+.{digits}f}" if value < 0 else f"{value:.{digits}f}"
+        return decimal_text(value, digits)
     if isinstance(value, list):
         return " / ".join(fmt(v, digits) for v in value)
     return str(value)
@@ -43,8 +46,19 @@ def fmt_ci(interval: Any) -> str:
     return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
 
+def charts_skipped() -> Diagnostic | None:
+    """The note said when matplotlib is not installed: the charts are then left out and everything
+    else is written (a plain ``pip install jbcompile`` scores and compares). None when they are drawn."""
+    if installed("matplotlib"):
+        return None
+    return missing_extra("matplotlib", CHART_EXTRA, "the charts were skipped", Severity.INFO)
+
+
 def render_markdown(
-    results: Results | dict[str, Any], table_metrics: Sequence[str], charts: Sequence[ChartSpec]
+    results: Results | dict[str, Any],
+    table_metrics: Sequence[str],
+    charts: Sequence[ChartSpec],
+    charts_drawn: bool = True,
 ) -> str:
     results = Results.of(results)
     overall = results.metrics.overall
@@ -90,10 +104,17 @@ def render_markdown(
         ],
     )
     lines += ["", "Intervals by category are in `results.json` (`metrics_ci.by_category`).", ""]
-    if charts:
+    if charts and charts_drawn:
         lines += ["## Charts", ""]
         lines += [f"![{chart.title}]({CHART_DIR}/{chart.file})" for chart in charts]
         lines.append("")
+    elif charts:
+        lines += [
+            "## Charts",
+            "",
+            f"Not drawn: matplotlib is not installed (`{install_hint(CHART_EXTRA)}`).",
+            "",
+        ]
     ambiguous = results.ambiguous_rows or []
     if ambiguous:
         lines += [
@@ -117,14 +138,13 @@ def render_markdown(
 
 
 def paper_value(value: Any, percent: bool, signed: bool) -> str:
-    """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked."""
+    """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked (zero
+    as +0.0); ties rounded half away from zero (:func:`.tables.decimal_text`)."""
     if value is None:
         return "—"
     if isinstance(value, int) and not percent:
         return str(value)
-    number = value * 100 if percent else value
-    text = f"{number:.1f}" if percent else f"{number:.3f}"
-    return f"+{text}" if signed and not text.startswith("-") and float(text) != 0 else text
+    return decimal_text(value, 1 if percent else 3, scale=100 if percent else 1, signed=signed)
 
 
 def protocol_lines(results: Results) -> list[str]:
@@ -140,10 +160,14 @@ def protocol_lines(results: Results) -> list[str]:
             f"an out-of-choice answer); `--protocol {names}` runs a paper's"
         ]
 
-    return [
+    lines = [
         f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
+        f"- **Decoding:** {described.max_new_tokens}; replies read {described.reading}"
+        if described.reading
+        else f"- **Decoding:** {described.max_new_tokens}",
         f"- **Prompt wording:** {PROMPT_NOTE}",
     ]
+    return lines
 
 
 def paper_tables(results: Results) -> list[str]:
@@ -158,7 +182,7 @@ def paper_tables(results: Results) -> list[str]:
         results.source.predictions if results.source else None
     )
     lines: list[str] = []
-    for table in protocol.tables:
+    for table in protocol.tables_for(results.task or "qa"):
         lines += [f"## {table.title}", ""]
         lines += md_table(
             ["Model", *(column.heading for column in table.columns)],
@@ -228,7 +252,7 @@ def japanese_font() -> str | None:
     """
     from importlib.util import find_spec
 
-    from matplotlib import font_manager
+    font_manager = optional_import("matplotlib.font_manager", CHART_EXTRA, "the charts")
 
     spec = find_spec(JAPANESE_FONT_PACKAGE)
     if spec is None or not spec.submodule_search_locations:
@@ -245,10 +269,8 @@ def draw_charts(
 ) -> list[Path]:
     """Draw the charts into ``folder`` (default ``out/charts``)."""
     results = Results.of(results)
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    optional_import("matplotlib", CHART_EXTRA, "the charts").use("Agg")
+    plt = optional_import("matplotlib.pyplot", CHART_EXTRA, "the charts")
     import numpy as np
 
     with japanese_style(plt):
@@ -316,9 +338,13 @@ def _error_bar(value: float, interval: Any) -> tuple[float, float]:
 
 def report_changes(place: Claim, out: Path, results: Results, kind: Any) -> dict[Path, Change]:
     """report.md and charts/ of a run as changes for one commit (the charts drawn into a staging folder
-    first): the charts folder is replaced whole, so no chart of an earlier run stays."""
+    first): the charts folder is replaced whole, so no chart of an earlier run stays; without
+    matplotlib it is removed and report.md says the charts were not drawn."""
     charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
-    staging = place.temp_folder(out / CHART_DIR, "charts")
-    draw_charts(out, results, charts, folder=staging)
-    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts)
-    return {out / CHART_DIR: staging, out / REPORT: redact_data(report)}  # no secret a reply may have echoed
+    drawn = charts_skipped() is None
+    chart_change: Change = None
+    if drawn:
+        chart_change = place.temp_folder(out / CHART_DIR, "charts")
+        draw_charts(out, results, charts, folder=chart_change)
+    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts, charts_drawn=drawn)
+    return {out / CHART_DIR: chart_change, out / REPORT: redact_data(report)}  # no secret a reply echoed

@@ -39,6 +39,7 @@ class EvalRequest:
     prefix_cache: bool = True
     bootstrap: int = 1000
     limit: int | None = None
+    sample: int | None = None  # a stratified sample of N rows (evaluate/selection.py)
     overwrite: bool = False
     backend: str = "transformers"
     backend_options: BackendOptions = field(default_factory=BackendOptions)  # as given; each backend checks
@@ -111,6 +112,11 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
     """Every option of ``eval`` that can be checked before loading the data or the model."""
     problems = check_common_options(request.bootstrap, request.options.seed)
     problems += _at_least("--limit", request.limit, 1)
+    problems += _at_least("--sample", request.sample, 1)
+    if request.limit is not None and request.sample is not None:
+        problems.append(
+            Diagnostic("EV103", "--limit and --sample both choose the rows", hint="give one of them")
+        )
     problems += _at_least("--batch-size", request.batch_size, 1)
     problems += _at_least("--max-new-tokens", request.max_new_tokens, 1)
     model = Path(request.model).expanduser()
@@ -146,10 +152,37 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
                     hint=f"drop {option}, or check out that version into the folder",
                 )
             )
+    problems += _answer_pattern_problems(request.options)
     if request.out is not None:  # the default folder is checked once the dataset has named the kind
         overlapping = overlaps([Output("--out", request.out)], run_inputs(request))
         problems += overlapping or files.check_out_folder(request.out)
     return problems
+
+
+def _answer_pattern_problems(options: EvalOptions) -> list[Diagnostic]:
+    """``--answer-pattern`` must compile, and it reads generated replies only."""
+    if options.answer_pattern is None:
+        return []
+    try:
+        re.compile(options.answer_pattern)
+    except re.error as error:
+        return [
+            Diagnostic(
+                "EV026",
+                f"--answer-pattern {options.answer_pattern!r} is not a regular expression: {error}",
+                hint="give a Python regular expression, e.g. '回答[:：]'",
+            )
+        ]
+    if options.scoring != "generate":
+        return [
+            Diagnostic(
+                "EV027",
+                "--answer-pattern says where a generated reply's answer is; log-probability scoring "
+                "reads none",
+                hint="add --scoring generate, or drop --answer-pattern",
+            )
+        ]
+    return []
 
 
 def run_inputs(request: EvalRequest) -> list[tuple[str, Path]]:
@@ -214,7 +247,7 @@ def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequ
     """A copy of the request with what depends on the dataset filled in: the kind's first setting when
     none was given, the release's own prompt for release rows that carry it, and the default run folder
     (which names the chat mode, so that a --chat run never lands in the folder of a plain one)."""
-    options = request.options
+    options = replace(request.options, thinking=request.thinking)  # the kinds read it from the options
     setting = options.setting or kind.settings[0]
     if not options.setting:
         options = replace(options, setting=setting)

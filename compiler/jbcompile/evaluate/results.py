@@ -137,6 +137,7 @@ class ProtocolInfo(_Part):
     settings: list[str] | None = None
     ooc: str | None = None
     max_new_tokens: str | None = None
+    reading: str | None = None  # how the paper read a reply
     headline: list[str] = []  # the metrics of the paper's tables, in their column order
     prompt_wording: str | None = None
     note: str | None = None
@@ -274,8 +275,9 @@ def metrics_block(
     from .protocols import get_protocol
 
     described = get_protocol(protocol)
+    task = str(records[0].get("task") or "qa") if records else "qa"  # a run's records share their task
     return {
-        "protocol": described.describe() if described else None,
+        "protocol": described.describe(task) if described else None,
         "bootstrap": {"resamples": resamples, "unit": "template", "confidence": CONFIDENCE, "seed": seed},
         "metrics": kind.metrics(records),
         "metrics_ci": kind.intervals(records, resamples, seed),

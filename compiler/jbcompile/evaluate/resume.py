@@ -32,8 +32,10 @@ def fingerprint(
     from ..redaction import redact_url
 
     options = asdict(request.options)
-    if options.get("protocol") is None:
-        options.pop("protocol", None)  # runs started before protocols existed still resume
+    for name in ("protocol", "answer_pattern"):  # runs started before these existed still resume
+        if options.get(name) is None:
+            options.pop(name, None)
+    options.pop("thinking", None)  # recorded once, as the run's ``thinking``
     options["prompt_file"] = prompt_name(request.options.prompt_file)
     return {
         "model": request.model,
@@ -48,6 +50,8 @@ def fingerprint(
         "max_new_tokens": request.max_new_tokens,
         "dtype": request.dtype,
         "limit": request.limit,
+        # only when given: a run folder from before --sample existed resumes as it did
+        **({"sample": request.sample} if request.sample is not None else {}),
         "backend": request.backend,
         # the same keys for every backend, so that run.json reads the same whichever ran
         "base_url": redact_url(getattr(backend_options, "base_url", None)),

@@ -42,10 +42,10 @@ from .requests import (
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
 from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
+from .selection import chosen_rows
 
 STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
-THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
 EVAL_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
 
@@ -151,7 +151,9 @@ def _run_held(
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
     prepared = kind.prepare(loaded.rows_for(options.task), options, template)
-    items = prepared.items[: request.limit] if request.limit is not None else prepared.items
+    items = chosen_rows(
+        prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
+    )
     if not items:
         raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
 
@@ -274,9 +276,9 @@ def _plan(
             if options.scoring == "logprob"
             else None
         )
-    max_new = request.max_new_tokens
-    if max_new is None:
-        max_new = kind.max_new_tokens(options) + (THINKING_TOKENS if request.thinking else 0)
+    max_new = request.max_new_tokens if request.max_new_tokens is not None else kind.max_new_tokens(options)
+    # a reply read after a pattern of the user's may state its answer again later: no early stop then
+    is_final = None if options.answer_pattern else kind.answer_is_final(options)
     batch = Batch(
         backend=backend,
         kind=kind,
@@ -288,7 +290,7 @@ def _plan(
         label_ids=label_ids,
         max_new_tokens=max_new,
         stop_strings=() if request.thinking else STOP_STRINGS,  # a model may write "###" while it thinks
-        answer_is_final=final_answer_test(kind.answer_is_final(options), request.thinking),
+        answer_is_final=final_answer_test(is_final, request.thinking),
         thinking=request.thinking,
     )
     return batch, batches

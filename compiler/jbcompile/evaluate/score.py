@@ -39,6 +39,10 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
                 )
             ]
         )
+    if path.suffix.lower() == ".eval":  # an inspect log: a zip archive
+        from .harness_logs import read_eval_file
+
+        return read_eval_file(path)
     try:
         lines = read_json_records(path)
     except OSError as error:

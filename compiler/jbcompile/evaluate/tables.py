@@ -4,6 +4,7 @@ sections of a comparison)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 
@@ -16,12 +17,25 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
 
 
+def decimal_text(value: float, digits: int, *, scale: int = 1, signed: bool = False) -> str:
+    """``value × scale`` with ``digits`` decimals, as the papers print numbers: a tie rounds half away
+    from zero, on the number's shortest decimal form (0.1225 → 0.123, 12.25 → 12.3, −12.25 → −12.3; the
+    binary float would round 0.1225 down), a number that rounds to zero has no minus sign (0.0, not
+    −0.0), and ``signed`` gives a positive number, zero included, its plus sign (+0.0, as papers print)."""
+    exact = Decimal(repr(float(value))) * scale
+    rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    if rounded.is_zero():
+        rounded = abs(rounded)
+    text = f"{rounded:f}"
+    return f"+{text}" if signed and not text.startswith("-") else text
+
+
 def fmt_number(value: Any, digits: int = 3) -> str:
-    """A float with ``digits`` decimals, anything else as it is, None as —."""
+    """A float with ``digits`` decimals (:func:`decimal_text`), anything else as it is, None as —."""
     if value is None:
         return "—"
     if isinstance(value, float):
-        return f"{value:.{digits}f}"
+        return decimal_text(value, digits)
     return str(value)
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..extras import optional_import
 from ..redaction import register_url
 from ..services import DEEPL, service_errors
 
@@ -55,7 +56,7 @@ def _stopped(code: str, message: str, hint: str) -> TranslationStopped:
 
 def known_failure(exc: Exception) -> Diagnostic | None:
     """The diagnostic of an exception of the deepl library itself (None for any other type)."""
-    import deepl
+    deepl = optional_import("deepl", "translate")
 
     status = getattr(exc, "http_status_code", None)
     if isinstance(exc, deepl.AuthorizationException) or status == 403:
@@ -94,7 +95,7 @@ def known_failure(exc: Exception) -> Diagnostic | None:
 
 def _entries_of(dictionaries: Sequence[MultilingualGlossaryDictionaryEntries]) -> dict[str, str]:
     """Entries of a glossary as a dict (the API sends them as TSV text)."""
-    from deepl.util import convert_tsv_to_dict
+    convert_tsv_to_dict = optional_import("deepl.util", "translate").convert_tsv_to_dict
 
     entries: dict[str, str] = {}
     for dictionary in dictionaries:
@@ -115,13 +116,7 @@ class DeepLTranslator:
         formality: str | None = None,
         max_retries: int | None = None,
     ):
-        try:
-            import deepl
-            import deepl.http_client
-        except ImportError:
-            raise _stopped(
-                "TR015", "the deepl library is not installed", "pip install 'jbcompile[translate]'"
-            ) from None
+        library = optional_import("deepl", "translate", "`jbcompile translate`")
 
         self._key = auth_key
         register_url(server_url)
@@ -130,8 +125,8 @@ class DeepLTranslator:
         self.formality = formality
         with self._calls("creating the client"):
             if max_retries is not None:
-                deepl.http_client.max_network_retries = max_retries
-            self._client: deepl.DeepLClient = deepl.DeepLClient(auth_key, server_url=server_url)
+                library.http_client.max_network_retries = max_retries
+            self._client: deepl.DeepLClient = library.DeepLClient(auth_key, server_url=server_url)
 
     @contextmanager
     def _calls(self, doing: str) -> Iterator[None]:
@@ -148,10 +143,10 @@ class DeepLTranslator:
 
     def ensure_glossary(self, name: str, entries: dict[str, str]) -> str:
         """The id of the glossary ``name`` on DeepL holding exactly ``entries`` (created or updated)."""
-        from deepl.api_data import MultilingualGlossaryDictionaryEntries
+        Entries = optional_import("deepl.api_data", "translate").MultilingualGlossaryDictionaryEntries
 
         try:  # the client validates our terms before anything is sent
-            wanted = MultilingualGlossaryDictionaryEntries(self.source_lang, self.target_lang, entries)
+            wanted = Entries(self.source_lang, self.target_lang, entries)
         except ValueError as exc:
             raise _stopped(
                 "TR011",

@@ -4,7 +4,8 @@ disambiguating context, a negative and a non-negative question; a row asks to pi
 
 Modules: ``schema`` (source model), ``compiler`` (row contract, expansion, lite, verification),
 ``rationale`` (gold rationales), ``evaluate`` / ``metrics`` / ``shots`` (evaluator part), ``release``
-(BBQ/JBBQ release rows and lm-evaluation-harness samples), ``importers/`` (BBQ's CSVs and JSONL),
+(BBQ/JBBQ release rows and lm-evaluation-harness samples), ``harness`` (what `jbcompile export` writes
+for lm-eval and inspect), ``importers/`` (BBQ's CSVs and JSONL),
 ``prompts/`` and ``card.md.j2``.
 """
 
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
     from ...importers import Importer
     from ..base import Kind
+    from ..exporting import HarnessExport
 
 
 class BbqDesign(Design):
@@ -40,6 +42,11 @@ class BbqDesign(Design):
         from .importers import jsonl, templates
 
         return (templates.IMPORTER, jsonl.IMPORTER)
+
+    def harness_export(self) -> HarnessExport:
+        from .harness import EXPORT
+
+        return EXPORT
 
 
 DESIGN = BbqDesign()

@@ -66,6 +66,7 @@ class BbqEval(EvalKind):
     }
     default_config = "lite"
     record_fields = RECORD_FIELDS
+    strata_fields = ("category", "context_condition")  # what `eval --sample` keeps represented
     row_signature = frozenset({"context_condition", "question_polarity", "ans2"})
     release_formats = RELEASE_FORMATS
     count_names = metrics.COUNT_NAMES

@@ -7,7 +7,8 @@ from ...evaluate.kind import Column, Protocol, Table
 PROTOCOL = Protocol(
     name="jbbq",
     kind="bbq",
-    paper="JBBQ (Yanaka et al.), Table 3 / Table 13 and Table 12 (Appendix C)",
+    paper="JBBQ (Yanaka et al.), Table 3 / Table 13 and Table 12 (Appendix C); bias detection: Tables 7, "
+    "18, 19",
     scoring="generate",
     shots=(3, 0),
     settings=("basic", "warning", "cot"),
@@ -36,4 +37,19 @@ PROTOCOL = Protocol(
         ),
     ),
     note="basic, warning and cot are the paper's basicP, paraP and CoT settings",
+    task_tables=(
+        (
+            "detect",
+            (
+                Table(
+                    "JBBQ Table 18 (basicP) / Table 19 (paraP) layout, bias detection (Table 7: Acc. Avg)",
+                    (
+                        Column("Acc. Avg", "acc_avg"),
+                        Column("Acc. Amb", "acc_ambig"),
+                        Column("Acc. Dis", "acc_disambig"),
+                    ),
+                ),
+            ),
+        ),
+    ),
 )

@@ -28,8 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic
-from ...evaluate.formats import RAW_REPLY
-from ...evaluate.kind import ReleaseFormat, option_index
+from ...evaluate.kind import RAW_REPLY, ReleaseFormat, option_index
 from ...evaluate.parsing import are_texts, read_prediction
 
 # The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
@@ -146,6 +145,7 @@ def derive_labels(row: Mapping[str, Any], second_attribute: str | None = None) -
 OUR_BBQ_LABELS = ("target_label", "unknown_label", "biased_label")
 LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
 LM_EVAL_PREDICTION = "filtered_resps"
+OPTION_NUMBERS = ("0", "1", "2")  # what our prompts ask a model to answer with
 
 
 def bbq_row_problem(row: Mapping[str, Any]) -> str | None:
@@ -215,7 +215,7 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
         row["example_id"] = sample.get("doc_id")
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: one reply
         row[RAW_REPLY] = responses[0]
-        row[LM_EVAL_PREDICTION] = read_prediction(responses[0], ("0", "1", "2"), options)
+        row[LM_EVAL_PREDICTION] = read_prediction(responses[0], OPTION_NUMBERS, options)
         return row, None
     scores = [_loglikelihood(response) for response in responses]
     if any(score is None for score in scores):
@@ -225,7 +225,10 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     if choices is None:
         return None, "arguments do not list one continuation per log-likelihood"
     unknowns = [i for i in range(3) if str(_tag_of(doc, i)).casefold() == "unknown"]
-    to_option = _choice_options(choices, options, unknowns[0] if len(unknowns) == 1 else None)
+    if choices == list(OPTION_NUMBERS):  # a `jbcompile export lm-eval` task scores the option numbers
+        to_option: list[int] | None = list(range(len(choices)))
+    else:
+        to_option = _choice_options(choices, options, unknowns[0] if len(unknowns) == 1 else None)
     if to_option is None:
         return None, "its choices cannot be matched to ans0-ans2"
     best = max(range(len(scores)), key=lambda k: (scores[k], -k))  # numpy's argmax: the first maximum
@@ -295,7 +298,8 @@ class LmEvalBbqSamples(BbqRelease):
     prediction_field = LM_EVAL_PREDICTION
 
     def matches(self, row: Mapping[str, Any]) -> bool:
-        return set(row) >= LM_EVAL_FIELDS
+        doc = row.get("doc")  # a bbq row (another design's rows go to the generic lm-eval format)
+        return set(row) >= LM_EVAL_FIELDS and isinstance(doc, Mapping) and "ans2" in doc
 
     def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         converted, problem = lm_eval_row(row)

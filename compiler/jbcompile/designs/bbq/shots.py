@@ -1,16 +1,31 @@
 """Prompt variables of the ``bbq`` kind: few-shot examples, gold per task, and gold CoT evidence.
 
 Shots follow the JBBQ recipe: drawn from categories other than the evaluated row's, with pairwise
-different gold answers (up to three; more shots cycle through the three positions), never evaluated
-themselves. They are chosen once per category (seeded, from a sorted pool), so every row of a category
-shares the same examples — which is also what lets the backend reuse their computation.
+different gold answers, never evaluated themselves. They are chosen once per category (seeded, from a
+sorted pool), so every row of a category shares the same examples — which is also what lets the backend
+reuse their computation.
+
+"Different answers" in both senses: the shots' gold options sit at different positions (up to three;
+more shots cycle through the three positions), and they are of different kinds (:func:`shot_kinds`), so
+no category's examples are all ambiguous with gold "unknown", or all disambiguated:
+
+- ``qa``: one ambiguous row (gold: the unknown option), one disambiguated row whose gold follows the
+  stereotype and one whose gold goes against it (in a seeded order; more shots cycle);
+- ``detect`` (gold: the biased option): ambiguous and disambiguated rows, of negative and non-negative
+  questions (gold: the targeted person, and the other one) — any three of the four combinations cover
+  both conditions and both questions.
+
+Where the other categories hold no row of a wanted kind at a wanted position, a row of another kind at
+that position is taken (a release's rows without our labels have no kind).
 """
 
 from __future__ import annotations
 
 import hashlib
+import itertools
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
@@ -61,46 +76,104 @@ def gold_evidence(row: Row) -> list[str]:
     return spans[:-1]
 
 
+def shot_kind(row: Row, task: str) -> str | None:
+    """What answer a row teaches as a shot (see the module's docstring); None when its labels do not say."""
+    if task == "detect":
+        return f"{row.get('context_condition')}/{row.get('question_polarity')}"
+    if row.get("context_condition") == "ambig":
+        return "unknown"
+    return row.get("context_bias")  # biased | counter_biased (None in a release row without our labels)
+
+
+def shot_kinds(task: str, rng: random.Random) -> list[str]:
+    """The kinds the shots cycle through, in a seeded order whose first three differ in every sense."""
+    if task == "detect":
+        first, second = rng.sample(["neg", "nonneg"], 2)
+        return [f"ambig/{first}", f"disambig/{second}", f"disambig/{first}", f"ambig/{second}"]
+    return ["unknown", *rng.sample(["biased", "counter_biased"], 2)]
+
+
 def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dict[str, list[Row]]:
-    """Per category, ``n_shots`` example rows from the other categories."""
+    """Per category, ``n_shots`` example rows from the other categories (the module's rule)."""
     if n_shots == 0:
         return {}
-    pool = sorted(rows, key=lambda row: row["example_id"])
+    pool = [_Shot(row, task, gold_of(row, task), row["category"]) for row in rows]
+    pool.sort(key=lambda shot: shot.row["example_id"])
     categories = sorted({row["category"] for row in rows})
     chosen: dict[str, list[Row]] = {}
     for category in categories:
-        candidates = [row for row in pool if row["category"] != category]
+        candidates = [shot for shot in pool if shot.category != category]
         rng = random.Random(f"{seed}|shots|{task}|{category}")
         rng.shuffle(candidates)
-        positions = [0, 1, 2]
-        rng.shuffle(positions)
-        wanted = [positions[i % 3] for i in range(n_shots)]
-        picked: list[Row] = []
-        used_questions: set[str] = set()
-        for label in wanted:
-            found = next(
-                (
-                    row
-                    for row in candidates
-                    if gold_of(row, task) == label and question_key(row) not in used_questions
-                ),
-                None,
+        orders = list(itertools.permutations(range(3)))
+        rng.shuffle(orders)
+        kinds = shot_kinds(task, rng)
+        # the first order of the gold positions under which every shot has its kind, else the first order
+        drawn = (_draw(candidates, n_shots, order, kinds, strict=True) for order in orders)
+        picked = next((found for found in drawn if found), None)
+        picked = picked or _draw(candidates, n_shots, orders[0], kinds, strict=False)
+        if picked is None:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV030",
+                        f"cannot draw {n_shots} shots for {category}: other categories lack rows with the "
+                        "gold options needed (shots come from other categories, with different answers)",
+                        hint="lower --shots, or evaluate a dataset with more categories",
+                    )
+                ]
             )
-            if found is None:
-                raise DiagnosticError(
-                    [
-                        Diagnostic(
-                            "EV030",
-                            f"cannot draw {n_shots} shots for {category}: other categories lack rows with "
-                            f"gold option {label} (shots come from other categories, with different answers)",
-                            hint="lower --shots, or evaluate a dataset with more categories",
-                        )
-                    ]
-                )
-            picked.append(found)
-            used_questions.add(question_key(found))
+        rng.shuffle(picked)  # the ambiguous example is not always first
         chosen[category] = picked
     return chosen
+
+
+@dataclass
+class _Shot:
+    """A candidate shot: its row and gold position; its kind and question are read only when needed."""
+
+    row: Row
+    task: str
+    gold: int
+    category: str
+    _kind: tuple[str | None] | None = None
+    _question: str | None = None
+
+    @property
+    def kind(self) -> str | None:
+        if self._kind is None:
+            self._kind = (shot_kind(self.row, self.task),)
+        return self._kind[0]
+
+    @property
+    def question(self) -> str:
+        if self._question is None:
+            self._question = question_key(self.row)
+        return self._question
+
+
+def _draw(
+    candidates: Sequence[_Shot], n_shots: int, order: Sequence[int], kinds: Sequence[str], strict: bool
+) -> list[Row] | None:
+    """Shot ``i`` has gold position ``order[i % 3]`` and (``strict``: must, else preferably) the kind
+    ``kinds[i % len(kinds)]``, each of another question; None when a shot cannot be found."""
+    picked: list[Row] = []
+    used_questions: set[str] = set()
+    for index in range(n_shots):
+        label, kind = order[index % 3], kinds[index % len(kinds)]
+        found: _Shot | None = None
+        for shot in candidates:
+            if shot.gold != label or (strict and shot.kind != kind) or shot.question in used_questions:
+                continue
+            if shot.kind == kind:
+                found = shot
+                break
+            found = found or shot  # another kind (not strict): kept unless one of the wanted kind follows
+        if found is None:
+            return None
+        picked.append(found.row)
+        used_questions.add(found.question)
+    return picked
 
 
 def shot_variables(row: Row, task: str, setting: str | None) -> dict[str, Any]:

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from ...evaluate.kind import EvalKind
     from ...importers import Importer
     from ..base import Kind
+    from ..exporting import HarnessExport
 
 
 class JubakuDesign(Design):
@@ -70,6 +71,11 @@ class JubakuDesign(Design):
         from .evaluate import JUBAKU
 
         return JUBAKU
+
+    def harness_export(self) -> HarnessExport:
+        from .harness import EXPORT
+
+        return EXPORT
 
     def importers(self) -> Sequence[Importer]:
         from .importer import IMPORTER

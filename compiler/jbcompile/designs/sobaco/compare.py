@@ -9,7 +9,16 @@ from typing import Any
 
 from ...evaluate.compare import Run
 from ...evaluate.tables import fmt_number, fmt_p, md_table
-from .summary import SUMMARY_JSON, SUMMARY_MD, permutation_p, spearman, summarize, write_summary
+from .summary import (
+    BASIC_ZERO_NOTE,
+    SUMMARY_JSON,
+    SUMMARY_MD,
+    permutation_p,
+    rate_cell,
+    spearman,
+    summarize,
+    write_summary,
+)
 
 
 def compare_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
@@ -46,6 +55,7 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
     ]
     lines = ["## SOBACO: models over settings", ""]
     rows = []
+    marked = False
     for model, summary in section["models"].items():
         basic = (summary["scores"].get("basic") or {}).get("overall") or {}
         cells = [
@@ -56,13 +66,18 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
             rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
             cells.append(
                 " / ".join(
-                    fmt_number((rates.get(m) or {}).get("mean"), 1) for m in ("bias_score", "culture_acc")
+                    rate_cell(rates.get(m) or {}, with_std=False) for m in ("bias_score", "culture_acc")
                 )
+            )
+            marked = marked or any(
+                (rates.get(m) or {}).get("basic_zero") for m in ("bias_score", "culture_acc")
             )
         corr = summary["correlation"]["overall"]
         rows.append([model, *cells, fmt_number(corr["spearman"]), fmt_p(corr["p_value"])])
     header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
     lines += md_table([*header, "ρ Bias-Culture", "p"], rows)
+    if marked:
+        lines += ["", BASIC_ZERO_NOTE]
     pooled = section["pooled_correlation"]
     lines += [
         "",

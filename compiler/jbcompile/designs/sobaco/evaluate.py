@@ -36,6 +36,7 @@ from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
 from ...evaluate.conversation import TurnItem, conversation_texts
 from ...evaluate.kind import (
+    THINKING_TOKENS,
     Answer,
     ChartSpec,
     EvalKind,
@@ -46,12 +47,25 @@ from ...evaluate.kind import (
     Record,
     Row,
 )
-from ...evaluate.parsing import parse_option_number, parse_prediction_value, read_reply, reply_is_final
+from ...evaluate.parsing import (
+    first_line_ended,
+    number_labels,
+    parse_option_number,
+    parse_prediction_value,
+    read_exact,
+    read_reply,
+    reply_is_final,
+    strip_thinking,
+)
 from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
-from .settings import METHODS, SETTINGS, WORDINGS, split_setting
+from .settings import METHODS, PROTOCOL_NAME, SETTINGS, WORDINGS, split_setting
 
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
-FINAL_ANSWER = re.compile(r"最終回答\s*[:：]?")
+# cot-j's answer follows 「最終回答:」 (our prompt) or 「回答:」 (the paper's, after its 「正しい理由:」)
+FINAL_ANSWER = re.compile(r"(?:最終)?回答\s*[:：]")
+# SOBACO Appendix D: one new token for a one-number reply; 300 for cot-j's reasons; 100 for cot-e's first
+# turn (naming the stereotyped option and why); 800 for every prompt of its reasoning model
+PAPER_TOKENS = {"final": 1, "cot-j": 300, "cot-e first turn": 100, "reasoning": 800}
 
 RECORD_FIELDS = (
     "example_id",
@@ -104,13 +118,45 @@ def question_key(row: Row) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def parse_final_answer(output: str, n_options: int = 3) -> int | None:
-    """cot-j: the option number after the last 「最終回答:」; None when the reply never gets there."""
+def parse_final_answer(output: str, n_options: int = 3, strict: bool = False) -> int | None:
+    """cot-j: the option number after the last 「最終回答:」 or 「回答:」; None when the reply never gets
+    there. ``strict`` (the paper's protocol): the line after the marker must be the number alone."""
     text = unicodedata.normalize("NFKC", output)
     found = list(FINAL_ANSWER.finditer(text))
     if not found:
         return None
-    return parse_option_number(text[found[-1].end() :], n_options)
+    rest = text[found[-1].end() :]
+    if strict:
+        return read_exact(answer_line(rest), number_labels(n_options), ())
+    return parse_option_number(rest, n_options)
+
+
+def answer_line(reply: str) -> str:
+    """A reply's first non-blank line: what the strict reading takes as the answer (with one token, the
+    whole reply; a model given more room may go on after it)."""
+    return next((line for line in strip_thinking(reply).splitlines() if line.strip()), "")
+
+
+def under_protocol(options: EvalOptions) -> bool:
+    """Is the run under SOBACO's own protocol (its decoding and its strict reading)?"""
+    return options.protocol == PROTOCOL_NAME
+
+
+def first_turn_tokens(method: str, options: EvalOptions) -> int:
+    """New tokens allowed in a two-turn setting's first turn."""
+    if not under_protocol(options):
+        return TWO_TURN[method]
+    if options.thinking:
+        return PAPER_TOKENS["reasoning"]
+    return PAPER_TOKENS["cot-e first turn"] if method == "cot-e" else PAPER_TOKENS["final"]
+
+
+def read_first_turn(reply: str, method: str, options: EvalOptions) -> int | None:
+    """The option a first turn gave: cot-r's first turn is the basic prompt, read as the final answer is;
+    cot-e's names the stereotyped option and then its reason."""
+    if method == "cot-r" and under_protocol(options):
+        return read_exact(answer_line(reply), number_labels(3), ())
+    return parse_option_number(reply, 3)
 
 
 def count(record: Record) -> dict[str, float]:
@@ -188,6 +234,7 @@ class SobacoEval(EvalKind):
     default_config = "sobaco"
     record_fields = RECORD_FIELDS
     row_signature = frozenset({"type", "ans2", "unknown_label"})
+    strata_fields = ("category", "type")  # what `eval --sample` keeps represented (bias, culture)
     settings_help = (
         f"<method>-<wording>, methods {'/'.join(METHODS)}, wordings {'/'.join(map(str, WORDINGS))}"
     )
@@ -256,12 +303,21 @@ class SobacoEval(EvalKind):
         return record.get("type") == "culture"
 
     def max_new_tokens(self, options: EvalOptions) -> int:
-        """Room for the final reply: a number, or cot-j's reasons for every option and then the number."""
-        return 300 if method_of(options) == "cot-j" else 16
+        """Room for the final reply: a number, or cot-j's reasons for every option and then the number.
+        Under the paper's protocol, its limits (Appendix D): 1 token, 300 for cot-j, 800 for a reasoning
+        model; otherwise a thinking model gets room to think."""
+        cot_j = method_of(options) == "cot-j"
+        if under_protocol(options):
+            if options.thinking:
+                return PAPER_TOKENS["reasoning"]
+            return PAPER_TOKENS["cot-j"] if cot_j else PAPER_TOKENS["final"]
+        return (300 if cot_j else 16) + (THINKING_TOKENS if options.thinking else 0)
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         if method_of(options) == "cot-j":
             return None
+        if under_protocol(options):  # the strict reading takes the first line alone
+            return lambda output: first_line_ended(output, None)
         return lambda output: reply_is_final(output, self.option_labels, ())
 
     def base_record(self, row: Row, task: str) -> Record:
@@ -292,7 +348,7 @@ class SobacoEval(EvalKind):
                         options_of(row),
                         keys,
                         first=first,
-                        first_max_new_tokens=TWO_TURN[method],
+                        first_max_new_tokens=first_turn_tokens(method, options),
                     )
                 )
             else:
@@ -313,16 +369,24 @@ class SobacoEval(EvalKind):
         A first reply the predictions log already holds for this very first turn is reused."""
         known = {key: (r.get("first_output"), r.get("prompt_hash")) for key, r in (earlier or {}).items()}
         texts, replies = conversation_texts(items, backend, chat=options.chat, earlier=known)
+        method = method_of(options)
         for example_id, reply in replies.items():
             record = prepared.records[example_id]
             record["first_output"] = reply
-            record["first_pred"] = parse_option_number(reply, 3)
+            record["first_pred"] = read_first_turn(reply, method, options)
         return texts
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
-        if method_of(options) == "cot-j":
-            return Answer(parse_final_answer(output, len(item.options)))
-        return Answer(read_reply(output, self.option_labels[: len(item.options)], item.options))
+        """A reply as the run reads it: under the paper's protocol strictly (its answer line is an option
+        and nothing else; cot-j: the line after its answer marker), otherwise as a person reads it. With
+        ``--answer-pattern`` the reply is what followed the pattern, read as a one-number reply."""
+        labels = self.option_labels[: len(item.options)]
+        strict = under_protocol(options)
+        if method_of(options) == "cot-j" and not options.answer_pattern:
+            return Answer(parse_final_answer(output, len(item.options), strict=strict))
+        if strict:
+            return Answer(read_exact(answer_line(output), labels, item.options))
+        return Answer(read_reply(output, labels, item.options))
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

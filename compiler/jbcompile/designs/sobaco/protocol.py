@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from ...evaluate.kind import Column, Protocol, Table
+from .settings import PROTOCOL_NAME
 from .settings import SETTINGS as SOBACO_SETTINGS
 
 PROTOCOL = Protocol(
-    name="sobaco",
+    name=PROTOCOL_NAME,
     kind="sobaco",
     paper="SOBACO (Yamamoto et al.), Table 3; change rates and Table 4 come from `jbcompile compare`",
     scoring="generate",
@@ -25,4 +26,8 @@ PROTOCOL = Protocol(
     ),
     note="the paper averages three wordings and reports change rates against basic: run every "
     "setting and `jbcompile compare` the runs",
+    max_new_tokens="the paper's (Appendix D): 1 new token at temperature 0 (300 for cot-j; 100 for cot-e's "
+    "first turn); a reasoning model (--thinking) 800 for every prompt",
+    reading="strict: a reply whose first line is not one option (its number, or its text) is out of "
+    "choice; cot-j reads the line after its last 「回答:」 or 「最終回答:」",
 )

@@ -6,6 +6,7 @@ from __future__ import annotations
 METHODS = ("basic", "debias", "cot-j", "cot-e", "cot-r")
 WORDINGS = (1, 2, 3)
 SETTINGS = tuple(f"{method}-{wording}" for method in METHODS for wording in WORDINGS)
+PROTOCOL_NAME = "sobaco"  # the paper's protocol, under which the evaluator decodes and reads as the paper
 
 
 def split_setting(setting: str | None) -> tuple[str, int] | None:

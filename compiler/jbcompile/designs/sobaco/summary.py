@@ -23,6 +23,7 @@ from scipy import stats
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.compare import same_data
+from ...evaluate.tables import fmt_number
 from ...jsonl import read_json
 from ...reading import RECORD
 from .settings import METHODS, split_setting
@@ -153,19 +154,23 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
         for method in methods
     }
+
+    def rates_of(method: str, scope: str, metric: str) -> dict[str, Any]:
+        """CR per wording, mean and std over the wordings where it is defined, and the wordings left out
+        because basic scored 0 there (``basic_zero``): the mean then covers fewer wordings, and says so."""
+        paired = [w for w in wordings if (method, w) in table and ("basic", w) in table]
+        summary = summary_of(
+            {
+                w: change_rate(value(method, w, scope, metric), value("basic", w, scope, metric))
+                for w in paired
+            }
+        )
+        summary["basic_zero"] = [w for w in paired if value("basic", w, scope, metric) == 0]
+        return summary
+
     change_rates = {
         method: {
-            scope: {
-                metric: summary_of(
-                    {
-                        w: change_rate(value(method, w, scope, metric), value("basic", w, scope, metric))
-                        for w in wordings
-                        if (method, w) in table and ("basic", w) in table
-                    }
-                )
-                for metric in CHANGE_METRICS
-            }
-            for scope in scopes
+            scope: {metric: rates_of(method, scope, metric) for metric in CHANGE_METRICS} for scope in scopes
         }
         for method in methods
         if method != "basic"
@@ -214,7 +219,29 @@ def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
-    return "—" if value is None else f"{value:.{digits}f}"
+    return fmt_number(value, digits)
+
+
+BASIC_ZERO_MARK = "†"
+BASIC_ZERO_NOTE = (
+    f"{BASIC_ZERO_MARK} basic scored 0 in a wording, where the change rate is undefined: the mean covers "
+    "the other wordings only (`basic_zero` in summary.json lists the wordings left out)."
+)
+
+
+def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
+    """A change rate as the tables show it, marked when a wording was left out for S_b = 0."""
+    text = _fmt(entry.get("mean"), 1) + (f" ± {_fmt(entry.get('std'), 1)}" if with_std else "")
+    return text + (f" {BASIC_ZERO_MARK}" if entry.get("basic_zero") else "")
+
+
+def any_basic_zero(change_rates: Mapping[str, Any]) -> bool:
+    return any(
+        entry.get("basic_zero")
+        for scopes in change_rates.values()
+        for metrics in scopes.values()
+        for entry in metrics.values()
+    )
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
@@ -239,11 +266,10 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines += ["", "## Change rate against basic (%, mean ± std over wordings, overall)", ""]
     lines += ["| method | " + " | ".join(CHANGE_METRICS) + " |", "|---|" + "---:|" * len(CHANGE_METRICS)]
     for method, scopes in summary["change_rates"].items():
-        cells = [
-            f"{_fmt(c['mean'], 1)} ± {_fmt(c['std'], 1)}"
-            for c in (scopes["overall"][m] for m in CHANGE_METRICS)
-        ]
+        cells = [rate_cell(scopes["overall"][m]) for m in CHANGE_METRICS]
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
+    if any_basic_zero({m: {"overall": s["overall"]} for m, s in summary["change_rates"].items()}):
+        lines += ["", BASIC_ZERO_NOTE]
     lines += ["", "## Spearman correlation of the change rates (bias score vs culture accuracy)", ""]
     lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
     for scope, entry in summary["correlation"].items():

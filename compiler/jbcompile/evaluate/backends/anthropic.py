@@ -14,6 +14,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
+from ...extras import optional_import
 from ...services import ANTHROPIC, service_errors
 from ..prompting import Prompt, as_messages
 from .base import BackendConfig, Reply
@@ -39,7 +40,7 @@ class AnthropicBackend(RemoteBackend):
     key_variables = ("ANTHROPIC_API_KEY",)
 
     def __init__(self, config: BackendConfig):
-        import anthropic
+        anthropic = optional_import("anthropic", "api", "the anthropic backend")
 
         super().__init__(config)
         self.connection_errors = (anthropic.APIConnectionError,)  # timeouts are a subclass

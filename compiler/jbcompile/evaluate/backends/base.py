@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...services import Service
 from ..prompting import Prompt, as_text
 from .options import BackendOptions, Options, SamplingConfig
@@ -144,7 +145,7 @@ class LocalTokens:
     @classmethod
     def load_tokenizer(cls, config: BackendConfig) -> Any:
         """The model's own tokenizer (the one both backends encode with)."""
-        import transformers
+        transformers = optional_import("transformers", "eval")
 
         return transformers.AutoTokenizer.from_pretrained(
             config.model, revision=config.revision, trust_remote_code=config.trust_remote_code

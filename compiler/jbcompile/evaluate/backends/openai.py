@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...services import OPENAI, service_errors
 from ..prompting import Prompt, as_messages, as_text
 from .base import BackendConfig, Reply
@@ -40,7 +41,7 @@ class OpenAIBackend(RemoteBackend):
     key_variables = ("OPENAI_API_KEY",)
 
     def __init__(self, config: BackendConfig):
-        import openai
+        openai = optional_import("openai", "api", "the openai backend")
 
         super().__init__(config)
         self.connection_errors = (openai.APIConnectionError,)  # timeouts are a subclass

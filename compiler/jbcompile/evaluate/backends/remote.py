@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...redaction import redact, redact_data, redact_url, register_secret, register_url
 from ...services import Service, unexpected
 from ..jsonfile import read_json_lines
@@ -219,6 +220,7 @@ class RemoteBackend:
     connection_errors: tuple[type[BaseException], ...] = ()
 
     def __init__(self, config: BackendConfig):
+        optional_import("tenacity", "api")  # the retries need it: say so before any request is sent
         self.config = config
         self.options = options_for(type(self), config)
         self.concurrency = max(1, self.options.concurrency)
@@ -383,7 +385,7 @@ class RemoteBackend:
     def _send_and_keep(self, request: dict[str, Any], key: str, read: Callable[[dict[str, Any]], Any]) -> Any:
         """Send with retries until a response reads; it is in the cache file before anyone counts it.
         A server fault (:class:`ServerFault`) is retried and neither kept nor counted."""
-        import tenacity
+        tenacity = optional_import("tenacity", "api")
 
         def attempt() -> tuple[dict[str, Any], Any, tuple[int, int]]:
             with self._lock:

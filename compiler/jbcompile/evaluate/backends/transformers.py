@@ -18,6 +18,7 @@ from dataclasses import asdict, dataclass
 from typing import Any, cast
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...services import TRANSFORMERS
 from ..parsing import holds_line_break
 from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
@@ -31,7 +32,7 @@ PREFIX_STORE_SIZE = 4
 
 
 def _is_oom(error: BaseException) -> bool:
-    import torch
+    torch = optional_import("torch", "eval")
 
     oom_type = getattr(torch, "OutOfMemoryError", None)
     if oom_type is not None and isinstance(error, oom_type):
@@ -47,8 +48,8 @@ class TransformersBackend(LocalTokens):
     Options = Options  # sampling alone
 
     def __init__(self, config: BackendConfig):
-        import torch
-        import transformers
+        torch = optional_import("torch", "eval", "the transformers backend")
+        transformers = optional_import("transformers", "eval", "the transformers backend")
 
         self.config = config
         self.options = options_for(TransformersBackend, config)
@@ -80,6 +81,9 @@ class TransformersBackend(LocalTokens):
         # Without position ids (ALiBi models such as BLOOM or MPT) a model places tokens by itself, so a
         # padding gap inside a sequence is not safe: prompts then run whole, left-padded, as elsewhere.
         self._takes_positions = "position_ids" in accepted
+        # The cache argument's name: ``cache`` in newer transformers (5.24 deprecates ``past_key_values``,
+        # to be removed in 5.40), ``past_key_values`` before; the output field carries the same name.
+        self._cache_name = "cache" if "cache" in accepted else "past_key_values"
         if not self._takes_positions and self.prefix_cache:
             self.prefix_cache = False
             log.warning("this model takes no position ids; prefix reuse is off")
@@ -101,7 +105,7 @@ class TransformersBackend(LocalTokens):
 
     @classmethod
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
-        import torch
+        torch = optional_import("torch", "eval")
 
         dtype = str(_resolve_dtype(config.dtype, torch.cuda.is_available())).replace("torch.", "")
         return dtype, {
@@ -186,7 +190,7 @@ class TransformersBackend(LocalTokens):
     def _free_memory(self) -> None:
         import gc
 
-        import torch
+        torch = optional_import("torch", "eval")
 
         gc.collect()
         if torch.cuda.is_available():
@@ -194,7 +198,7 @@ class TransformersBackend(LocalTokens):
 
     def _stop_criteria(self, stop_strings: tuple[str, ...]):
         """One stop-string criterion per run: building it scans the whole vocabulary, so keep it."""
-        import transformers
+        transformers = optional_import("transformers", "eval")
 
         cached = getattr(self, "_stops", None)
         if cached is None or cached[0] != stop_strings:
@@ -245,7 +249,7 @@ class TransformersBackend(LocalTokens):
     def _outer_prefix(self, state: _TreeState, segment: list[int]):
         """The outermost shared prefix (instruction and examples) recurs in every batch of a category:
         start from the longest stored match and run only the tokens it lacks."""
-        import torch
+        torch = optional_import("torch", "eval")
 
         matched, stored = 0, None
         best: tuple[int, ...] | None = None
@@ -272,7 +276,7 @@ class TransformersBackend(LocalTokens):
 
     def _extend(self, state: _TreeState, segments: Sequence[Sequence[int]], parents: Sequence[int] | None):
         """Append one left-padded segment per row to the cached rows ``parents``; returns (cache, logits)."""
-        import torch
+        torch = optional_import("torch", "eval")
 
         width = max(1, max(len(s) for s in segments))
         ids = torch.full((len(segments), width), self.pad_id, dtype=torch.long)
@@ -293,7 +297,7 @@ class TransformersBackend(LocalTokens):
         if self._takes_positions:
             extra["position_ids"] = positions.to(self.input_device)
         if cache is not None:  # without one the model starts its own Cache (never pass None or tuples)
-            extra["past_key_values"] = cache
+            extra[self._cache_name] = cache
         with torch.inference_mode():
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
@@ -302,10 +306,10 @@ class TransformersBackend(LocalTokens):
                 **extra,
             )
         state.mask, state.ids = mask, ids
-        return out.past_key_values, out.logits
+        return getattr(out, self._cache_name), out.logits
 
     def _score(self, sequences, keys, label_ids) -> list[list[float]]:
-        import torch
+        torch = optional_import("torch", "eval")
 
         state = self._shared_prefixes(sequences, keys)
         suffixes = [list(seq[end:]) for seq, end in zip(sequences, state.ends, strict=True)]
@@ -344,7 +348,7 @@ class TransformersBackend(LocalTokens):
         per-step machinery; a row stops at an end-of-sequence token or once a stop string appears in
         what it generated (the prompt is not searched), and the stopping token is kept.
         """
-        import torch
+        torch = optional_import("torch", "eval")
 
         device = self.input_device
         rows, width = mask.shape
@@ -377,8 +381,8 @@ class TransformersBackend(LocalTokens):
                 out = self.model(
                     input_ids=next_tokens[:, None].to(device),
                     attention_mask=mask[:, : width + step + 1],
-                    past_key_values=cache,
                     use_cache=True,
+                    **{self._cache_name: cache},
                     **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
@@ -424,8 +428,8 @@ class TransformersBackend(LocalTokens):
 
     def _generate_with_transformers(self, sequences, max_new_tokens, stop_strings) -> list[str]:
         """Whole prompts through ``model.generate``: for caches that cannot be shared or shrunk."""
-        import torch
-        import transformers
+        torch = optional_import("torch", "eval")
+        transformers = optional_import("transformers", "eval")
 
         width = max(len(s) for s in sequences)
         ids = torch.full((len(sequences), width), self.pad_id, dtype=torch.long)
@@ -478,8 +482,8 @@ class _TreeState:
 
 def _reusable(cache: Any) -> bool:
     """Only a plain DynamicCache of full-attention layers can be copied row by row and extended."""
-    from transformers import DynamicCache
-    from transformers.cache_utils import DynamicLayer
+    DynamicCache = optional_import("transformers", "eval").DynamicCache
+    DynamicLayer = optional_import("transformers.cache_utils", "eval").DynamicLayer
 
     return type(cache) is DynamicCache and all(type(layer) is DynamicLayer for layer in cache.layers)
 
@@ -496,7 +500,7 @@ def _truncated_copy(cache: Any, length: int) -> Any:
 
 
 def _resolve_dtype(name: str, cuda: bool):
-    import torch
+    torch = optional_import("torch", "eval")
 
     if name == "auto":
         if cuda:

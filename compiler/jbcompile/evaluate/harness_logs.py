@@ -1,0 +1,164 @@
+"""Harness logs that hold any design's rows, read by ``score`` (docs/harnesses.md): lm-evaluation-harness
+samples of the tasks ``jbcompile export lm-eval`` wrote, and inspect's evaluation logs.
+
+An lm-eval samples line holds the row as its ``doc``; the prediction is the option whose label has the
+highest log-likelihood (a ``multiple_choice`` task) or the filtered reply (a ``generate_until`` task).
+(Samples of lm-eval's own tasks of a design's benchmark are that design's release format, read first.)
+
+An inspect log is a JSON document (``--log-format json``: an object whose ``samples`` list holds one
+object per sample) or an ``.eval`` file (a zip archive, its samples compressed with zstd: read through
+inspect-ai's own reader, so it needs inspect-ai installed). A sample of a task that ``jbcompile export
+inspect`` wrote carries the dataset's row as its ``metadata`` and the picked option's letter as a
+score's ``answer``; any other task whose samples carry a design's columns in ``metadata`` reads the same
+way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from ..diagnostics import Diagnostic, DiagnosticError
+from .kind import RAW_REPLY, ReleaseFormat
+
+INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
+SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
+LETTERS = "ABCDEFGHIJ"
+
+
+def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
+    """The samples of an ``.eval`` log, numbered 1, 2, … in the log's order."""
+    try:
+        from inspect_ai.log import read_eval_log
+    except ImportError:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV142",
+                    "reading an inspect .eval log needs inspect-ai",
+                    path=str(path),
+                    hint="pip install inspect-ai, or convert the log: "
+                    "`inspect log convert LOG --to json --output-dir DIR`",
+                )
+            ]
+        ) from None
+    from .. import reading
+
+    reading.check_file(path, reading.PREDICTIONS)  # a file, and not above the limit, before inspect opens it
+    try:
+        log = read_eval_log(str(path))
+    except Exception as error:  # a damaged archive: inspect raises many kinds
+        raise DiagnosticError(
+            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path))]
+        ) from None
+    return [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
+
+
+def answer_index(scores: Any) -> int | None:
+    """The option a sample's scorer recorded as its answer (a single letter); None when there is none."""
+    if not isinstance(scores, Mapping):
+        return None
+    for score in scores.values():
+        answer = score.get("answer") if isinstance(score, Mapping) else None
+        if isinstance(answer, str):
+            letter = answer.strip()
+            return LETTERS.index(letter) if len(letter) == 1 and letter in LETTERS else None
+    return None
+
+
+LM_EVAL_ANSWER = "_lm_eval_answer"  # an option index, or the filtered reply of a generate_until task
+LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
+
+
+def lm_eval_answer(sample: Mapping[str, Any]) -> tuple[int | str | None, str | None]:
+    """The prediction of one lm-eval sample, and its reply text; (None, None) when it cannot be read."""
+    responses = sample.get("filtered_resps")
+    if not isinstance(responses, list) or not responses:
+        return None, None
+    if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: the filtered reply
+        return responses[0], responses[0]
+    try:
+        scores = [float(r[0] if isinstance(r, list | tuple) else r) for r in responses]
+    except (TypeError, ValueError, IndexError):
+        return None, None
+    best = max(range(len(scores)), key=lambda k: (scores[k], -k))  # numpy's argmax: the first maximum
+    return best, None
+
+
+class LmEvalSamples(ReleaseFormat):
+    """``--log_samples`` lines of a task `jbcompile export lm-eval` wrote: the doc is the dataset's row,
+    the options are scored in the row's order."""
+
+    name = "lm-eval"
+    kind = None  # the design is told by the row's columns
+    prediction_field = LM_EVAL_ANSWER
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        return set(row) >= LM_EVAL_FIELDS
+
+    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        doc = row.get("doc")
+        if not isinstance(doc, Mapping) or not doc:
+            return None, "doc is not an object"
+        answer, reply = lm_eval_answer(row)
+        if answer is None:
+            return None, "filtered_resps holds neither log-likelihoods nor a reply"
+        converted = dict(doc)
+        converted.setdefault("example_id", row.get("doc_id"))
+        converted[LM_EVAL_ANSWER] = answer
+        converted[RAW_REPLY] = reply
+        return converted, None
+
+    def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
+        return _no_field(
+            prediction_field, LM_EVAL_ANSWER, path, "lm-evaluation-harness logs", "filtered_resps"
+        )
+
+
+class InspectSamples(ReleaseFormat):
+    """The samples of an inspect log whose ``metadata`` holds a dataset row."""
+
+    name = "inspect"
+    kind = None  # the design is told by the row's columns
+    prediction_field = INSPECT_ANSWER
+
+    def matches(self, row: Mapping[str, Any]) -> bool:
+        return set(row) >= SAMPLE_FIELDS
+
+    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        metadata = row.get("metadata")
+        if not isinstance(metadata, Mapping) or not metadata:
+            return None, "the sample's metadata does not hold the dataset row"
+        if row.get("epoch", 1) != 1:
+            return None, "a sample of epoch 2 or later: score a log of one epoch"
+        converted = dict(metadata)
+        converted.setdefault("example_id", row.get("id"))
+        pred = answer_index(row.get("scores"))
+        converted[INSPECT_ANSWER] = pred
+        output = row.get("output")
+        choices = output.get("choices") if isinstance(output, Mapping) else None
+        message = choices[0].get("message") if isinstance(choices, list) and choices else None
+        content = message.get("content") if isinstance(message, Mapping) else None
+        converted[RAW_REPLY] = content if isinstance(content, str) else None
+        return converted, None
+
+    def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
+        return _no_field(prediction_field, INSPECT_ANSWER, path, "inspect logs", "each score's answer letter")
+
+
+def _no_field(given: str | None, own: str, path: str, logs: str, where: str) -> list[Diagnostic]:
+    """A ``--prediction-field`` for a log that keeps its prediction in one place of its own."""
+    if given in (None, own):
+        return []
+    return [
+        Diagnostic(
+            "EV135",
+            f"--prediction-field {given} does not apply to {logs}: the prediction is read from {where}",
+            path=path,
+            hint="leave --prediction-field out",
+        )
+    ]
+
+
+HARNESS_FORMATS: tuple[ReleaseFormat, ...] = (LmEvalSamples(), InspectSamples())

@@ -1,0 +1,200 @@
+"""Export a build as tasks of the harnesses people already run: lm-evaluation-harness and inspect.
+
+``jbcompile export lm-eval BUILD --out DIR`` writes a task folder (:mod:`.lm_eval`), ``jbcompile export
+inspect BUILD --out DIR`` a task module (:mod:`.inspect_task`). Each design says what of it a harness can
+run through its spec's ``harness_export()`` (:class:`~jbcompile.designs.exporting.HarnessExport`);
+this package names no design.
+
+The exported files run where only the harness is installed, so they cannot import jbcompile. They carry a
+copy of jbcompile's own functions instead (:mod:`.runtime`): the design's metric counters and formulas,
+the row helpers of its :class:`HarnessExport` and its prompt templates, copied from this installation's
+source. The numbers a harness reports are therefore computed by the same code as ``jbcompile score``'s.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..designs.exporting import HarnessExport
+from ..diagnostics import Diagnostic, DiagnosticError
+
+HUB_URL = re.compile(r"^https://huggingface\.co/datasets/(?P<repo>[\w.-]+/[\w.-]+)/?$")
+
+
+@dataclass(frozen=True)
+class DatasetSource:
+    """Where an exported task reads the rows: a Hub repository at a pinned revision, or a local build."""
+
+    repo: str | None  # ORG/NAME on the Hub; None for a local build
+    revision: str | None
+    build: Path  # the build folder (its parquet files, for the local form)
+
+    def data_files(self, config: str) -> list[str]:
+        return sorted(str(p.resolve()) for p in (self.build / "data" / config).glob("*.parquet"))
+
+    @property
+    def described(self) -> str:
+        return f"{self.repo}@{self.revision}" if self.repo else f"the local build {self.build.resolve()}"
+
+
+@dataclass(frozen=True)
+class ExportConfig:
+    """One config of the build that a harness can run."""
+
+    name: str
+    kind: str
+    rows: int
+    export: HarnessExport
+
+
+@dataclass(frozen=True)
+class BuildExport:
+    """A build read for export: its name and version, where its rows are read, the configs to export."""
+
+    dataset: str
+    version: str
+    source: DatasetSource
+    configs: tuple[ExportConfig, ...]
+    skipped: tuple[tuple[str, str], ...]  # (config, kind) a harness cannot run
+
+
+def read_build(build: Path, *, repo: str | None, revision: str | None, local: bool) -> BuildExport:
+    """The build's manifest, and where the exported tasks read its rows: ``--local`` reads the build's
+    own parquet files; otherwise the Hub repository (``--repo``, else the build's croissant.json URL) at
+    ``--revision`` (else the release tag ``v<version>`` that ``jbcompile publish`` creates)."""
+    from ..designs import get_design
+    from ..publish.buildfolder import open_build
+    from ..publish.release import release_tag
+
+    folder = open_build(build)
+    manifest = folder.manifest
+    version = str(manifest.get("version", "0.0.0"))
+    configs: list[ExportConfig] = []
+    skipped: list[tuple[str, str]] = []
+    for name, info in sorted((manifest.get("configs") or {}).items()):
+        kind = str(info.get("kind"))
+        export = get_design(kind).harness_export()
+        if export is None:
+            skipped.append((name, kind))
+        else:
+            configs.append(ExportConfig(name, kind, int(info.get("rows", 0)), export))
+    if not configs:
+        kinds = ", ".join(sorted({kind for _, kind in skipped})) or "none"
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EX002",
+                    f"no config of this build can run in a harness (its designs: {kinds})",
+                    path=str(build),
+                    hint="see docs/harnesses.md for what each design exports",
+                )
+            ]
+        )
+    if local:
+        source = DatasetSource(None, None, build)
+    else:
+        source = DatasetSource(_repo(build, repo), revision or release_tag(version), build)
+    return BuildExport(
+        str(manifest.get("dataset", build.name)), version, source, tuple(configs), tuple(skipped)
+    )
+
+
+def _repo(build: Path, given: str | None) -> str:
+    from ..publish.hub import parse_repo_id
+
+    if given is not None:
+        if parse_repo_id(given) is None:
+            raise DiagnosticError(
+                [Diagnostic("EX001", f"--repo takes ORG/NAME; got {given!r}", hint="e.g. my-lab/ja-bias")]
+            )
+        return given
+    from .. import jsonl, reading
+
+    try:
+        url = jsonl.loads(reading.read_text(build / "croissant.json", reading.RECORD)).get("url")
+    except (DiagnosticError, OSError, ValueError, AttributeError):  # no readable croissant.json: no URL
+        url = None
+    match = HUB_URL.match(url) if isinstance(url, str) else None
+    if match is None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EX001",
+                    "the build does not say which Hub repository it is published to",
+                    path=str(build),
+                    hint="give --repo ORG/NAME (or set hub_repo in dataset.yaml and rebuild), or --local",
+                )
+            ]
+        )
+    return match["repo"]
+
+
+def task_name(*parts: str | None) -> str:
+    """A harness task name: lower case, ``_`` between the parts (``eval_fixture_lite_basic``)."""
+    return "_".join(re.sub(r"[^0-9a-z]+", "_", p.lower()).strip("_") for p in parts if p)
+
+
+def not_exported(build: BuildExport) -> list[str]:
+    """The README's last section: what each design's tasks leave out, and the configs left out."""
+    lines = ["", "## Not exported", ""]
+    lines += [f"{c.kind}: {c.export.cannot}" for c in {c.kind: c for c in build.configs}.values()]
+    if build.skipped:
+        left = ", ".join(f"`{name}` ({kind})" for name, kind in build.skipped)
+        lines.append(f"Configs left out (their design has no harness export): {left}.")
+    return lines
+
+
+MARKER = "jbcompile-export.json"  # what says a folder is an export, which a new export may replace
+
+
+def export_build(
+    harness: str,
+    writer: Callable[[BuildExport], dict[str, str]],
+    build: Path,
+    out: Path,
+    *,
+    repo: str | None,
+    revision: str | None,
+    local: bool,
+) -> BuildExport:
+    """Read the build and write ``writer``'s files as the folder ``out``, at once, under its claim
+    (jbcompile.outputs): only a new or empty folder, or an earlier export, is replaced, and never one that
+    is, holds or lies in the build, or holds the working folder."""
+    from ..fsio import write_atomic
+    from ..outputs import Output, refuse, writing
+
+    outputs = [Output("--out", out, code="EX003", whole=True)]
+    with writing(outputs, [("the build", build)], f"export {harness}") as claims:
+        foreign = out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file()
+        if foreign or (out.exists() and not out.is_dir()):
+            refuse(
+                [
+                    Diagnostic(
+                        "EX003",
+                        "--out is a file or a folder that is not an export, and an export replaces its "
+                        "whole folder",
+                        path=str(out),
+                        hint="give a new or empty folder, or the folder of an earlier export",
+                    )
+                ]
+            )
+        found = read_build(build, repo=repo, revision=revision, local=local)
+        files = writer(found)
+        marker = {
+            "harness": harness,
+            "dataset": found.dataset,
+            "version": found.version,
+            "repo": found.source.repo,
+            "revision": found.source.revision,
+            "configs": [config.name for config in found.configs],
+        }
+        with claims[out].replaced_folder("export") as staging:
+            for name, text in {**files, MARKER: json.dumps(marker, indent=2) + "\n"}.items():
+                path = staging / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                write_atomic(path, text)
+    return found

@@ -1,0 +1,109 @@
+"""JBBQ as the paper ran it (issue 25 §1): few-shot examples with different answers in every sense, the
+bias-detection task laid out as Tables 7/18/19, and numbers printed as the paper prints them."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from jbcompile.designs.bbq.shots import select_shots, shot_kind
+from jbcompile.evaluate.protocols import get_protocol
+from jbcompile.evaluate.report import paper_tables, paper_value, render_markdown
+from jbcompile.evaluate.results import Results
+from jbcompile.evaluate.tables import decimal_text, fmt_number
+
+from tests.helpers import compile_folder
+
+FIXTURE = Path(__file__).resolve().parents[2] / "eval" / "fixtures" / "sources"
+
+
+@pytest.fixture(scope="module")
+def rows() -> list[dict]:
+    return compile_folder(FIXTURE).configs["full"].rows
+
+
+def gold(row: dict, task: str) -> int:
+    return row["biased_label"] if task == "detect" else row["label"]
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_shots_mix_conditions_and_gold_kinds_whatever_the_seed(rows: list[dict], task: str) -> None:
+    """Three shots: pairwise different gold positions, both context conditions, and (qa) one unknown gold,
+    one stereotype-following gold and one against it; (detect) both question polarities."""
+    usable = [row for row in rows if task == "qa" or row["biased_label"] is not None]
+    firsts = Counter()
+    for seed in range(20):
+        for category, picked in select_shots(usable, 3, seed, task).items():
+            assert len(picked) == 3 and all(row["category"] != category for row in picked)
+            assert len({gold(row, task) for row in picked}) == 3
+            assert {row["context_condition"] for row in picked} == {"ambig", "disambig"}
+            kinds = {shot_kind(row, task) for row in picked}
+            if task == "qa":
+                assert kinds == {"unknown", "biased", "counter_biased"}
+            else:
+                assert {row["question_polarity"] for row in picked} == {"neg", "nonneg"} and len(kinds) == 3
+            firsts[shot_kind(picked[0], task)] += 1
+    assert len(firsts) >= 2  # the shots' order is drawn too: the ambiguous example is not always first
+
+
+def test_more_shots_cycle_through_the_kinds(rows: list[dict]) -> None:
+    for picked in select_shots(rows, 6, 0, "qa").values():
+        assert Counter(shot_kind(row, "qa") for row in picked) == {
+            "unknown": 2,
+            "biased": 2,
+            "counter_biased": 2,
+        }
+
+
+def _results(task: str, **metrics: float) -> Results:
+    return Results.model_validate(
+        {
+            "schema_version": 2,
+            "kind": "bbq",
+            "task": task,
+            "source": {"predictions": "p.jsonl", "format": "jbcompile"},
+            "protocol": get_protocol("jbbq").describe(task),
+            "metrics": {"overall": {"n": 10, **metrics}, "by_category": {}},
+        }
+    )
+
+
+def test_the_detection_task_has_the_layout_of_tables_7_18_19() -> None:
+    results = _results("detect", acc_avg=0.548, acc_ambig=0.59, acc_disambig=0.506, diff_bias_ambig=0.1)
+    lines = "\n".join(paper_tables(results))
+    assert "Table 18 (basicP) / Table 19 (paraP)" in lines
+    assert "| Model | Acc. Avg | Acc. Amb | Acc. Dis |" in lines
+    assert "| `p.jsonl` | 54.8 | 59.0 | 50.6 |" in lines
+    assert "Diff-bias" not in lines and "BS " not in lines and "OoC" not in lines
+    assert results.protocol.headline == ["acc_avg", "acc_ambig", "acc_disambig"]
+    qa = "\n".join(paper_tables(_results("qa", acc_avg=0.5)))
+    assert "Table 3" in qa and "Diff-bias Amb" in qa and "Table 12" in qa
+
+
+@pytest.mark.parametrize(
+    ("value", "percent", "signed", "text"),
+    [
+        (0.1225, True, False, "12.3"),  # a tie rounds half away from zero (the float 12.25 would give 12.2)
+        (-0.1225, True, True, "-12.3"),
+        (0.0, True, True, "+0.0"),  # JBBQ prints zero with its sign
+        (-0.0004, True, True, "+0.0"),  # never -0.0
+        (-0.0004, True, False, "0.0"),
+        (0.005, True, True, "+0.5"),
+        (0.0985, False, False, "0.099"),  # SOBACO's three decimals
+        (0.2965, False, False, "0.297"),
+        (7, False, False, "7"),
+        (None, True, True, "—"),
+    ],
+)
+def test_numbers_are_printed_as_the_papers_print_them(
+    value: float | None, percent: bool, signed: bool, text: str
+) -> None:
+    assert paper_value(value, percent, signed) == text
+
+
+def test_one_rounding_rule_everywhere() -> None:
+    assert fmt_number(0.0625, 3) == "0.063" and fmt_number(-0.0001, 3) == "0.000"
+    assert decimal_text(2.675, 2) == "2.68"  # the float 2.675 lies below 2.675; its decimal form is a tie
+    report = render_markdown(_results("qa", acc_avg=-0.0001, ooc_ratio=0.0625), ("acc_avg",), ())
+    assert "| `acc_avg` | 0.000 |" in report and "| `ooc_ratio` | 0.063 |" in report

@@ -1,0 +1,221 @@
+"""`jbcompile export`: the real lm-evaluation-harness and inspect run the exported tasks offline, and their
+numbers equal `jbcompile score` on the answers read back from each harness's own sample logs."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.designs.bbq.harness import EXPORT as BBQ_EXPORT
+from jbcompile.designs.jubaku.harness import EXPORT as JUBAKU_EXPORT
+from typer.testing import CliRunner
+
+KINDS_SOURCES = Path(__file__).parents[1] / "kinds" / "fixtures" / "kinds_sources"  # sobaco and jubaku
+OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+
+
+def run_cli(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def scored(path: Path, out: Path) -> dict[str, Any]:
+    code, output = run_cli("score", str(path), "--out", str(out), "--bootstrap", "0")
+    assert code == 0, output
+    return json.loads((out / "results.json").read_text(encoding="utf-8"))["metrics"]["overall"]
+
+
+def same(harness: float | None, ours: float | None) -> bool:
+    """Equal to the last digits; an undefined metric is NaN in a harness and null in results.json."""
+    if harness is None or (isinstance(harness, float) and math.isnan(harness)):
+        return ours is None
+    return ours is not None and math.isclose(harness, ours, rel_tol=1e-9, abs_tol=1e-12)
+
+
+@pytest.fixture(scope="module")
+def kinds_build(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A build of 16 jubaku rows (and sobaco configs, which no harness export covers)."""
+    from jbcompile.build import compile_project, write_build
+    from jbcompile.project import load_project
+
+    out = tmp_path_factory.mktemp("kinds-build") / "build"
+    write_build(compile_project(load_project(KINDS_SOURCES), checks=False), out)
+    return out
+
+
+def assert_same_numbers(
+    harness: dict[str, float | None], ours: dict[str, Any], names: tuple[str, ...]
+) -> None:
+    assert set(names) <= set(harness), sorted(harness)
+    differ = {
+        name: (harness[name], ours.get(name)) for name in names if not same(harness[name], ours.get(name))
+    }
+    assert not differ, f"harness vs jbcompile score: {differ}"
+
+
+def test_lm_eval_runs_the_exported_tasks_with_scores_equal_to_jbcompile(
+    build_dir: Path, kinds_build: Path, tiny_model: Path, tmp_path: Path
+) -> None:
+    tasks = tmp_path / "tasks"  # lm-eval reads the folders under --include_path: one export per build
+    for build, folder in ((build_dir, "bbq-build"), (kinds_build, "kinds-build")):
+        code, output = run_cli("export", "lm-eval", str(build), "--out", str(tasks / folder), "--local")
+        assert code == 0, output
+    assert (tasks / "bbq-build" / "bbq" / "utils.py").is_file()
+    assert (tasks / "bbq-build" / "_eval_fixture.yaml").is_file()
+    expected = {  # task → (rows, the design's metrics)
+        "eval_fixture_lite_basic": (36, BBQ_EXPORT.metrics),
+        "eval_fixture_lite_basic_gen": (36, BBQ_EXPORT.metrics),
+        "kinds_bench_jubaku_basic": (16, JUBAKU_EXPORT.metrics),
+    }
+    command = [
+        *(sys.executable, "-m", "lm_eval", "--model", "hf", "--device", "cpu", "--batch_size", "8"),
+        *("--model_args", f"pretrained={tiny_model},dtype=float32", "--include_path", str(tasks)),
+        *("--tasks", ",".join(expected), "--gen_kwargs", "max_gen_toks=4"),
+        *("--log_samples", "--output_path", str(tmp_path / "results")),
+    ]
+    # the exported folder runs without jbcompile: nothing of it is importable in the harness's process
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | OFFLINE
+    done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (results_file,) = (tmp_path / "results").rglob("results_*.json")
+    results = json.loads(results_file.read_text(encoding="utf-8"))["results"]
+    for name, (rows, metrics) in expected.items():
+        (samples,) = (tmp_path / "results").rglob(f"samples_{name}_2*.jsonl")
+        harness_filter = "option" if name.endswith("_gen") else "none"
+        harness = {metric: results[name][f"{metric},{harness_filter}"] for metric in metrics}
+        ours = scored(samples, tmp_path / f"score-{name}")
+        assert ours["n"] == rows
+        assert_same_numbers(harness, ours, metrics)
+        if harness_filter == "none":  # the log-likelihood answers vary, so the check can fail
+            picked = [
+                max(range(len(s["filtered_resps"])), key=lambda k: s["filtered_resps"][k][0])
+                for s in _lines(samples)
+            ]
+            assert len(set(picked)) > 1, picked
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+@pytest.mark.parametrize(
+    ("which", "module", "task", "rows", "metrics"),
+    [
+        ("bbq", "eval_fixture_bbq.py", "eval_fixture_lite", 36, BBQ_EXPORT.metrics),
+        ("kinds", "kinds_bench_jubaku.py", "kinds_bench_jubaku", 16, JUBAKU_EXPORT.metrics),
+    ],
+)
+def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
+    which: str,
+    module: str,
+    task: str,
+    rows: int,
+    metrics: tuple[str, ...],
+    build_dir: Path,
+    kinds_build: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import write_eval_log
+    from inspect_ai.model import ModelOutput, get_model
+    from inspect_ai.model._providers.mockllm import MockLLM
+
+    async def rough_token_count(self: Any, text: str) -> int:
+        return max(1, len(text) // 4)
+
+    # mockllm counts tokens with tiktoken, whose encoding is downloaded: count offline instead
+    monkeypatch.setattr(MockLLM, "count_text_tokens", rough_token_count)
+    for name, value in OFFLINE.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "inspect"
+    build = build_dir if which == "bbq" else kinds_build
+    code, output = run_cli("export", "inspect", str(build), "--out", str(out), "--local")
+    assert code == 0, output
+    # answers that differ row to row, one of them no letter at all (an out-of-choice answer)
+    letters = ["A", "B", "C", "A", "C", "none of them"] if which == "bbq" else ["A", "B", "B", "none"]
+    replies = itertools.islice(itertools.cycle(letters), rows)
+    outputs = [ModelOutput.from_content("mockllm/model", f"ANSWER: {reply}") for reply in replies]
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(
+        f"{out / module}@{task}",
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        log_format="eval",
+    )
+    assert log.status == "success", log.error
+    assert log.results is not None
+    harness = {name: metric.value for score in log.results.scores for name, metric in score.metrics.items()}
+    (eval_log,) = (tmp_path / "logs").glob("*.eval")
+    ours = scored(eval_log, tmp_path / "score-eval")
+    assert ours["n"] == rows and 0 < ours["n_valid"] < rows
+    assert_same_numbers(harness, ours, metrics)
+    json_log = tmp_path / "log.json"
+    write_eval_log(log, str(json_log), format="json")
+    assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"), metrics)
+
+
+def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
+    build_dir: Path, tmp_path: Path
+) -> None:
+    code, output = run_cli("export", "lm-eval", str(build_dir), "--out", str(tmp_path / "a"))
+    assert code == 2 and "EX001" in output and not (tmp_path / "a").exists()
+    code, output = run_cli(
+        "export", "lm-eval", str(build_dir), "--out", str(tmp_path / "a"), "--repo", "my-lab/fixture"
+    )
+    assert code == 0, output
+    task = (tmp_path / "a" / "bbq" / "eval_fixture_lite_basic.yaml").read_text(encoding="utf-8")
+    assert "dataset_path: my-lab/fixture" in task and "revision: v0.0.1" in task
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "notes.txt").write_text("mine", encoding="utf-8")
+    for out in (kept, build_dir / "tasks"):
+        code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+        assert code == 2 and "EX003" in output, output
+    assert (kept / "notes.txt").read_text(encoding="utf-8") == "mine" and not (build_dir / "tasks").exists()
+
+
+@pytest.mark.parametrize("which", ["bbq", "kinds"])
+def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
+    which: str, build_dir: Path, kinds_build: Path, tmp_path: Path
+) -> None:
+    """The copied functions in utils.py give `jbcompile score`'s numbers on random answers, out-of-choice
+    ones included (no harness needed: this is where a change that breaks the copy shows first)."""
+    import importlib.util
+    import random
+
+    from jbcompile.evaluate.bootstrap import point_metrics
+    from jbcompile.evaluate.dataset import load_rows
+    from jbcompile.evaluate.registered import get_eval_kind
+
+    build, kind_name, config = (
+        (build_dir, "bbq", "full") if which == "bbq" else (kinds_build, "jubaku", "jubaku")
+    )
+    code, output = run_cli("export", "lm-eval", str(build), "--out", str(tmp_path / "tasks"), "--local")
+    assert code == 0, output
+    spec = importlib.util.spec_from_file_location(
+        "exported_utils", tmp_path / "tasks" / kind_name / "utils.py"
+    )
+    assert spec is not None and spec.loader is not None
+    utils = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(utils)
+    kind = get_eval_kind(kind_name)
+    rows = load_rows(str(build), config).rows
+    generator = random.Random(7)
+    n_options = len(kind.option_labels)
+    for _ in range(5):
+        answers = [generator.choice([*range(n_options), None]) for _ in rows]
+        exported = [utils.record_of(row, pred) for row, pred in zip(rows, answers, strict=True)]
+        ours = [kind.base_record(row, "qa") | {"pred": pred} for row, pred in zip(rows, answers, strict=True)]
+        expected = point_metrics(kind.prepare_records(ours), kind.count, kind.count_names, kind.formulas)
+        got = {name: utils.metric_value(exported, name) for name in utils.METRICS}
+        assert_same_numbers(got, expected, utils.METRICS)

@@ -1,0 +1,43 @@
+"""Reply shapes of current chat and reasoning models (``reply_shapes.yaml``), each read as a careful reader
+would: by ``read_reply`` (eval and score), and never differently once generation would have stopped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from jbcompile.evaluate.parsing import read_reply, reply_is_final
+
+SHAPES = yaml.safe_load((Path(__file__).parent / "reply_shapes.yaml").read_text(encoding="utf-8"))
+LABELS = {"letters": ("A", "B"), "numbers": ("0", "1", "2")}
+OPTIONS = {
+    "letters": ("属性に基づいた応答", "状況に基づいた応答"),
+    "numbers": ("七十代の男性", "大学生", "確かなことは言えない"),
+}
+CASES = [(group, case["reply"], case["expected"]) for group in LABELS for case in SHAPES[group]]
+
+
+def test_the_table_covers_both_label_kinds_and_both_outcomes() -> None:
+    for group in LABELS:
+        expected = [case["expected"] for case in SHAPES[group]]
+        assert None in expected and len(set(expected)) >= 3, group
+        assert all({"reply", "expected", "style"} <= set(case) for case in SHAPES[group])
+
+
+@pytest.mark.parametrize(("group", "reply", "expected"), CASES)
+def test_a_reply_shape_is_read_as_a_reader_reads_it(group: str, reply: str, expected: str | None) -> None:
+    labels = LABELS[group]
+    want = None if expected is None else labels.index(str(expected))
+    assert read_reply(reply, labels, OPTIONS[group]) == want
+
+
+@pytest.mark.parametrize(("group", "reply", "expected"), CASES)
+def test_stopping_at_a_settled_line_keeps_the_reading(group: str, reply: str, expected: str | None) -> None:
+    """Where generation would stop (the reading is settled), the text so far reads as the whole reply."""
+    labels = LABELS[group]
+    whole = read_reply(reply, labels, OPTIONS[group])
+    for end in range(1, len(reply)):
+        if reply_is_final(reply[:end], labels, ()):
+            assert read_reply(reply[:end], labels, OPTIONS[group]) == whole
+            break
