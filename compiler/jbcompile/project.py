@@ -39,8 +39,15 @@ def _validate(model: type[BaseModel], doc: LoadedDocument) -> Any:
 
 
 def source_files(root: Path) -> tuple[Path, list[Path], list[Path]]:
-    """dataset.yaml, the vocab files and the template files of a sources folder (see :mod:`.sourcefiles`)."""
+    """dataset.yaml, the vocab files and the template files of a sources folder (see :mod:`.sourcefiles`).
+
+    A file meant as a source that cannot be read (a pipe, a device, a broken link or a loop, a folder
+    named like a source file) is an error, as it is when the project is loaded: the caller would
+    otherwise go on without it and say nothing."""
     walk = walk_sources(root)
+    errors = [note for note in walk.skipped if note.severity is Severity.ERROR]
+    if errors:
+        raise DiagnosticError(errors)
     return walk.dataset, walk.vocab, walk.templates
 
 

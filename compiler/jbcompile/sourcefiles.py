@@ -109,6 +109,16 @@ def walk_sources(root: Path) -> SourceWalk:
                 continue  # jbcompile's own staging, being written or left by a kill (outputs.settle)
             elif name.startswith(".") or name == "__pycache__":
                 walk.skipped.append(_hidden(path, "folder"))
+            elif path.suffix in (SOURCE_SUFFIX, ".yml") and here != root:
+                walk.skipped.append(
+                    _skip(
+                        path,
+                        "S013",
+                        "a folder named like a source file: not read",
+                        "rename it, or put the source file in its place",
+                        Severity.ERROR,
+                    )
+                )
             elif _is_build_folder(path):
                 walk.skipped.append(
                     _skip(

@@ -27,7 +27,13 @@ def main() -> None:
     # SIGTERM unwinds like Ctrl-C: what a command staged is removed, a commit under way is finished.
     signal.signal(signal.SIGTERM, _terminated)
     try:
-        app()
+        try:
+            app()
+        except RuntimeError as exc:
+            loop = _symlink_loop(exc)
+            if loop is None:
+                raise
+            raise loop from exc
     except DiagnosticError as error:  # e.g. an optional dependency a command reached only late (CL008)
         sys.exit(fail(error).exit_code)
     except OSError as exc:
@@ -51,6 +57,19 @@ def main() -> None:
             [Diagnostic(code="CL003", message=f"the input is {what}", hint="check the file you passed")]
         )
         sys.exit(EXIT_INPUT)
+
+
+def _symlink_loop(exc: RuntimeError) -> OSError | None:
+    """pathlib (before Python 3.13) reports a symlink loop met while resolving a path as a RuntimeError:
+    it is the file system's ELOOP, reported as every other error of the file system is (CL002)."""
+    import errno
+    import os
+
+    message = str(exc)
+    if message.startswith("Symlink loop from "):
+        name = message.removeprefix("Symlink loop from ").strip("'\"")
+        return OSError(errno.ELOOP, os.strerror(errno.ELOOP), name)
+    return None
 
 
 def _terminated(signum: int, frame: object) -> None:
