@@ -280,6 +280,7 @@ def redact_url(url: str | None) -> str | None:
 
 # ---- every log record and warning of the process ------------------------------------------------------
 
+
 def _ours(function: Any) -> bool:
     return getattr(function, "_jbcompile_scrubs", False)
 
