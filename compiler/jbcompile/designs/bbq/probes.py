@@ -175,6 +175,12 @@ def _positions(mentions: _Mentions, starts: Sequence[int] | None) -> tuple[np.nd
     return first_at[0, spread], last_at[0, spread], first_at[1, spread], last_at[1, spread]
 
 
+def _between_two(rows: np.ndarray, picks: Sequence[np.ndarray], label: np.ndarray) -> Scored:
+    """The scores of a probe whose variants each pick one of the two persons (chance: one half)."""
+    hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
+    return Scored(rows, hits, chance=np.full(len(label), 0.5))
+
+
 class MentionOrder(Probe):
     name = "mention-order"
     title = "answers by where each person is first or last mentioned in the context"
@@ -201,8 +207,7 @@ class MentionOrder(Probe):
         negative = batch.equals("question_polarity", "neg")
         picks = (np.where(negative, last, first), np.where(negative, first, last), first, last)
         label = batch.ints("label")
-        hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
-        return Scored(rows, hits, chance=np.full(len(label), 0.5))
+        return _between_two(rows, picks, label)
 
 
 class MentionOrderDisambiguating(MentionOrder):
@@ -271,8 +276,7 @@ class OptionLength(Probe):
             compare_picks(first, second, persons.first, persons.second),
             compare_picks(-first, -second, persons.first, persons.second),
         )
-        hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
-        return Scored(batch.shared(_disambiguated), hits, chance=np.full(len(label), 0.5))
+        return _between_two(batch.shared(_disambiguated), picks, label)
 
 
 class StereotypedPerson(Probe):
@@ -290,8 +294,7 @@ class StereotypedPerson(Probe):
         other = np.where(target == persons.first, persons.second, persons.first)
         label = batch.ints("label")
         picks = (np.where(known, target, -1), np.where(known, other, -1))
-        hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
-        return Scored(batch.shared(_disambiguated), hits, chance=np.full(len(label), 0.5))
+        return _between_two(batch.shared(_disambiguated), picks, label)
 
 
 class ContextFree(PairwiseModelProbe):
