@@ -98,6 +98,66 @@ def test_prefix_reuse_gives_the_same_log_probs_as_whole_prompts(tiny_model: Path
     assert len(set(argmax(with_reuse))) > 1  # the scaled random model does not answer one option always
 
 
+def test_tuned_attention_gives_what_transformers_itself_gives(tiny_model: Path, prompts) -> None:
+    """On CPU the grouped-head model runs our attention call and ready decoding masks: the log-probs and
+    greedy tokens of a batch equal those of the same model loaded plainly, each prompt run alone."""
+    import torch
+    from jbcompile.evaluate.backends.transformers import CPU_ATTENTION
+    from transformers import AutoModelForCausalLM
+
+    ours = backend(tiny_model, batch_size=6)
+    assert ours.model.config._attn_implementation == CPU_ATTENTION
+    assert ours._additive_mask
+    plain = AutoModelForCausalLM.from_pretrained(tiny_model, attn_implementation="sdpa")
+    items = prompts[:6]
+    encoded = ours.encode([i.text for i in items], chat=False)
+    keys = [i.prefix_keys for i in items]
+    labels = ours.label_token_ids(["0", "1", "2"], items[0].text, chat=False)
+    scores = ours.score(encoded, keys, labels)
+    generated = ours.generate(encoded, keys, max_new_tokens=8)
+    for sequence, row, text in zip(encoded, scores, generated, strict=True):
+        ids = torch.tensor([list(sequence)])
+        with torch.inference_mode():
+            last = torch.log_softmax(plain(input_ids=ids).logits[0, -1].float(), dim=-1)
+            tokens = plain.generate(input_ids=ids, max_new_tokens=8, do_sample=False, pad_token_id=0)
+        assert row == pytest.approx([float(last[i]) for i in labels], abs=1e-4)
+        continuation = tokens[0, ids.shape[1] :].tolist()
+        eos = [i for i, token in enumerate(continuation) if token in ours.eos_ids]
+        assert text == ours.tokenizer.decode(
+            continuation[: eos[0] + 1 if eos else None], skip_special_tokens=True
+        )
+
+
+def test_a_decoding_step_mask_is_what_transformers_builds(tiny_model: Path, prompts) -> None:
+    """The ready mask of a decoding step, with padding mid-sequence, gives the logits of the row mask."""
+    import copy
+
+    import torch
+
+    ours = backend(tiny_model, batch_size=6)
+    items = prompts[:6]
+    encoded = ours.encode([i.text for i in items], chat=False)
+    state = ours._shared_prefixes(encoded, [i.prefix_keys for i in items])
+    suffixes = [list(seq[end:]) for seq, end in zip(encoded, state.ends, strict=True)]
+    cache, logits = ours._extend(state, suffixes, state.row_of)
+    mask = torch.cat([state.mask, torch.ones((len(items), 1), dtype=state.mask.dtype)], dim=1)
+    assert int((mask == 0).sum()) > 0  # padding sits inside the rows
+    step = {"input_ids": logits[:, -1].argmax(-1)[:, None], "position_ids": state.mask.sum(-1, keepdim=True)}
+    with torch.inference_mode():
+        ready = ours.model(attention_mask=ours._step_mask(mask), past_key_values=copy.deepcopy(cache), **step)
+        rows = ours.model(attention_mask=mask, past_key_values=copy.deepcopy(cache), **step)
+    assert torch.allclose(ready.logits, rows.logits, atol=1e-5)
+    # which positions each new token may see: the tokens of its row up to itself, never padding
+    from jbcompile.evaluate.backends.transformers import _additive_mask
+
+    rows_mask = torch.tensor([[1, 1, 0, 0, 1, 1], [1, 1, 1, 0, 1, 1]])
+    seen = _additive_mask(rows_mask, 2, torch.float32) == 0
+    assert seen.shape == (2, 1, 2, 6)
+    assert seen[0, 0].int().tolist() == [[1, 1, 0, 0, 1, 0], [1, 1, 0, 0, 1, 1]]
+    assert seen[1, 0].int().tolist() == [[1, 1, 1, 0, 1, 0], [1, 1, 1, 0, 1, 1]]
+    assert float(_additive_mask(rows_mask, 1, torch.float32).min()) == torch.finfo(torch.float32).min
+
+
 def test_label_tokens_are_the_digits(tiny_model: Path, prompts) -> None:
     b = backend(tiny_model)
     ids = b.label_token_ids(["0", "1", "2"], prompts[0].text, chat=False)
@@ -261,10 +321,16 @@ def test_a_model_without_position_ids_runs_whole_prompts(tiny_model: Path, promp
 def test_rows_stop_once_their_answer_is_final(tiny_model: Path, prompts, monkeypatch) -> None:
     b = backend(tiny_model, batch_size=8)
     encoded, keys, free = _first_outputs(b, prompts, 8, max_new_tokens=12)
-    newline = b.encode(["\n"], chat=False)[0][-1]
-    assert b._may_end_line(newline) and not b._may_end_line(b.encode(["あ"], chat=False)[0][-1])
+
+    def line_ended(text: str) -> bool:
+        return b._may_end_line(b.encode([text], chat=False)[0])
+
+    assert line_ended("x\n") and not line_ended("xあ")
+    # a character in byte pieces: a line break completed by its last piece counts, other characters not
+    assert [b._token_text(t) for t in b.encode(["\u2028"], chat=False)[0]] == [None, None, None]
+    assert line_ended("x\u2028") and line_ended("\u2028") and not line_ended("x齉") and not line_ended("齉")
     # the line gate opened for every token, so that the random model's rare line breaks are not needed
-    monkeypatch.setattr(b, "_may_end_line", lambda token: True)
+    monkeypatch.setattr(b, "_may_end_line", lambda row: True)
     final = lambda text: len(text) >= 6  # noqa: E731
     out = b.generate(encoded, keys, max_new_tokens=12, answer_is_final=final)
     for short, full in zip(out, free, strict=True):

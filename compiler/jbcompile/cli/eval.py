@@ -341,10 +341,23 @@ def eval_command(
 
 def _library_logs(quiet: bool, verbose: bool) -> None:
     """vLLM logs its start-up and engine steps at INFO, pages of it: keep its warnings (errors alone
-    with -q, everything with -v). Read when vLLM is imported; a VLLM_LOGGING_LEVEL already set wins."""
+    with -q, everything with -v). Read when vLLM is imported; a VLLM_LOGGING_LEVEL already set wins.
+    With -q the Hugging Face libraries show no progress bars (loading weights, downloads) and log errors
+    alone: their settings are read on import, and set directly where they are imported already."""
     import os
+    import sys
 
     os.environ.setdefault("VLLM_LOGGING_LEVEL", "INFO" if verbose else "ERROR" if quiet else "WARNING")
+    if not quiet:
+        return
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    if "huggingface_hub" in sys.modules:
+        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "transformers" in sys.modules:
+        hf_logging = sys.modules["transformers"].utils.logging
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
 
 
 def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:

@@ -7,6 +7,7 @@ or generates batch by batch. The runner, the kinds and the predictions log never
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -219,12 +220,14 @@ def plan_batches(lengths: Sequence[int], keys: Sequence[tuple[str, ...]], batch_
 
 
 def common_prefix_length(sequences: Sequence[Sequence[int]], start: int, limit: int) -> int:
-    """Common prefix length of ``sequences``: at least ``start`` (already shared), at most ``limit``."""
-    end = start
-    first = sequences[0]
-    while end < limit and all(seq[end] == first[end] for seq in sequences[1:]):
-        end += 1
-    return max(start, min(end, limit))
+    """Common prefix length of ``sequences``: at least ``start`` (already shared), at most ``limit``.
+
+    The prefix all share is the one the lexicographically first and last share, so only those two are
+    walked token by token (``os.path.commonprefix`` does that for any sequences)."""
+    if limit <= start:
+        return start
+    shared = os.path.commonprefix([list(seq[start:limit]) for seq in sequences])
+    return start + len(shared)
 
 
 def library_version(name: str) -> str | None:

@@ -29,6 +29,13 @@ log = logging.getLogger(__name__)
 
 # Outermost prefixes kept between batches: one per category in flight is enough, as batches are grouped.
 PREFIX_STORE_SIZE = 4
+# transformers' SDPA attention, except that on CPU grouped key/value heads go to torch as they are
+# (registered under this name with transformers' attention and mask interfaces; see _use_cpu_attention).
+CPU_ATTENTION = "jbcompile_cpu_sdpa"
+# Tokens decoded to see whether a part-of-a-character token ended a line: a line break is at most 3 bytes.
+LINE_WINDOW = 8
+# Attention kinds that add a 4D float mask to their scores as given (decoding builds that mask itself).
+ADDITIVE_MASK_ATTENTION = ("sdpa", "eager", CPU_ATTENTION)
 
 
 def _is_oom(error: BaseException) -> bool:
@@ -84,6 +91,7 @@ class TransformersBackend(LocalTokens):
         # The cache argument's name: ``cache`` in newer transformers (5.24 deprecates ``past_key_values``,
         # to be removed in 5.40), ``past_key_values`` before; the output field carries the same name.
         self._cache_name = "cache" if "cache" in accepted else "past_key_values"
+        self._additive_mask = _tune_attention(self.model)
         if not self._takes_positions and self.prefix_cache:
             self.prefix_cache = False
             log.warning("this model takes no position ids; prefix reuse is off")
@@ -380,13 +388,21 @@ class TransformersBackend(LocalTokens):
             with torch.inference_mode():
                 out = self.model(
                     input_ids=next_tokens[:, None].to(device),
-                    attention_mask=mask[:, : width + step + 1],
+                    attention_mask=self._step_mask(mask[:, : width + step + 1]),
                     use_cache=True,
                     **{self._cache_name: cache},
                     **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
         return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
+
+    def _step_mask(self, mask):
+        """The attention mask of one decoding step (1 = a token, 0 = padding): with padding mid-sequence,
+        transformers would build a general mask every step; a model that takes a ready additive mask
+        gets it from the row mask in one step instead."""
+        if not self._additive_mask:
+            return mask
+        return _additive_mask(mask, 1, self.model.dtype)
 
     def _row_finished(
         self,
@@ -404,7 +420,7 @@ class TransformersBackend(LocalTokens):
             tail = self.tokenizer.decode(row[-window:], skip_special_tokens=True)
             if any(stop in tail for stop in stop_strings):
                 return True
-        if answer_is_final is not None and self._may_end_line(token):
+        if answer_is_final is not None and self._may_end_line(row):
             return answer_is_final(self.tokenizer.decode(row, skip_special_tokens=True))
         return False
 
@@ -421,10 +437,14 @@ class TransformersBackend(LocalTokens):
         text = self._token_text(token)
         return text is None or any(stop[-1] in text for stop in stop_strings)
 
-    def _may_end_line(self, token: int) -> bool:
-        """Whether ``token`` could end a line: only then can an answer line have become complete."""
-        text = self._token_text(token)
-        return text is None or holds_line_break(text)
+    def _may_end_line(self, row: list[int]) -> bool:
+        """Whether the row's last token could have ended a line: only then can an answer line have become
+        complete. A token that is only part of a character (common in Japanese under byte-level
+        vocabularies) is judged by the last few tokens' text, which holds any character it completed."""
+        text = self._token_text(row[-1])
+        if text is not None:
+            return holds_line_break(text)
+        return holds_line_break(self.tokenizer.decode(row[-LINE_WINDOW:], skip_special_tokens=True))
 
     def _generate_with_transformers(self, sequences, max_new_tokens, stop_strings) -> list[str]:
         """Whole prompts through ``model.generate``: for caches that cannot be shared or shrunk."""
@@ -478,6 +498,101 @@ class _TreeState:
     mask: Any = None
     ids: Any = None
     row_of: list[int] | None = None
+
+
+def _cpu_attention(
+    module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs
+):
+    """transformers' SDPA attention, but with grouped key/value heads handed to torch's CPU kernel as they
+    are (``enable_gqa``) instead of copied once per query head on every layer and step, as transformers
+    does whenever a mask is given. Anything else (no grouping, another device, a position bias) goes to
+    transformers' own function unchanged."""
+    torch = optional_import("torch", "eval")
+    sdpa = optional_import("transformers.integrations.sdpa_attention", "eval").sdpa_attention_forward
+
+    grouped = query.shape[1] != key.shape[1] and query.shape[1] % key.shape[1] == 0
+    if not grouped or query.device.type != "cpu" or kwargs.get("position_bias") is not None:
+        return sdpa(module, query, key, value, attention_mask, dropout, scaling, is_causal, **kwargs)
+    causal = getattr(module, "is_causal", True) if is_causal is None else is_causal
+    output = torch.nn.functional.scaled_dot_product_attention(
+        query,
+        key,
+        value,
+        attn_mask=attention_mask,
+        dropout_p=dropout,
+        scale=scaling,
+        is_causal=bool(query.shape[2] > 1 and attention_mask is None and causal),
+        enable_gqa=True,
+    )
+    return output.transpose(1, 2).contiguous(), None
+
+
+def _additive_mask(mask: Any, queries: int, dtype: Any) -> Any:
+    """The 4D float mask of a pass of ``queries`` new tokens over ``mask``'s positions (1 = a token, 0 =
+    padding): 0 where attended, the dtype's lowest value elsewhere (as transformers' own additive masks,
+    so scores stay finite)."""
+    torch = optional_import("torch", "eval")
+
+    total = mask.shape[1]
+    causal = torch.ones((queries, total), dtype=torch.bool, device=mask.device).tril(total - queries)
+    allowed = (mask[:, None, None, :] != 0) & causal
+    additive = torch.zeros(allowed.shape, dtype=dtype, device=mask.device)
+    return additive.masked_fill_(~allowed, torch.finfo(dtype).min)
+
+
+def _tune_attention(model: Any) -> bool:
+    """Faster attention calls that give the same logits, each kept only if a short padded probe shows
+    it: on CPU, a model with grouped key/value heads moves from SDPA to :func:`_cpu_attention` (where
+    transformers lets a loaded model change its attention); and whether the model takes a ready 4D
+    additive mask as given (returned: decoding then builds its mask itself). Models that handle
+    attention their own way (BLOOM's ALiBi, remote code) keep what they had."""
+    torch = optional_import("torch", "eval")
+    transformers = optional_import("transformers", "eval")
+    masking = optional_import("transformers.masking_utils", "eval")
+
+    config = model.config
+    vocab = int(getattr(config, "vocab_size", 0) or 0)
+    ids = (torch.tensor([[1, 2, 3, 4], [3, 4, 5, 6]]) % max(vocab, 1)).to(model.device)
+    mask = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 1]], device=model.device)
+
+    def logits(attention_mask: Any) -> Any:
+        with torch.inference_mode():
+            return model(input_ids=ids, attention_mask=attention_mask).logits[:, 1:].float()
+
+    def same(expected: Any, attention_mask: Any) -> bool:
+        try:
+            return bool(torch.allclose(expected, logits(attention_mask), atol=1e-4, rtol=1e-3))
+        except Exception as error:  # noqa: BLE001 - any failure of the probe: keep what transformers does
+            log.debug("attention probe failed: %s", error)
+            return False
+
+    try:
+        expected = logits(mask)
+    except Exception as error:  # noqa: BLE001 - a model that cannot run the probe is left as it is
+        log.debug("attention probe failed: %s", error)
+        return False
+    heads, kv_heads = (
+        getattr(config, "num_attention_heads", None),
+        getattr(config, "num_key_value_heads", None),
+    )
+    grouped = isinstance(heads, int) and isinstance(kv_heads, int) and kv_heads < heads
+    if (
+        grouped
+        and model.device.type == "cpu"
+        and getattr(config, "_attn_implementation", None) == "sdpa"
+        and hasattr(model, "set_attn_implementation")
+    ):
+        transformers.AttentionInterface.register(CPU_ATTENTION, _cpu_attention)
+        masking.AttentionMaskInterface.register(CPU_ATTENTION, masking.sdpa_mask)
+        try:
+            model.set_attn_implementation(CPU_ATTENTION)
+        except Exception as error:  # noqa: BLE001 - a model that refuses the switch keeps SDPA
+            log.debug("kept SDPA attention: %s", error)
+        if getattr(config, "_attn_implementation", None) == CPU_ATTENTION and not same(expected, mask):
+            model.set_attn_implementation("sdpa")
+    if getattr(config, "_attn_implementation", None) not in ADDITIVE_MASK_ATTENTION:
+        return False
+    return same(expected, _additive_mask(mask, ids.shape[1], model.dtype))
 
 
 def _reusable(cache: Any) -> bool:
