@@ -133,6 +133,7 @@ def test_a_decoding_step_mask_is_what_transformers_builds(tiny_model: Path, prom
     import copy
 
     import torch
+    from jbcompile.evaluate.backends.transformers import _additive_mask
 
     ours = backend(tiny_model, batch_size=6)
     items = prompts[:6]
@@ -144,12 +145,11 @@ def test_a_decoding_step_mask_is_what_transformers_builds(tiny_model: Path, prom
     assert int((mask == 0).sum()) > 0  # padding sits inside the rows
     step = {"input_ids": logits[:, -1].argmax(-1)[:, None], "position_ids": state.mask.sum(-1, keepdim=True)}
     with torch.inference_mode():
-        ready = ours.model(attention_mask=ours._step_mask(mask), past_key_values=copy.deepcopy(cache), **step)
-        rows = ours.model(attention_mask=mask, past_key_values=copy.deepcopy(cache), **step)
+        additive = _additive_mask(mask, 1, ours.model.dtype)
+        ready = ours.model(attention_mask=additive, **{ours._cache_name: copy.deepcopy(cache)}, **step)
+        rows = ours.model(attention_mask=mask, **{ours._cache_name: copy.deepcopy(cache)}, **step)
     assert torch.allclose(ready.logits, rows.logits, atol=1e-5)
     # which positions each new token may see: the tokens of its row up to itself, never padding
-    from jbcompile.evaluate.backends.transformers import _additive_mask
-
     rows_mask = torch.tensor([[1, 1, 0, 0, 1, 1], [1, 1, 1, 0, 1, 1]])
     seen = _additive_mask(rows_mask, 2, torch.float32) == 0
     assert seen.shape == (2, 1, 2, 6)

@@ -362,6 +362,11 @@ class TransformersBackend(LocalTokens):
         rows, width = mask.shape
         positions = mask.sum(dim=-1, keepdim=True).to(device)  # position of each row's next token
         mask = torch.cat([mask, torch.zeros((rows, max_new_tokens), dtype=mask.dtype)], dim=1).to(device)
+        # With padding mid-sequence transformers would build a general mask at every step; a model that
+        # takes a ready additive mask gets one built once here, and each step unmasks its new position.
+        seen = 1
+        if self._additive_mask:
+            mask, seen = _additive_mask(mask, 1, self.model.dtype), 0
         generated: list[list[int]] = [[] for _ in range(rows)]
         alive = list(range(rows))
         # enough trailing tokens to hold a stop string: every non-special token adds at least one byte
@@ -383,26 +388,18 @@ class TransformersBackend(LocalTokens):
                 cache.reorder_cache(index)
                 next_tokens, mask, positions = next_tokens[index], mask[index], positions[index]
                 alive = [alive[slot] for slot in keep]
-            mask[:, width + step] = 1
+            mask[..., width + step] = seen
             extra = {"position_ids": positions + step} if self._takes_positions else {}
             with torch.inference_mode():
                 out = self.model(
                     input_ids=next_tokens[:, None].to(device),
-                    attention_mask=self._step_mask(mask[:, : width + step + 1]),
+                    attention_mask=mask[..., : width + step + 1],
                     use_cache=True,
                     **{self._cache_name: cache},
                     **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
         return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
-
-    def _step_mask(self, mask):
-        """The attention mask of one decoding step (1 = a token, 0 = padding): with padding mid-sequence,
-        transformers would build a general mask every step; a model that takes a ready additive mask
-        gets it from the row mask in one step instead."""
-        if not self._additive_mask:
-            return mask
-        return _additive_mask(mask, 1, self.model.dtype)
 
     def _row_finished(
         self,
