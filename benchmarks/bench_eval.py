@@ -2,11 +2,13 @@
 
     python benchmarks/bench_eval.py [--repeats 5] [--batch-size 16] [--generate-rows 96]
 
-Builds the bundled benchmark (sources/, five categories) with jbcompile, renders the 3-shot `basic`
-prompts of its `lite` config (660 rows), and builds the tests' tiny random Llama offline. Then, for the
+Builds the bundled benchmark (sources/) with jbcompile, renders the 3-shot `basic` prompts of its
+`lite` config (2,985 prompts once the shots are drawn), and builds the tests' tiny random Llama offline. Then, for the
 same prompts on the same model, it times:
 
-- ours, `logprob`: one forward pass per prompt, shared prefixes reused (and, for the speed-up, not);
+- ours, `logprob`: one forward pass per prompt, shared prefixes reused (and, for the speed-up, not),
+  with the backend's attention as `eval` runs it (on CPU, grouped key/value heads passed to torch as
+  they are; see the transformers backend);
 - ours, `generate`: greedy, 16 new tokens, stop at "###", and (as `jbcompile eval` does) a row stops as
   soon as its answer is settled (the kind's `answer_is_final`: the first line has stated one);
 - lm-eval's HF backend (`lm_eval.models.huggingface.HFLM`): `loglikelihood` of each option label after
@@ -65,7 +67,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--batch-size", type=int, default=16)
-    parser.add_argument("--config", default="lite", help="config of the bundled benchmark (lite: 660 rows)")
+    parser.add_argument("--config", default="lite", help="config of the bundled benchmark (lite: 3,000 rows)")
     parser.add_argument("--shots", type=int, default=3)
     parser.add_argument("--generate-rows", type=int, default=0, help="0 = every prompt")
     parser.add_argument("--hidden-size", type=int, default=32, help="32 = the tests' tiny model")
