@@ -198,11 +198,8 @@ def _judge(
         return ProbeReport(**report, not_run=reason.reason, warn=reason.warn)
     return ProbeReport(
         **report,
-        overall=scope(found.overall, found.templates),
-        categories={
-            name: scope(figures, [t for t in found.templates if t.category == name])
-            for name, figures in found.categories.items()
-        },
+        overall=scope(found.overall, found.overall.ranked),
+        categories={name: scope(figures, figures.ranked) for name, figures in found.categories.items()},
     )
 
 
