@@ -11,7 +11,7 @@ from jbcompile.schema.dataset import AuditSettings, ProbeThreshold
 from pydantic import ValidationError
 
 from tests.audit.conftest import result
-from tests.audit.rows import bbq_rows, built_bbq
+from tests.audit.rows import CATEGORIES, bbq_rows, built_bbq
 
 
 def tally_of(templates: list[tuple[str, str, int, int]]) -> Tally:
@@ -125,3 +125,28 @@ def test_a_rate_is_judged_on_its_point_figure_an_accuracy_on_its_lower_bound(aud
     confound = result(audit("bbq", rows), "attribute-confound").overall
     assert confound.low == 0.0 < confound.value == pytest.approx(1 / 12, abs=1e-4) and confound.exceeds
     assert [t.template for t in confound.worst][0] == "t00"
+
+
+def test_a_point_figure_over_the_bar_with_an_interval_below_it_has_a_status_of_its_own(audit) -> None:
+    from types import SimpleNamespace
+
+    from jbcompile.emit.card import audit_table
+
+    # per category four of six templates lean one way: over the bar, within it at the lower end
+    mirrored = {"t00", "t01", "t02", "t03"}
+    rows = [r for r in built_bbq(bbq_rows(gold_last=True)) if r["template_id"] not in mirrored]
+    rows += [r for r in built_bbq(bbq_rows(gold_named_first=True)) if r["template_id"] in mirrored]
+    report = audit("bbq", rows)
+    found = result(report, "mention-order")
+    assert found.overall.low < found.overall.threshold < found.overall.value
+    assert found.overall.status == "over, not significant" and not found.overall.exceeds and report.passed
+    assert [name for name, _ in found.scopes("over, not significant")] == ["overall", *CATEGORIES]
+    assert result(report, "option-position").overall.status == "within"
+    line = next(line for line in audit_table(SimpleNamespace(audit=report))["configs"]["test"])
+    assert line["probe"] == "mention-order" and line["rule"].startswith("negative → mentioned last")
+    assert line["verdict"] == (
+        "within; over the bar on the point figure, not significantly, in all 58.3%, Age 58.3%, "
+        "Disability_status 58.3%"
+    )
+    off = audit("bbq", rows, AuditSettings(probes={"mention-order": ProbeThreshold(off=True)}))
+    assert result(off, "mention-order").overall.status == "not judged"

@@ -22,7 +22,15 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from ..reading import DATA_FILE, check_file
 from ..schema.dataset import AuditSettings
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun
-from .report import PLACES, WORST_SHOWN, AuditReport, ProbeReport, ScopeReport, TemplateReport
+from .report import (
+    PLACES,
+    WORST_SHOWN,
+    AuditReport,
+    ProbeReport,
+    ScopeReport,
+    TemplateReport,
+    scope_status,
+)
 from .stats import Figures, Scope, figures
 
 if TYPE_CHECKING:
@@ -164,7 +172,7 @@ def _judge(
         else:
             default = 0.0 if probe.measure == "rate" else settings.margin
             threshold = min(1.0, figures.chance + (own.margin if own and own.margin is not None else default))
-        judged = figures.low if judged_on == "low" else figures.value
+        status = scope_status(figures.value, figures.low if judged_on == "low" else figures.value, threshold)
         return ScopeReport(
             rows=figures.rows,
             templates=figures.templates,
@@ -173,7 +181,8 @@ def _judge(
             high=round(figures.high, PLACES),
             chance=round(figures.chance, PLACES),
             threshold=None if threshold is None else round(threshold, PLACES),
-            exceeds=threshold is not None and round(judged, PLACES) > round(threshold, PLACES),
+            exceeds=status == "above",
+            status=status,
             rule=figures.rule,
             worst=[
                 TemplateReport(

@@ -96,7 +96,10 @@ def figures(
         values = hits / rows
         order = sorted(range(len(members)), key=lambda i: (-values[i], -rows[i], keys[members[i]]))
         ranked = [
-            TemplateScore(*keys[members[i]], int(rows[i]), float(hits[i]), float(values[i])) for i in order
+            TemplateScore(
+                keys[members[i]][0], keys[members[i]][1], int(rows[i]), float(hits[i]), float(values[i])
+            )
+            for i in order
         ]
         return Scope(
             rows=int(round(total)),
