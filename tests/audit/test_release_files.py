@@ -95,3 +95,14 @@ def test_a_lean_over_the_bar_that_the_interval_does_not_confirm_is_said_plainly(
     assert code == 0 and "every probe within its bar" in output
     assert "over the bar on the point figure, but not significantly" in output
     assert "release/mention-order-disambiguating all" in " ".join(output.split())
+
+
+def test_a_build_folder_whose_manifest_is_too_large_gets_the_file_diagnostic(tmp_path: Path) -> None:
+    from jbcompile.limits import MAX_RECORD_BYTES
+
+    folder = tmp_path / "build"
+    folder.mkdir()
+    with (folder / "manifest.json").open("wb") as manifest:
+        manifest.truncate(MAX_RECORD_BYTES + 1)  # sparse: as `score` and `export` say, not "no manifest"
+    code, output = audit_cli(str(folder))
+    assert code == 2 and "F001" in output and "AU020" not in output, output

@@ -263,10 +263,18 @@ def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -
 
 def build_kinds(folder: Path) -> dict[str, str]:
     """Config → design of a build folder, from its manifest (AU020 when it is not a build folder)."""
+    from contextlib import suppress
+
     from ..emit.manifest import read_manifest
+    from ..jsonl import read_json
+    from ..reading import RECORD
     from ..sourcefiles import is_jbcompile_manifest
 
-    if not is_jbcompile_manifest(Path(folder) / "manifest.json"):
+    manifest = Path(folder) / "manifest.json"
+    if manifest.exists():  # read bounded, as `score` and `export` read it: F001 too large, F002 not a file
+        with suppress(OSError, ValueError):  # not JSON at all: not a manifest jbcompile wrote (AU020)
+            read_json(manifest, RECORD)
+    if not is_jbcompile_manifest(manifest):
         raise DiagnosticError(
             [
                 Diagnostic(
