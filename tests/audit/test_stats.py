@@ -150,3 +150,15 @@ def test_a_point_figure_over_the_bar_with_an_interval_below_it_has_a_status_of_i
     )
     off = audit("bbq", rows, AuditSettings(probes={"mention-order": ProbeThreshold(off=True)}))
     assert result(off, "mention-order").overall.status == "not judged"
+
+
+def test_one_template_alone_is_never_above_by_an_accuracy(audit) -> None:
+    # read in its better direction, any template that leans one way is right on all its rows: one
+    # template proves nothing about a cue across templates (a starter benchmark of one template)
+    rows = [r for r in built_bbq(bbq_rows(gold_last=True, confound=True)) if r["template_id"] == "t00"]
+    report = audit("bbq", rows)
+    order = result(report, "mention-order-disambiguating").overall
+    assert order.value == 1.0 and order.status == "over, not significant" and not order.exceeds
+    assert result(report, "attribute-confound").overall.exceeds  # a defect in the rows counts at once
+    two = [r for r in built_bbq(bbq_rows(gold_last=True)) if r["template_id"] in ("t00", "t02")]
+    assert result(audit("bbq", two), "mention-order-disambiguating").overall.exceeds

@@ -46,13 +46,19 @@ STATUS_TEXT: dict[str, str] = {  # how the CLI and the card say a status
 }
 
 
-def scope_status(value: float, judged: float, threshold: float | None) -> ScopeStatus:
+def scope_status(
+    value: float, judged: float, threshold: float | None, *, templates: int, rate: bool
+) -> ScopeStatus:
     """Where a scope stands against its bar: *above* when the judged figure (the lower end of the
     interval, or a rate's share) is over it; *over, not significant* when only the point figure is (a
-    lean too small or too noisy to refuse a release, but worth reading); else *within*."""
+    lean too small or too noisy to refuse a release, but worth reading); else *within*.
+
+    A rule read in its best direction on a single template is right on all of its rows whenever the
+    template leans one way, so one template is never *above* by an accuracy (a starter benchmark); a
+    rate counts a defect in the rows and is."""
     if threshold is None:
         return "not judged"
-    if round(judged, PLACES) > round(threshold, PLACES):
+    if round(judged, PLACES) > round(threshold, PLACES) and (rate or templates > 1):
         return "above"
     if round(value, PLACES) > round(threshold, PLACES):
         return "over, not significant"

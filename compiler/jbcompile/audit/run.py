@@ -172,7 +172,10 @@ def _judge(
         else:
             default = 0.0 if probe.measure == "rate" else settings.margin
             threshold = min(1.0, figures.chance + (own.margin if own and own.margin is not None else default))
-        status = scope_status(figures.value, figures.low if judged_on == "low" else figures.value, threshold)
+        judged = figures.low if judged_on == "low" else figures.value
+        status = scope_status(
+            figures.value, judged, threshold, templates=figures.templates, rate=probe.measure == "rate"
+        )
         return ScopeReport(
             rows=figures.rows,
             templates=figures.templates,
