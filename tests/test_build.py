@@ -198,6 +198,33 @@ def test_refuses_to_replace_a_folder_that_is_not_a_build(mini_sources: Path, tmp
     assert (precious / "todo.txt").read_text() == "keep me"
 
 
+def test_refuses_to_replace_a_build_of_another_dataset(mini_sources: Path, tmp_path: Path) -> None:
+    from jbcompile.build import build_folder
+    from jbcompile.cli import app
+    from jbcompile.project import load_project
+    from typer.testing import CliRunner
+
+    out = tmp_path / "build"
+    write_build(compile_folder(mini_sources), out)
+    write_build(compile_folder(mini_sources), out)  # the same dataset is rebuilt in place
+    before = _tree_digest(out)
+    edit(mini_sources / "dataset.yaml", "name: mini-bench", "name: other-bench")
+    with pytest.raises(DiagnosticError) as error:
+        write_build(compile_folder(mini_sources), out)
+    assert [d.code for d in error.value.diagnostics] == ["B009"]
+    assert "'mini-bench'" in error.value.diagnostics[0].message and _tree_digest(out) == before
+    with pytest.raises(DiagnosticError) as error:  # refused before compiling
+        build_folder(load_project(mini_sources), out, checks=False)
+    assert [d.code for d in error.value.diagnostics] == ["B009"] and _tree_digest(out) == before
+    command = ["build", "--sources", str(mini_sources), "--out", str(out)]
+    refused = CliRunner().invoke(app, command)
+    assert refused.exit_code == 2 and "B009" in refused.output and "--overwrite" in refused.output
+    assert _tree_digest(out) == before
+    replaced = CliRunner().invoke(app, [*command, "--overwrite"])
+    assert replaced.exit_code == 0, replaced.output
+    assert read_manifest(out)["dataset"] == "other-bench"
+
+
 def test_english_build_uses_the_english_side(mini_sources: Path) -> None:
     compiled = compile_folder(mini_sources, lang="en")
     rows = compiled.configs["full"].rows

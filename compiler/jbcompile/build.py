@@ -274,20 +274,23 @@ def build_folder(
     checks: bool = True,
     release: bool = False,
     progress: ProgressCallback | None = None,
+    overwrite: bool = False,
 ) -> tuple[Compiled, dict]:
     """Compile ``project`` straight into the build folder ``out_dir``; return the compile and the manifest.
 
     The rows go into the data files of a staging folder while they are made, one row group at a time; the
     staging folder replaces ``out_dir`` only when every check passed, so an error (all of a run's
-    diagnostics together) or a failed write (B004) leaves the previous build as it was.
+    diagnostics together) or a failed write (B004) leaves the previous build as it was. A build of another
+    dataset there is replaced only with ``overwrite`` (B009).
     """
     from .emit import DataFiles, finish_folder
 
     out_dir = Path(out_dir)
     _refuse_unsafe_out(out_dir, project.root, cards_dir)
+    refuse_other_dataset(out_dir, project.dataset.name, overwrite)
     compiled = None
     try:
-        with _staging(out_dir, project.root, cards_dir) as staging:
+        with _staging(out_dir, project, cards_dir, overwrite) as staging:
             data = DataFiles(staging, formats, progress)
             try:
                 compiled = compile_project(
@@ -319,11 +322,13 @@ def write_build(
     *,
     formats: Sequence[str] = ("parquet",),
     cards_dir: Path | None = None,
+    overwrite: bool = False,
 ) -> dict:
     """Write the build folder of a compile that kept its rows, atomically; return the manifest.
 
     Refuses (B001, B003) a folder that is not a build, or one whose replacement would take the sources
-    or the working folder with it; any write failure (B004) leaves the previous build as it was.
+    or the working folder with it, and a build of another dataset without ``overwrite`` (B009); any
+    write failure (B004) leaves the previous build as it was.
     """
     from .emit import write_folder
 
@@ -332,13 +337,14 @@ def write_build(
     if empty:
         raise DiagnosticError(empty)
     _refuse_unsafe_out(out_dir, compiled.project.root, cards_dir)
-    with _staging(out_dir, compiled.project.root, cards_dir) as staging:
+    with _staging(out_dir, compiled.project, cards_dir, overwrite) as staging:
         return write_folder(compiled, staging, formats=formats, cards_dir=cards_dir)
 
 
 @contextmanager
-def _staging(out_dir: Path, sources: Path, cards_dir: Path | None) -> Iterator[Path]:
-    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B003, B004).
+def _staging(out_dir: Path, project: Project, cards_dir: Path | None, overwrite: bool) -> Iterator[Path]:
+    """A staging folder that replaces ``out_dir`` when the block ends without error (B001, B003, B004,
+    B009).
 
     The folder is claimed (:func:`jbcompile.outputs.claim`) before it is judged: a build that waited
     for another one judges what that one left."""
@@ -346,8 +352,9 @@ def _staging(out_dir: Path, sources: Path, cards_dir: Path | None) -> Iterator[P
         write_errors(out_dir, "the build folder"),
         claim(out_dir, "build") as place,
     ):
-        _refuse_unsafe_out(out_dir, sources, cards_dir)
+        _refuse_unsafe_out(out_dir, project.root, cards_dir)
         _refuse_foreign_folder(out_dir)
+        refuse_other_dataset(out_dir, project.dataset.name, overwrite)
         with place.replaced_folder("build") as staging, _no_cyclic_gc():
             yield staging
 
@@ -399,6 +406,28 @@ def _refuse_unsafe_out(out_dir: Path, sources: Path, cards_dir: Path | None = No
     never the working folder nor holds it (B003): a build replaces its whole folder."""
     inputs = [("the sources", Path(sources))] + ([("the card templates", cards_dir)] if cards_dir else [])
     refuse(overlaps([Output("--out", Path(out_dir), "B003", whole=True)], inputs))
+
+
+def refuse_other_dataset(out_dir: Path, dataset: str, overwrite: bool) -> None:
+    """A build folder of another dataset (its manifest names another) is replaced only with
+    ``overwrite`` (B009): a build of the same dataset is rebuilt in place, as `build` always does."""
+    from .emit.manifest import read_manifest
+
+    if overwrite or not is_jbcompile_manifest(out_dir / "manifest.json"):
+        return  # an empty folder, or one B001 judges
+    found = read_manifest(out_dir).get("dataset")
+    if found != dataset:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="B009",
+                    message=f"{out_dir} holds a build of dataset {found!r}, not of {dataset!r}; "
+                    "refusing to replace it",
+                    path=str(out_dir),
+                    hint="choose another --out, or pass --overwrite to replace that build",
+                )
+            ]
+        )
 
 
 # Files a file manager drops into any folder it shows; replacing them loses nothing.

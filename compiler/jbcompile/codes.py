@@ -136,6 +136,7 @@ CODES: tuple[Code, ...] = (
             "B006": "a config without rows",
             "B007": "a config without rows, left out beside configs that have rows",
             "B008": "a template, or the build, above its row limit (counted before expanding)",
+            "B009": "--out holds a build of another dataset (replaced only with --overwrite)",
             "B101": "a rationale that fails verification",
             "B201": "an example_id occurs twice",
             "B202": "a gold label that does not fit its context condition",

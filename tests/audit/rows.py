@@ -31,6 +31,7 @@ UNKNOWN = "不明"
 def bbq_rows(
     *,
     gold_last: bool = False,
+    gold_named_first: bool = False,
     gold_first_option: bool = False,
     gold_longer: bool = False,
     biased_always: bool = False,
@@ -44,7 +45,8 @@ def bbq_rows(
     Balanced by default: the disambiguating sentence names the person who did the negative act first in
     half of the contexts; the gold rotates over the three positions; half of the disambiguated contexts
     have the old person do the negative act; the two persons differ in age only. Each flag plants one
-    shortcut: ``gold_last`` (the person who did the negative act is always named last), ``gold_first_option``
+    shortcut: ``gold_last`` (the person who did the negative act is always named last; ``gold_named_first``:
+    always first), ``gold_first_option``
     (the gold is always ans0), ``gold_longer`` (the gold person's option is always the longer one),
     ``biased_always`` (the old person always did the negative act), ``confound`` (the young persons are
     women), ``gold_stereotyped`` (only the disambiguated rows whose gold is the old person are kept).
@@ -63,7 +65,7 @@ def bbq_rows(
             ambiguous = f"駅前で、{first}と{second}が話していた。"
             old_did_bad = biased_always or (k + assignment + t) % 2 == 0
             bad_person, good_person = (old, other) if old_did_bad else (other, old)
-            bad_named_first = not gold_last and (k + t) % 2 == 0
+            bad_named_first = gold_named_first or (not gold_last and (k + t) % 2 == 0)
             if bad_named_first:
                 sentence = f"その{bad_person}は{bad}が、その{good_person}は{good}。"
             else:

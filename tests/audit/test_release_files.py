@@ -73,3 +73,36 @@ def test_files_of_two_designs_and_unknown_configs_are_refused(tmp_path: Path) ->
     (tmp_path / "folder").mkdir()
     code, output = audit_cli(str(tmp_path / "folder"))
     assert code == 2 and "AU020" in output
+
+
+def test_a_lean_over_the_bar_that_the_interval_does_not_confirm_is_said_plainly(tmp_path: Path) -> None:
+    # per category, four of six templates name the person who answers the negative question last, two
+    # first: 66.7% on the point figure, over the 55% bar, but six templates cannot tell it from noise
+    last = bbq_rows(gold_last=True)
+    first = bbq_rows(gold_named_first=True)
+    mirrored = {"t00", "t01", "t02", "t03"}
+    rows = [r for r in last if r["template_id"] not in mirrored] + [
+        r for r in first if r["template_id"] in mirrored
+    ]
+    leaning = write_jsonl(tmp_path / "Age.jsonl", bbq_release(rows))
+    code, output = audit_cli(str(leaning), "--format", "json")
+    assert code == 0, output
+    found = next(r for r in json.loads(output)["results"] if r["probe"] == "mention-order-disambiguating")
+    for scope in _scopes(found):
+        assert scope["value"] > scope["threshold"] > scope["low"] and not scope["exceeds"], scope
+        assert scope["status"] == "over, not significant"
+    code, output = audit_cli(str(leaning))
+    assert code == 0 and "every probe within its bar" in output
+    assert "over the bar on the point figure, but not significantly" in output
+    assert "release/mention-order-disambiguating all" in " ".join(output.split())
+
+
+def test_a_build_folder_whose_manifest_is_too_large_gets_the_file_diagnostic(tmp_path: Path) -> None:
+    from jbcompile.limits import MAX_RECORD_BYTES
+
+    folder = tmp_path / "build"
+    folder.mkdir()
+    with (folder / "manifest.json").open("wb") as manifest:
+        manifest.truncate(MAX_RECORD_BYTES + 1)  # sparse: as `score` and `export` say, not "no manifest"
+    code, output = audit_cli(str(folder))
+    assert code == 2 and "F001" in output and "AU020" not in output, output

@@ -1,26 +1,70 @@
-"""The figures: a rule's direction chosen on the other templates, intervals from resampled templates,
-bars from dataset.yaml, and the same figures on every run."""
+"""The figures: a rule's direction chosen per scope on the rows it reports, intervals from resampled
+templates, bars from dataset.yaml, and the same figures on every run."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 from jbcompile.audit.probe import Scored, Tally
-from jbcompile.audit.stats import bootstrap, choose_variants, figures
+from jbcompile.audit.stats import bootstrap, choose_variant, figures
 from jbcompile.schema.dataset import AuditSettings, ProbeThreshold
 from pydantic import ValidationError
 
 from tests.audit.conftest import result
-from tests.audit.rows import bbq_rows, built_bbq
+from tests.audit.rows import CATEGORIES, bbq_rows, built_bbq
 
 
-def test_a_templates_variant_is_chosen_on_the_other_templates_of_its_category() -> None:
-    category = np.array([0, 0, 0, 1, 1])
-    hits = np.array([[9, 1], [8, 2], [3, 7], [1, 9], [2, 8]], dtype=float)
-    # template 2 leans to variant 1, but its category's others to variant 0: it is scored on variant 0
-    assert choose_variants(category, hits).tolist() == [0, 0, 0, 1, 1]
-    # a category of one template has no other templates: its first variant
-    assert choose_variants(np.array([0]), np.array([[0.0, 5.0]])).tolist() == [0]
+def tally_of(templates: list[tuple[str, str, int, int]]) -> Tally:
+    """A two-variant tally: per (category, template) its rows and how many of them variant 0 answers
+    (the complementary variant 1 answers the rest)."""
+    tally = Tally(2)
+    for category, template, rows, first in templates:
+        hits = np.array([[1.0, 0.0]] * first + [[0.0, 1.0]] * (rows - first))
+        tally.add(np.zeros(rows, dtype=int), [(category, template)], Scored(np.ones(rows, bool), hits))
+    return tally
+
+
+def test_a_scope_is_answered_by_its_best_fixed_direction() -> None:
+    # one 100-row template one way, three 20-row templates the other: the fixed rule "variant 0" answers
+    # 100 of 160 rows (62.5%); a direction chosen per template on the *other* templates would answer none
+    tally = tally_of([("A", "big", 100, 100), ("A", "s1", 20, 0), ("A", "s2", 20, 0), ("A", "s3", 20, 0)])
+    found = figures(tally, ("first", "second"), majority=False, resamples=200, seed_parts=("c", "p"))
+    assert found is not None
+    assert found.categories["A"].value == 0.625 and found.categories["A"].rule == "first"
+    # the worst templates are those its direction answers, under that direction
+    assert [(t.template, t.value) for t in found.categories["A"].ranked][:2] == [("big", 1.0), ("s1", 0.0)]
+    # each scope picks its own direction: B leans the other way, and overall variant 1 wins (90 + 60 > 100)
+    tally = tally_of([("A", "a", 100, 100), ("B", "b1", 90, 0), ("B", "b2", 60, 0)])
+    found = figures(tally, ("first", "second"), majority=False, resamples=200, seed_parts=("c", "p"))
+    assert found is not None
+    assert (found.categories["A"].rule, found.categories["A"].value) == ("first", 1.0)
+    assert (found.categories["B"].rule, found.categories["B"].value) == ("second", 1.0)
+    assert (found.overall.rule, found.overall.value) == ("second", 0.6)
+
+
+def test_a_direction_is_chosen_on_hits_first_on_ties() -> None:
+    assert choose_variant(np.array([[9.0, 1.0], [8.0, 2.0], [3.0, 7.0]])) == 0
+    assert choose_variant(np.array([[1.0, 9.0], [3.0, 7.0]])) == 1
+    assert choose_variant(np.array([[0.5, 0.5], [1 / 3 + 1 / 6, 0.5]])) == 0
+
+
+def test_templates_leaning_both_ways_do_not_fall_below_chance(audit) -> None:
+    # in each category, half the templates name the person who did the negative act last, half first: no
+    # fixed direction carries over, and the figure is chance (a direction chosen on each template's
+    # other templates, where the opposite side is the larger, would be wrong on every row: 0%)
+    last = built_bbq(bbq_rows(gold_last=True))
+    first = built_bbq(bbq_rows(gold_named_first=True))
+    mixed = [row for row in last if int(row["template_id"][1:]) // 2 % 2]
+    mixed += [row for row in first if not int(row["template_id"][1:]) // 2 % 2]
+    found = result(audit("bbq", mixed), "mention-order-disambiguating")
+    assert found.overall.value == found.overall.chance == 0.5
+    assert all(scope.value == 0.5 for scope in found.categories.values())
+    # and a side that outweighs the other is found, named by its direction
+    lopsided = [row for row in first if row["template_id"] in ("t00", "t01")]
+    lopsided += [row for row in last if row["template_id"] not in ("t00", "t01")]
+    found = result(audit("bbq", lopsided), "mention-order-disambiguating")
+    assert found.overall.value == pytest.approx(10 / 12, abs=1e-4) and found.overall.exceeds
+    assert found.overall.rule == "negative → mentioned last, non-negative → mentioned first"
 
 
 def test_the_interval_resamples_templates_not_rows() -> None:
@@ -44,7 +88,7 @@ def test_figures_per_category_and_overall() -> None:
     assert found is not None and set(found.categories) == {"A", "B"}
     assert found.categories["A"].value == 0.75 and found.categories["A"].rule == "first"
     assert found.overall.rows == 6 and found.overall.templates == 3 and found.overall.chance == 0.5
-    assert [t.template for t in found.templates][0] == "a1"
+    assert [t.template for t in found.overall.ranked][0] == "a1"
 
 
 def test_the_same_rows_give_the_same_figures_twice(audit) -> None:
@@ -81,3 +125,40 @@ def test_a_rate_is_judged_on_its_point_figure_an_accuracy_on_its_lower_bound(aud
     confound = result(audit("bbq", rows), "attribute-confound").overall
     assert confound.low == 0.0 < confound.value == pytest.approx(1 / 12, abs=1e-4) and confound.exceeds
     assert [t.template for t in confound.worst][0] == "t00"
+
+
+def test_a_point_figure_over_the_bar_with_an_interval_below_it_has_a_status_of_its_own(audit) -> None:
+    from types import SimpleNamespace
+
+    from jbcompile.emit.card import audit_table
+
+    # per category four of six templates lean one way: over the bar, within it at the lower end
+    mirrored = {"t00", "t01", "t02", "t03"}
+    rows = [r for r in built_bbq(bbq_rows(gold_last=True)) if r["template_id"] not in mirrored]
+    rows += [r for r in built_bbq(bbq_rows(gold_named_first=True)) if r["template_id"] in mirrored]
+    report = audit("bbq", rows)
+    found = result(report, "mention-order")
+    assert found.overall.low < found.overall.threshold < found.overall.value
+    assert found.overall.status == "over, not significant" and not found.overall.exceeds and report.passed
+    assert [name for name, _ in found.scopes("over, not significant")] == ["overall", *CATEGORIES]
+    assert result(report, "option-position").overall.status == "within"
+    line = next(line for line in audit_table(SimpleNamespace(audit=report))["configs"]["test"])
+    assert line["probe"] == "mention-order" and line["rule"].startswith("negative → mentioned last")
+    assert line["verdict"] == (
+        "within; over the bar on the point figure, not significantly, in all 58.3%, Age 58.3%, "
+        "Disability_status 58.3%"
+    )
+    off = audit("bbq", rows, AuditSettings(probes={"mention-order": ProbeThreshold(off=True)}))
+    assert result(off, "mention-order").overall.status == "not judged"
+
+
+def test_one_template_alone_is_never_above_by_an_accuracy(audit) -> None:
+    # read in its better direction, any template that leans one way is right on all its rows: one
+    # template proves nothing about a cue across templates (a starter benchmark of one template)
+    rows = [r for r in built_bbq(bbq_rows(gold_last=True, confound=True)) if r["template_id"] == "t00"]
+    report = audit("bbq", rows)
+    order = result(report, "mention-order-disambiguating").overall
+    assert order.value == 1.0 and order.status == "over, not significant" and not order.exceeds
+    assert result(report, "attribute-confound").overall.exceeds  # a defect in the rows counts at once
+    two = [r for r in built_bbq(bbq_rows(gold_last=True)) if r["template_id"] in ("t00", "t02")]
+    assert result(audit("bbq", two), "mention-order-disambiguating").overall.exceeds

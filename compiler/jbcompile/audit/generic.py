@@ -8,12 +8,12 @@ from .probe import Batch, Probe, Scored
 
 
 class OptionPosition(Probe):
-    """Answers every row with one option position: the position that is gold most often in the other
-    templates of the category (see :mod:`.stats`). On a benchmark that rotates the gold over the
-    positions it scores chance; a benchmark whose gold sits mostly at one position gives it away."""
+    """Answers every row with one option position: the position that is gold most often in the scope
+    reported (see :mod:`.stats`). On a benchmark that rotates the gold over the positions it scores
+    chance; a benchmark whose gold sits mostly at one position gives it away."""
 
     name = "option-position"
-    title = "answers the option at the position most often gold elsewhere"
+    title = "answers the option at the position most often gold"
     scores = "rows"
     columns = ("label",)
 

@@ -3,9 +3,9 @@ benchmark tests.
 
 A probe reads *plain rows* — a built config's parquet rows or a release's rows, as pyarrow tables a
 batch at a time — and says, for each row it scores, whether each of its *variants* (the directions of
-its rule: "the person mentioned last" and "the person mentioned first") reaches the gold. Which variant
-answers a template's rows is chosen on the other templates of its category (:mod:`.stats`), so a probe
-is never scored on what it was fitted to. The audit (:mod:`.run`) keeps per template only sums: rows,
+its rule: "the person mentioned last" and "the person mentioned first") reaches the gold. A scope's rows
+are all answered by the variant that does best on them (:mod:`.stats`): the figure of a fixed rule,
+whichever way the benchmark leans. The audit (:mod:`.run`) keeps per template only sums: rows,
 hits per variant, chance; memory does not grow with the rows.
 
 A design declares its probes in its package's ``probes`` module (``probes(inputs) -> [Probe, …]``,

@@ -37,6 +37,34 @@ class TemplateReport(_Record):
     value: float
 
 
+ScopeStatus = Literal["above", "over, not significant", "within", "not judged"]
+STATUS_TEXT: dict[str, str] = {  # how the CLI and the card say a status
+    "above": "ABOVE",
+    "over, not significant": "over, not significant",
+    "within": "within",
+    "not judged": "—",
+}
+
+
+def scope_status(
+    value: float, judged: float, threshold: float | None, *, templates: int, rate: bool
+) -> ScopeStatus:
+    """Where a scope stands against its bar: *above* when the judged figure (the lower end of the
+    interval, or a rate's share) is over it; *over, not significant* when only the point figure is (a
+    lean too small or too noisy to refuse a release, but worth reading); else *within*.
+
+    A rule read in its best direction on a single template is right on all of its rows whenever the
+    template leans one way, so one template is never *above* by an accuracy (a starter benchmark); a
+    rate counts a defect in the rows and is."""
+    if threshold is None:
+        return "not judged"
+    if round(judged, PLACES) > round(threshold, PLACES) and (rate or templates > 1):
+        return "above"
+    if round(value, PLACES) > round(threshold, PLACES):
+        return "over, not significant"
+    return "within"
+
+
 class ScopeReport(_Record):
     """A probe's figures over a config, or over one of its categories, with its worst templates."""
 
@@ -47,8 +75,9 @@ class ScopeReport(_Record):
     high: float
     chance: float
     threshold: float | None  # None: the probe is reported but not judged (audit.probes.<name>.off)
-    exceeds: bool
-    rule: str  # the variant of the rule that answered most rows
+    exceeds: bool  # status == "above": what refuses a release
+    status: ScopeStatus
+    rule: str  # the variant of the rule that answers the scope: its best fixed direction there
     worst: list[TemplateReport]  # the templates it answers best, best first
 
 
@@ -70,8 +99,12 @@ class ProbeReport(_Record):
 
     def exceeded(self) -> list[tuple[str, ScopeReport]]:
         """The scopes (``overall`` first, then categories) whose figure is above the bar."""
+        return self.scopes("above")
+
+    def scopes(self, status: ScopeStatus) -> list[tuple[str, ScopeReport]]:
+        """The scopes (``overall`` first, then categories) with this status."""
         scopes = [("overall", self.overall), *self.categories.items()] if self.overall else []
-        return [(name, scope) for name, scope in scopes if scope is not None and scope.exceeds]
+        return [(name, scope) for name, scope in scopes if scope is not None and scope.status == status]
 
 
 class AuditReport(_Record):

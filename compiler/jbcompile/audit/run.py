@@ -22,7 +22,15 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from ..reading import DATA_FILE, check_file
 from ..schema.dataset import AuditSettings
 from .probe import Batch, Probe, ProbeInputs, ProbeNotRun
-from .report import PLACES, WORST_SHOWN, AuditReport, ProbeReport, ScopeReport, TemplateReport
+from .report import (
+    PLACES,
+    WORST_SHOWN,
+    AuditReport,
+    ProbeReport,
+    ScopeReport,
+    TemplateReport,
+    scope_status,
+)
 from .stats import Figures, Scope, figures
 
 if TYPE_CHECKING:
@@ -165,6 +173,9 @@ def _judge(
             default = 0.0 if probe.measure == "rate" else settings.margin
             threshold = min(1.0, figures.chance + (own.margin if own and own.margin is not None else default))
         judged = figures.low if judged_on == "low" else figures.value
+        status = scope_status(
+            figures.value, judged, threshold, templates=figures.templates, rate=probe.measure == "rate"
+        )
         return ScopeReport(
             rows=figures.rows,
             templates=figures.templates,
@@ -173,7 +184,8 @@ def _judge(
             high=round(figures.high, PLACES),
             chance=round(figures.chance, PLACES),
             threshold=None if threshold is None else round(threshold, PLACES),
-            exceeds=threshold is not None and round(judged, PLACES) > round(threshold, PLACES),
+            exceeds=status == "above",
+            status=status,
             rule=figures.rule,
             worst=[
                 TemplateReport(
@@ -198,11 +210,8 @@ def _judge(
         return ProbeReport(**report, not_run=reason.reason, warn=reason.warn)
     return ProbeReport(
         **report,
-        overall=scope(found.overall, found.templates),
-        categories={
-            name: scope(figures, [t for t in found.templates if t.category == name])
-            for name, figures in found.categories.items()
-        },
+        overall=scope(found.overall, found.overall.ranked),
+        categories={name: scope(figures, figures.ranked) for name, figures in found.categories.items()},
     )
 
 
@@ -257,10 +266,18 @@ def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -
 
 def build_kinds(folder: Path) -> dict[str, str]:
     """Config → design of a build folder, from its manifest (AU020 when it is not a build folder)."""
+    from contextlib import suppress
+
     from ..emit.manifest import read_manifest
+    from ..jsonl import read_json
+    from ..reading import RECORD
     from ..sourcefiles import is_jbcompile_manifest
 
-    if not is_jbcompile_manifest(Path(folder) / "manifest.json"):
+    manifest = Path(folder) / "manifest.json"
+    if manifest.exists():  # read bounded, as `score` and `export` read it: F001 too large, F002 not a file
+        with suppress(OSError, ValueError):  # not JSON at all: not a manifest jbcompile wrote (AU020)
+            read_json(manifest, RECORD)
+    if not is_jbcompile_manifest(manifest):
         raise DiagnosticError(
             [
                 Diagnostic(

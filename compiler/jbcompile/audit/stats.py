@@ -1,16 +1,21 @@
-"""From a probe's per-template sums to its figures: the variant each template is answered with, the
-probe's accuracy per scope with a 95% interval from a bootstrap over templates, chance, and the worst
-templates.
+"""From a probe's per-template sums to its figures: the variant each scope is answered with, the probe's
+accuracy per scope with a 95% interval from a bootstrap over templates, chance, and the worst templates.
 
-- **Variant choice, leave one template out.** A template's rows are answered by the variant that does best
-  on the *other* templates of its category (ties: the first variant). A rule is never judged on the rows
-  it was chosen on, yet a benchmark whose templates share one direction (say "the person mentioned last
-  answers the negative question") is caught whichever direction it is.
+- **Variant choice, per scope.** A scope's rows (a category's, or the whole config's) are all answered by
+  one variant: the fixed direction that does best on that scope (ties: the first variant), and the report
+  names it. That is the figure of a rule a model could adopt — "the person mentioned last answers the
+  negative question" — whichever way a benchmark leans. Choosing each template's direction on the *other*
+  templates instead would be anti-correlated with the template wherever templates disagree: one 100-row
+  template one way and three 20-row templates the other make the fixed rule right on 62.5% of rows and
+  that choice on none. The only in-sample step is the pick among a probe's few directions (two to four,
+  complementary in pairs), which moves a one-sided test to a two-sided one; the model probe, which fits
+  many parameters, stays cross-validated by template (:mod:`.model`).
 - **Interval.** Templates, not rows, are resampled (rows of a template share their text and stand or fall
-  together); the overall scope resamples within each category. 95% percentile interval; the seed comes
-  from the config, probe and scope, so the figures are the same on every run. A bootstrap over one or two
-  templates collapses to a point, so the interval reported is the wider of it and a Wilson score interval
-  over the rows: with many templates the bootstrap is the wider, with few the rows' interval is.
+  together); the overall scope resamples within each category. 95% percentile interval of the scope's
+  chosen variant; the seed comes from the config, probe and scope, so the figures are the same on every
+  run. A bootstrap over one or two templates collapses to a point, so the interval reported is the wider
+  of it and a Wilson score interval over the rows: with many templates the bootstrap is the wider, with
+  few the rows' interval is.
 - **Chance.** The mean over the scored rows of what a uniform guess among the probe's candidates scores,
   or, for a probe with a binary target, the scope's majority-class rate.
 """
@@ -38,7 +43,8 @@ class Scope:
     low: float
     high: float
     chance: float
-    rule: str  # the variant that answers most of the scope's rows
+    rule: str  # the variant that answers the scope's rows: the one that does best on them
+    ranked: list[TemplateScore]  # the scope's templates under that variant, highest value first
 
 
 @dataclass(frozen=True)
@@ -54,7 +60,6 @@ class TemplateScore:
 class Figures:
     overall: Scope
     categories: dict[str, Scope]
-    templates: list[TemplateScore]  # every template, highest value first
 
 
 def figures(
@@ -72,14 +77,6 @@ def figures(
     sums = np.stack([tally.sums[key] for key in keys])
     categories = sorted({category for category, _ in keys})
     category_of = np.array([categories.index(category) for category, _ in keys])
-    chosen = choose_variants(category_of, sums[:, HITS:])
-    hits = sums[np.arange(len(keys)), HITS + chosen]
-    values = hits / sums[:, ROWS]
-    order = sorted(range(len(keys)), key=lambda i: (-values[i], -sums[i, ROWS], keys[i]))
-    templates = [
-        TemplateScore(keys[i][0], keys[i][1], int(sums[i, ROWS]), float(hits[i]), float(values[i]))
-        for i in order
-    ]
 
     def scope(members: np.ndarray, name: str) -> Scope:
         rows = sums[members, ROWS]
@@ -89,36 +86,43 @@ def figures(
             chance = max(share, 1.0 - share)
         else:
             chance = sums[members, CHANCE].sum() / total
+        chosen = choose_variant(sums[members, HITS:])
+        hits = sums[members, HITS + chosen]
         low, high = bootstrap(
-            hits[members], rows, category_of[members], resamples, stable_hash("audit", *seed_parts, name)
+            hits, rows, category_of[members], resamples, stable_hash("audit", *seed_parts, name)
         )
-        row_low, row_high = wilson(float(hits[members].sum()), float(total))
+        row_low, row_high = wilson(float(hits.sum()), float(total))
         low, high = min(low, row_low), max(high, row_high)
-        used = np.bincount(chosen[members], weights=rows, minlength=len(variants))
+        values = hits / rows
+        order = sorted(range(len(members)), key=lambda i: (-values[i], -rows[i], keys[members[i]]))
+        ranked = [
+            TemplateScore(
+                keys[members[i]][0], keys[members[i]][1], int(rows[i]), float(hits[i]), float(values[i])
+            )
+            for i in order
+        ]
         return Scope(
             rows=int(round(total)),
             templates=int(len(members)),
-            value=float(hits[members].sum() / total),
+            value=float(hits.sum() / total),
             low=low,
             high=high,
             chance=float(chance),
-            rule=variants[int(np.argmax(used))],
+            rule=variants[chosen],
+            ranked=ranked,
         )
 
     every = np.arange(len(keys))
     return Figures(
         overall=scope(every, "overall"),
         categories={name: scope(np.flatnonzero(category_of == i), name) for i, name in enumerate(categories)},
-        templates=templates,
     )
 
 
-def choose_variants(category_of: np.ndarray, hits: np.ndarray) -> np.ndarray:
-    """Per template, the variant with most hits on the other templates of its category (first on ties)."""
-    per_category = np.zeros((category_of.max() + 1, hits.shape[1]))
-    np.add.at(per_category, category_of, hits)
-    others = per_category[category_of] - hits
-    return np.argmax(others, axis=1)
+def choose_variant(hits: np.ndarray) -> int:
+    """The variant with most hits over these templates' rows (the first on ties; sums are rounded so
+    that float noise does not break a tie)."""
+    return int(np.argmax(np.round(hits.sum(axis=0), 6)))
 
 
 def wilson(hits: float, rows: float) -> tuple[float, float]:

@@ -106,11 +106,14 @@ def _only(report, configs: list[str], known: list[str]):
     return report.model_copy(update={"results": [r for r in report.results if r.config in configs]})
 
 
+STATUS_STYLE = {"above": "bold red", "over, not significant": "yellow"}
+
+
 def _print(report) -> None:
     from rich.table import Table
     from rich.text import Text
 
-    from ..audit.report import percent
+    from ..audit.report import STATUS_TEXT, percent
 
     for config in dict.fromkeys(result.config for result in report.results):
         table = Table(title=escape(f"shortcut audit of {config}"))
@@ -123,6 +126,7 @@ def _print(report) -> None:
             "chance",
             "bar",
             "result",
+            "rule",
             "worst templates",
         ):
             table.add_column(
@@ -131,12 +135,11 @@ def _print(report) -> None:
         for result in (r for r in report.results if r.config == config):
             if result.overall is None:
                 table.add_row(
-                    Text(result.probe), "", "", "", "", "", "", Text(f"not run: {result.not_run}"), ""
+                    Text(result.probe), "", "", "", "", "", "", Text(f"not run: {result.not_run}"), "", ""
                 )
                 continue
             scopes = [("all", result.overall), *result.categories.items()]
             for index, (name, scope) in enumerate(scopes):
-                verdict = "ABOVE" if scope.exceeds else ("—" if scope.threshold is None else "within")
                 table.add_row(
                     Text(result.probe if index == 0 else ""),
                     Text(name),
@@ -145,7 +148,8 @@ def _print(report) -> None:
                     f"{percent(scope.low)}–{percent(scope.high)}",
                     percent(scope.chance),
                     "off" if scope.threshold is None else percent(scope.threshold),
-                    Text(verdict, style="bold red" if scope.exceeds else ""),
+                    Text(STATUS_TEXT[scope.status], style=STATUS_STYLE.get(scope.status, "")),
+                    Text(scope.rule),
                     Text(", ".join(f"{t.template} {percent(t.value)} ({t.rows})" for t in scope.worst[:3])),
                     end_section=index == len(scopes) - 1,
                 )
@@ -155,3 +159,13 @@ def _print(report) -> None:
         out_console.print(f"[bold red]{above} probe(s) above their bar[/] (see docs/audit.md)")
     else:
         out_console.print("[green]every probe within its bar[/]")
+    leaning = [
+        f"{result.config}/{result.probe} {'all' if name == 'overall' else name}"
+        for result in report.results
+        for name, _ in result.scopes("over, not significant")
+    ]
+    if leaning:
+        out_console.print(
+            f"[yellow]over the bar on the point figure, but not significantly (the interval reaches below "
+            f"it)[/]: {escape(', '.join(leaning))}"
+        )

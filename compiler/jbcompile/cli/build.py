@@ -124,6 +124,12 @@ def build(
     ),
     cards: Path = typer.Option(None, "--cards", help="Card templates folder. Default: ./cards or bundled."),
     diagnostics_format: str = typer.Option("text", "--diagnostics", help="text, json or github."),
+    overwrite: bool = typer.Option(
+        False,
+        "--overwrite",
+        help="Replace a build of another dataset in --out (B009); one of the same "
+        "dataset is always rebuilt in place.",
+    ),
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
     from ..build import FORMATS, build_folder, check_out_dir
@@ -146,7 +152,13 @@ def build(
         project = load_project(choice.root, lang=lang)
         with _progress() as progress, _without_pandas():
             compiled, manifest = build_folder(
-                project, out, formats=formats, cards_dir=cards, release=release, progress=progress
+                project,
+                out,
+                formats=formats,
+                cards_dir=cards,
+                release=release,
+                progress=progress,
+                overwrite=overwrite,
             )
     except DiagnosticError as error:
         # One report (one JSON document with --diagnostics json): the warnings, then why it stopped.

@@ -101,6 +101,13 @@ def audit_table(compiled: Compiled) -> dict | None:
         if result.overall is not None:
             top = max(result.categories.items(), key=lambda item: (item[1].value, item[0]))
             exceeds = ["all" if name == "overall" else name for name, _ in result.exceeded()]
+            leaning = [
+                f"{'all' if name == 'overall' else name} {_percent(scope.value)}"
+                for name, scope in result.scopes("over, not significant")
+            ]
+            verdict = ("above the bar in " + ", ".join(exceeds)) if exceeds else "within"
+            if leaning:
+                verdict += "; over the bar on the point figure, not significantly, in " + ", ".join(leaning)
             line |= {
                 "rows": f"{result.overall.rows:,}",
                 "value": _percent(result.overall.value),
@@ -108,7 +115,8 @@ def audit_table(compiled: Compiled) -> dict | None:
                 "chance": _percent(result.overall.chance),
                 "threshold": "—" if result.overall.threshold is None else _percent(result.overall.threshold),
                 "highest": f"{top[0]} {_percent(top[1].value)}",
-                "verdict": ("above the bar in " + ", ".join(exceeds)) if exceeds else "within",
+                "rule": result.overall.rule,
+                "verdict": verdict,
             }
         configs.setdefault(result.config, []).append(line)
     return {"passed": report.passed, "margin": report.settings.margin, "configs": configs}
