@@ -28,11 +28,10 @@ _SEPARATOR = "\x00"
 
 def shown_digests(rows: Sequence[Row], columns: Sequence[str]) -> np.ndarray:
     """A (rows, 2) uint64 array: the 128-bit hash of each row's shown columns."""
+    blake2b, join = hashlib.blake2b, _SEPARATOR.join
     digests = b"".join(
-        hashlib.blake2b(
-            _SEPARATOR.join(_NONE if row.get(c) is None else str(row.get(c)) for c in columns).encode(
-                "utf-8"
-            ),
+        blake2b(
+            join([_NONE if (value := row.get(c)) is None else str(value) for c in columns]).encode("utf-8"),
             digest_size=16,
         ).digest()
         for row in rows

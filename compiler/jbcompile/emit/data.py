@@ -70,9 +70,10 @@ class ConfigFiles:
     def _convert(self, rows: list[Row]) -> None:
         import pyarrow as pa
 
-        table = pa.Table.from_pylist(rows, schema=self.schema)
-        for pieces, column in zip(self._columns, table.columns, strict=True):
-            pieces.extend(column.chunks)
+        # column by column: quicker than pa.Table.from_pylist, and the same arrays
+        for pieces, field in zip(self._columns, self.schema, strict=True):
+            name = field.name
+            pieces.append(pa.array([row.get(name) for row in rows], type=field.type))
         self._held += len(rows)
         if self._held == ROW_GROUP:
             self._write_group()
