@@ -193,17 +193,10 @@ class CandidateFeatures:
             second=np.array(sides[1], dtype=np.int64),
         )
 
-    def pair_scores(self, weights: np.ndarray) -> np.ndarray:
-        """Each pair's features times ``weights``."""
-        return np.bincount(self.pair, weights=self.count * weights[self.token], minlength=self.pairs)
-
-    def token_sums(self, per_pair: np.ndarray) -> np.ndarray:
-        """The transpose: per token, the sum over pairs of its count times ``per_pair``."""
-        return np.bincount(self.token, weights=self.count * per_pair[self.pair], minlength=self.tokens)
-
     def margins(self, weights: np.ndarray, rows: np.ndarray) -> np.ndarray:
-        """Per row of ``rows``: its first candidate's score minus its second's."""
-        scores = self.pair_scores(weights)
+        """Per row of ``rows``: its first candidate's score (its features times ``weights``) minus its
+        second's."""
+        scores = np.bincount(self.pair, weights=self.count * weights[self.token], minlength=self.pairs)
         return scores[self.first[rows]] - scores[self.second[rows]]
 
 
