@@ -30,18 +30,30 @@ def jbcompile_process(
 ) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds of one `jbcompile ARGUMENTS…` process; exits when the
     command ends with a status outside ``ok``."""
-    command = [sys.executable, "-m", "jbcompile.cli", *arguments]
     env = dict(os.environ)
     if compiler is not None:
         env["PYTHONPATH"] = str(Path(compiler).resolve())
+    return timed_process([sys.executable, "-m", "jbcompile.cli", *arguments], arguments[0], env=env, ok=ok)
+
+
+def timed_process(
+    command: list[str],
+    label: str,
+    *,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+    ok: tuple[int, ...] = (0,),
+) -> tuple[float, int, float]:
+    """Wall seconds, peak RSS (KiB) and CPU seconds (user + system, with the processes it waited for) of
+    one process; exits when it ends with a status outside ``ok``."""
     with tempfile.TemporaryFile() as log:  # a pipe could fill up and stall the command
         start = time.perf_counter()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env)
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=log, env=env, cwd=cwd)
         _, status, usage = os.wait4(process.pid, 0)
         elapsed = time.perf_counter() - start
         if os.waitstatus_to_exitcode(status) not in ok:
             log.seek(0)
-            raise SystemExit(f"{arguments[0]} failed: {log.read().decode()[-2000:]}")
+            raise SystemExit(f"{label} failed: {log.read().decode()[-2000:]}")
     return elapsed, usage.ru_maxrss, usage.ru_utime + usage.ru_stime
 
 

@@ -53,6 +53,18 @@ def test_rows_in_batches_give_the_bytes_of_one_write(
     assert (tmp_path / "streamed.jsonl").read_bytes() == (tmp_path / "whole.jsonl").read_bytes()
 
 
+def test_rows_without_a_column_or_with_others_give_the_bytes_of_one_write(tmp_path: Path) -> None:
+    rows = _rows(5)
+    del rows[1]["tags"]  # a missing column is null
+    rows[2]["extra"] = "not in the schema"  # an unknown key is left out
+    rows[3]["label"] = None
+    for name, batch in (("ragged", rows), ("whole", [rows[0], rows[4]])):
+        data.write_parquet(batch, SCHEMA, tmp_path / f"{name}.parquet")
+        table = pa.Table.from_pylist(batch, schema=SCHEMA)
+        pq.write_table(table, tmp_path / "expected.parquet", compression="zstd", write_statistics=True)
+        assert (tmp_path / f"{name}.parquet").read_bytes() == (tmp_path / "expected.parquet").read_bytes()
+
+
 def test_jsonl_keeps_every_row_in_column_order(tmp_path: Path) -> None:
     rows = _rows(5)
     data.write_jsonl(rows, ["label", "example_id", "tags"], tmp_path / "rows.jsonl")

@@ -31,6 +31,18 @@ def test_a_row_is_identical_when_every_shown_column_agrees() -> None:
     assert len({bytes(d) for d in shown_digests([_row("x"), {"context": "x", "ans0": "a"}], COLUMNS)}) == 2
 
 
+def test_a_rows_hash_does_not_depend_on_the_other_rows_of_its_batch() -> None:
+    complete = [_row("x"), _row("y", "b")]
+    ragged = [{"context": "x", "ans0": "a"}, {**_row("x"), "question": None}, {**_row("x"), "ans0": 3}]
+    alone = shown_digests(complete, COLUMNS)
+    mixed = shown_digests([complete[0], *ragged, complete[1]], COLUMNS)
+    assert (mixed[[0, -1]] == alone).all()
+    # a missing column is None; an empty text is not; a number is its text
+    empty = {**_row("x"), "question": ""}
+    found = [bytes(d) for d in shown_digests([*ragged, empty, {**_row("x"), "ans0": "3"}], COLUMNS)]
+    assert found[0] == found[1] and found[1] != found[3] and found[2] == found[4]
+
+
 def test_a_stable_config_leaves_out_repeats_within_a_template_only() -> None:
     rows = IdenticalRows("lite", COLUMNS, stable=True)
     rows.start("t1")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from jbcompile.audit.probe import Scored, Tally
-from jbcompile.audit.stats import bootstrap, choose_variant, figures
+from jbcompile.audit.stats import bootstrap, choose_variant, figures, wilson
 from jbcompile.schema.dataset import AuditSettings, ProbeThreshold
 from pydantic import ValidationError
 
@@ -76,6 +76,15 @@ def test_the_interval_resamples_templates_not_rows() -> None:
     assert bootstrap(hits, rows, np.zeros(2, dtype=int), 500, seed=3) == bootstrap(
         hits, rows, np.zeros(2, dtype=int), 500, seed=3
     )
+
+
+def test_the_rows_interval_is_scipys_wilson_interval_to_the_last_bit() -> None:
+    from scipy.stats import binomtest
+
+    for trials in (1, 2, 3, 7, 10, 49, 50, 333, 1000, 4096, 57354):
+        for successes in sorted({0, 1, trials // 3, trials // 2, trials - 1, trials}):
+            interval = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+            assert wilson(successes, trials) == (interval.low, interval.high), (successes, trials)
 
 
 def test_figures_per_category_and_overall() -> None:

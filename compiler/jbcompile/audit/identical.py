@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,15 +29,13 @@ _SEPARATOR = "\x00"
 
 def shown_digests(rows: Sequence[Row], columns: Sequence[str]) -> np.ndarray:
     """A (rows, 2) uint64 array: the 128-bit hash of each row's shown columns."""
-    digests = b"".join(
-        hashlib.blake2b(
-            _SEPARATOR.join(_NONE if row.get(c) is None else str(row.get(c)) for c in columns).encode(
-                "utf-8"
-            ),
-            digest_size=16,
-        ).digest()
-        for row in rows
-    )
+    blake2b, join = hashlib.blake2b, _SEPARATOR.join
+    try:  # every row has every column, all texts: the common case, taken in one go
+        values = map(itemgetter(*columns), rows) if len(columns) > 1 else ((row[columns[0]],) for row in rows)
+        texts = [join(shown) for shown in values]
+    except (KeyError, TypeError):
+        texts = [join([_NONE if (v := row.get(c)) is None else str(v) for c in columns]) for row in rows]
+    digests = b"".join(blake2b(text.encode("utf-8"), digest_size=16).digest() for text in texts)
     return np.frombuffer(digests, dtype=np.uint64).reshape(-1, 2)
 
 

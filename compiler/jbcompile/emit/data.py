@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Sequence
+from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -21,6 +22,21 @@ if TYPE_CHECKING:
 SPLIT = "test"
 ROW_GROUP = 100_000  # rows per parquet row group, the unit of writing
 CONVERT = 10_000  # rows turned into Arrow arrays at a time
+
+
+def _columns_of(rows: Sequence[Row], names: Sequence[str]) -> list[Sequence[Any]]:
+    """The rows' values column by column (None where a row lacks a column), for Arrow to convert one
+    column at a time: quicker than ``pa.Table.from_pylist``, and the same arrays."""
+    if not rows:
+        return [[] for _ in names]
+    try:
+        return (
+            list(zip(*map(itemgetter(*names), rows), strict=True))
+            if len(names) > 1
+            else [[row[names[0]] for row in rows]]
+        )
+    except KeyError:
+        return [[row.get(name) for row in rows] for name in names]
 
 
 def data_path(config: str, fmt: str) -> str:
@@ -70,9 +86,10 @@ class ConfigFiles:
     def _convert(self, rows: list[Row]) -> None:
         import pyarrow as pa
 
-        table = pa.Table.from_pylist(rows, schema=self.schema)
-        for pieces, column in zip(self._columns, table.columns, strict=True):
-            pieces.extend(column.chunks)
+        for pieces, field, values in zip(
+            self._columns, self.schema, _columns_of(rows, self.schema.names), strict=True
+        ):
+            pieces.append(pa.array(values, type=field.type))
         self._held += len(rows)
         if self._held == ROW_GROUP:
             self._write_group()
