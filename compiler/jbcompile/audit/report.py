@@ -6,7 +6,7 @@ Diagnostics (docs/audit.md):
 
 - AU001 a probe exceeds its bar in a scope (error for ``build --release`` and ``publish``, else warning)
 - AU002 ``audit.probes`` in dataset.yaml names a probe no design of the dataset has (warning)
-- AU003 a probe could not run and the user can change that (e.g. a package it needs is missing) (warning)
+- AU003 a probe could not run and the user can change that (e.g. scikit-learn is missing) (warning)
 - AU004 ``publish``: the build records no readable audit (error)
 """
 
