@@ -184,6 +184,28 @@ def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
     assert (kept / "notes.txt").read_text(encoding="utf-8") == "mine" and not (build_dir / "tasks").exists()
 
 
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+@pytest.mark.parametrize("form", [("--local",), ("--repo", "my-lab/fixture")])
+def test_export_refuses_a_build_altered_after_it_was_written(
+    build_dir: Path, tmp_path: Path, harness: str, form: tuple[str, ...]
+) -> None:
+    """Tasks over rows the manifest no longer vouches for would score another benchmark: refused as
+    eval refuses it, nothing written."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    build = tmp_path / "build"
+    shutil.copytree(build_dir, build)
+    data = build / "data" / "lite" / "test-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(data).slice(1), data)
+    out = tmp_path / "tasks"
+    code, output = run_cli("export", harness, str(build), "--out", str(out), *form)
+    assert code == 2, output
+    assert "P005" in output and "data/lite/test-00000-of-00001.parquet" in output and "rebuild" in output
+    assert not out.exists()
+
+
 @pytest.mark.parametrize("which", ["bbq", "kinds"])
 def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
     which: str, build_dir: Path, kinds_build: Path, tmp_path: Path

@@ -78,7 +78,7 @@ def test_unreadable_data_files_are_diagnostics_in_diff_and_publish(
     assert refused.exit_code == 1 and "P016" in refused.output
     data.unlink()
     missing = run("diff", str(build), str(other))
-    assert missing.exit_code == 2 and "P016" in missing.output and "missing" in missing.output
+    assert missing.exit_code == 2 and "P005" in missing.output and "missing" in missing.output
 
 
 def test_diff_prints_names_from_a_foreign_build_as_text_not_markup(release, tmp_path) -> None:

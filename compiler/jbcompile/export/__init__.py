@@ -65,9 +65,13 @@ class BuildExport:
 def read_build(build: Path, *, repo: str | None, revision: str | None, local: bool) -> BuildExport:
     """The build's manifest, and where the exported tasks read its rows: ``--local`` reads the build's
     own parquet files; otherwise the Hub repository (``--repo``, else the build's croissant.json URL) at
-    ``--revision`` (else the release tag ``v<version>`` that ``jbcompile publish`` creates)."""
+    ``--revision`` (else the release tag ``v<version>`` that ``jbcompile publish`` creates).
+
+    The data of every config exported is verified against the manifest first, as ``eval`` verifies it
+    (:func:`..publish.buildfolder.verified_table`): a build altered after it was written is refused
+    (P005, P016), whichever form the tasks read."""
     from ..designs import get_design
-    from ..publish.buildfolder import open_build
+    from ..publish.buildfolder import open_build, verified_table
     from ..publish.release import release_tag
 
     folder = open_build(build)
@@ -81,6 +85,7 @@ def read_build(build: Path, *, repo: str | None, revision: str | None, local: bo
         if export is None:
             skipped.append((name, kind))
         else:
+            verified_table(folder, name)
             configs.append(ExportConfig(name, kind, int(info.get("rows", 0)), export))
     if not configs:
         kinds = ", ".join(sorted({kind for _, kind in skipped})) or "none"

@@ -227,21 +227,6 @@ def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str,
     return table, digests
 
 
-def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
-    """A config's data as Python lists per column (column-wise conversion is the fast one)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tables = []
-    for name in build.data_files(config):
-        with _data_errors(build, name):
-            check_file(build.root / name, DATA_FILE)  # pyarrow opens it itself: a FIFO would block
-            tables.append(pq.read_table(build.root / name))
-    if not tables:
-        return {}
-    return pa.concat_tables(tables, promote_options="default").to_pydict()
-
-
 def count_rows(build: BuildFolder, config: str) -> int:
     """Row count from the parquet footers (no data read)."""
     import pyarrow.parquet as pq
