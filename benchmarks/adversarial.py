@@ -862,11 +862,11 @@ def yaml_cases() -> list[Case]:
                 out = ["--out", tmp / "o"] if command == ["build"] else []
                 result = jb(*command, "-s", src, *out, timeout=60)
                 if expect == "refuse" or (expect == "lint" and command != ["stats"]):
-                    problems = refused(result)  # stats counts rows; the lint rules are check's and build's
-                elif expect == "warn" and command == ["check"]:
-                    problems = sane(result) + (
-                        [] if result.coded() else ["no diagnostic for an invisible character"]
-                    )
+                    problems = refused(result)  # stats counts the rows, and says what check says
+                elif expect in ("lint", "warn") and command != ["build"]:
+                    code = "JA120" if expect == "lint" else "JA121"
+                    problems = sane(result) + ([] if code in result.out else [f"no {code} for the character"])
+                    problems += ["printed the character itself"] if _UNSEEN.search(result.out) else []
                 else:
                     problems = sane(result)
                 problems += [f"changed {p}" for p in changed(before, snapshot(src))]
@@ -882,6 +882,9 @@ _BOMB = "\n".join(
     ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     + [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]" for i in range(1, 12)]
 )
+
+
+_UNSEEN = re.compile("[\u200b\u200d\u202a-\u202e\u2066-\u2069]")  # what the CLI writes out as <U+…>
 
 
 def _in_first_value(text: str, char: str) -> str:
@@ -1052,21 +1055,21 @@ def altered_cases() -> list[Case]:
         ]
         return problems + ([f"{len(wrong)} rows of the earlier folder"] if wrong else [])
 
-    def diff_altered(tmp: Path) -> list[str]:
-        """diff reads both builds as they are: exit 0 is right when it shows the rotated rows as changed."""
+    def diff_altered(tmp: Path, how: str, side: int) -> list[str]:
+        """An alteration after the build is refused, as eval refuses it — never shown as a change."""
         build = copy_build(tmp)
-        alter(build, "rotate")
-        result = jb("diff", WORLD.build, build, "--format", "json")
-        if result.rc != 0:
-            return refused(result)
-        shown = re.search(r'"changed": \[\s*"', result.out)
-        return sane(result) + ([] if shown else ["exit 0 and no changed row shown"])
+        alter(build, how)
+        sides = [WORLD.build, build] if side else [build, WORLD.build]
+        return refused(jb("diff", *sides, "--format", "json"), "P005", "P016")
 
     cases += [
         Case("altered builds", "eval: manifests swapped between two builds", swapped_manifests),
         Case("altered builds", "eval: a second folder with the same name and card", same_name_second_folder),
-        Case("altered builds", "diff: labels rotated", diff_altered),
     ]
+    for how in ("rotate", "remove"):
+        for side, name in enumerate(("old", "new")):
+            check = lambda t, h=how, s=side: diff_altered(t, h, s)  # noqa: E731
+            cases.append(Case("altered builds", f"diff: {how} in the {name} build", check))
     return cases
 
 
