@@ -52,6 +52,13 @@ def _rewrite_manifest(build, change) -> None:
         lambda m: m.update(rows={"lite": "36"}),
         lambda m: m["files"].update({"../../etc/passwd": "0" * 64}),
         lambda m: m["files"].update({"/abs": "0" * 64}),
+        lambda m: m.update(dataset='x"""\nimport os\n"""'),  # written into generated code by export
+        lambda m: m.update(version="1.0.0\nimport os"),
+        lambda m: m.update(dataset="bench\u202e"),
+        lambda m: m.update(configs=[1]),
+        lambda m: m["configs"].update({"../x": {"kind": "bbq", "rows": 1}}),
+        lambda m: m["rows"].update({"a/b": 1}),
+        lambda m: next(iter(m["configs"].values())).update(rows="many"),
     ],
 )
 def test_a_malformed_manifest_is_a_diagnostic_in_publish_and_diff(hub_env: FakeHub, release, change) -> None:

@@ -6,6 +6,7 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,11 +18,15 @@ from ..emit.manifest import file_sha256
 from ..jsonl import read_json
 from ..outputs import location, lock_path, settle
 from ..reading import DATA_FILE, RECORD, check_file, read_bytes
+from ..schema.common import IDENTIFIER
+from ..schema.dataset import SEMVER
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 MANIFEST = "manifest.json"
+_IDENTIFIER = re.compile(IDENTIFIER)
+_SEMVER = re.compile(SEMVER)
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,26 @@ def manifest_shape_problem(manifest: Any) -> str | None:
         if not isinstance(digest, str) or name.startswith("/") or ".." in parts or "" in parts:
             return f"lists a file that cannot be in a build folder: {name!r}"
     rows = manifest.get("rows", {})
-    if not isinstance(rows, dict) or not all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in rows.items()
-    ):
+    if not isinstance(rows, dict) or not all(isinstance(k, str) and _count(v) for k, v in rows.items()):
         return "has a 'rows' table that does not map each config to a row count"
+    configs = manifest.get("configs", {})
+    if not isinstance(configs, dict) or not all(
+        isinstance(info, dict) and isinstance(info.get("kind"), str) and _count(info.get("rows", 0))
+        for info in configs.values()
+    ):
+        return "has a 'configs' table that does not give each config its design ('kind') and row count"
+    # names that commands print, put in paths and write into generated files: as dataset.yaml allows them
+    for name in (*rows, *configs):
+        if not _IDENTIFIER.match(name):
+            return f"names a config that no build can have: {name!r}"
+    for key, pattern in (("dataset", _IDENTIFIER), ("version", _SEMVER)):
+        if key in manifest and not (isinstance(manifest[key], str) and pattern.match(manifest[key])):
+            return f"has a {key!r} that dataset.yaml could not have given it: {manifest[key]!r}"
     return None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 @contextmanager
