@@ -54,6 +54,7 @@ def _rewrite_manifest(build, change) -> None:
         lambda m: m["files"].update({"/abs": "0" * 64}),
         lambda m: m.update(dataset='x"""\nimport os\n"""'),  # written into generated code by export
         lambda m: m.update(version="1.0.0\nimport os"),
+        lambda m: m.update(version="1.0.0\n"),  # a pattern's $ would let the line break through
         lambda m: m.update(dataset="bench\u202e"),
         lambda m: m.update(configs=[1]),
         lambda m: m["configs"].update({"../x": {"kind": "bbq", "rows": 1}}),

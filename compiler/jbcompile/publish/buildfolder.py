@@ -119,10 +119,10 @@ def manifest_shape_problem(manifest: Any) -> str | None:
         return "has a 'configs' table that does not give each config its design ('kind') and row count"
     # names that commands print, put in paths and write into generated files: as dataset.yaml allows them
     for name in (*rows, *configs):
-        if not _IDENTIFIER.match(name):
+        if not _IDENTIFIER.fullmatch(name):
             return f"names a config that no build can have: {name!r}"
     for key, pattern in (("dataset", _IDENTIFIER), ("version", _SEMVER)):
-        if key in manifest and not (isinstance(manifest[key], str) and pattern.match(manifest[key])):
+        if key in manifest and not (isinstance(manifest[key], str) and pattern.fullmatch(manifest[key])):
             return f"has a {key!r} that dataset.yaml could not have given it: {manifest[key]!r}"
     return None
 
