@@ -862,11 +862,11 @@ def yaml_cases() -> list[Case]:
                 out = ["--out", tmp / "o"] if command == ["build"] else []
                 result = jb(*command, "-s", src, *out, timeout=60)
                 if expect == "refuse" or (expect == "lint" and command != ["stats"]):
-                    problems = refused(result)  # stats counts rows; the lint rules are check's and build's
-                elif expect == "warn" and command == ["check"]:
-                    problems = sane(result) + (
-                        [] if result.coded() else ["no diagnostic for an invisible character"]
-                    )
+                    problems = refused(result)  # stats counts the rows, and says what check says
+                elif expect in ("lint", "warn") and command != ["build"]:
+                    code = "JA120" if expect == "lint" else "JA121"
+                    problems = sane(result) + ([] if code in result.out else [f"no {code} for the character"])
+                    problems += ["printed the character itself"] if _UNSEEN.search(result.out) else []
                 else:
                     problems = sane(result)
                 problems += [f"changed {p}" for p in changed(before, snapshot(src))]
@@ -882,6 +882,9 @@ _BOMB = "\n".join(
     ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
     + [f"a{i}: &a{i} [*a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}, *a{i - 1}]" for i in range(1, 12)]
 )
+
+
+_UNSEEN = re.compile("[\u200b\u200d\u202a-\u202e\u2066-\u2069]")  # what the CLI writes out as <U+…>
 
 
 def _in_first_value(text: str, char: str) -> str:
@@ -1052,21 +1055,21 @@ def altered_cases() -> list[Case]:
         ]
         return problems + ([f"{len(wrong)} rows of the earlier folder"] if wrong else [])
 
-    def diff_altered(tmp: Path) -> list[str]:
-        """diff reads both builds as they are: exit 0 is right when it shows the rotated rows as changed."""
+    def diff_altered(tmp: Path, how: str, side: int) -> list[str]:
+        """An alteration after the build is refused, as eval refuses it — never shown as a change."""
         build = copy_build(tmp)
-        alter(build, "rotate")
-        result = jb("diff", WORLD.build, build, "--format", "json")
-        if result.rc != 0:
-            return refused(result)
-        shown = re.search(r'"changed": \[\s*"', result.out)
-        return sane(result) + ([] if shown else ["exit 0 and no changed row shown"])
+        alter(build, how)
+        sides = [WORLD.build, build] if side else [build, WORLD.build]
+        return refused(jb("diff", *sides, "--format", "json"), "P005", "P016")
 
     cases += [
         Case("altered builds", "eval: manifests swapped between two builds", swapped_manifests),
         Case("altered builds", "eval: a second folder with the same name and card", same_name_second_folder),
-        Case("altered builds", "diff: labels rotated", diff_altered),
     ]
+    for how in ("rotate", "remove"):
+        for side, name in enumerate(("old", "new")):
+            check = lambda t, h=how, s=side: diff_altered(t, h, s)  # noqa: E731
+            cases.append(Case("altered builds", f"diff: {how} in the {name} build", check))
     return cases
 
 
@@ -1153,6 +1156,363 @@ def server_cases() -> list[Case]:
     return cases
 
 
+# ------------------------------------------------------------------------------------ export (issue 23)
+
+HARNESSES = ("lm-eval", "inspect")
+MARKER = "jbcompile-export.json"
+
+
+def export_args(harness: str, build: Path, out: Path, *extra: Any) -> list[Any]:
+    return ["export", harness, build, "--out", out, *(extra or ("--local",))]
+
+
+def whole_export(out: Path, harness: str) -> list[str]:
+    """An export that exit 0 left: its marker names the harness, every file is what the harness
+    reads (task YAML that parses, Python that compiles to the expected tasks), nothing of the tool's own."""
+    import ast
+
+    import yaml
+
+    marker = out / MARKER
+    if not marker.is_file():
+        return [f"exit 0 without {MARKER}"]
+    record = json.loads(marker.read_text(encoding="utf-8"))
+    problems = [] if record.get("harness") == harness else [f"marker says {record.get('harness')}"]
+    problems += [f"stray: {p}" for p in strays(out)]
+
+    class Tagged(yaml.SafeLoader):
+        pass
+
+    Tagged.add_multi_constructor("!", lambda loader, suffix, node: suffix)
+    files = [p for p in out.rglob("*") if p.is_file()]
+    if harness == "lm-eval":
+        tasks = [p for p in files if p.suffix == ".yaml"]
+        for path in tasks:
+            document = yaml.load(path.read_text(encoding="utf-8"), Loader=Tagged)  # noqa: S506
+            if not isinstance(document, dict) or not ({"task", "group"} & set(document)):
+                problems.append(f"{path.name} is not a task")
+        problems += [] if tasks else ["no task file"]
+    modules = [p for p in files if p.suffix == ".py"]
+    for path in modules:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        calls = [n for n in tree.body if isinstance(n, ast.Expr) and not isinstance(n.value, ast.Constant)]
+        problems += [f"{path.name} runs a statement at import: {ast.unparse(calls[0])[:80]}"] if calls else []
+    if harness == "inspect" and not modules:
+        problems.append("no task module")
+    return problems
+
+
+def exported(result: Outcome, out: Path, harness: str) -> list[str]:
+    problems = sane(result)
+    if result.rc != 0:
+        return problems + [f"exit {result.rc}: {result.out.strip()[-200:]}"]
+    return problems + whole_export(out, harness)
+
+
+def export_cases() -> list[Case]:
+    import pyarrow.parquet as pq
+
+    cases: list[Case] = []
+
+    def refuses(
+        tmp: Path, harness: str, build: Path, out: Path, inputs: list[Path], *codes: str
+    ) -> list[str]:
+        existed = out.exists() or out.is_symlink()
+        act = lambda: refused(jb(*export_args(harness, build, out), cwd=tmp), *codes)  # noqa: E731
+        beside = out if out != tmp else tmp / "out"  # strays are looked for beside --out, never above tmp
+        problems = guarded(tmp, [*inputs, *([out] if existed else [])], act, [beside])
+        return problems + (
+            ["--out left behind"] if not existed and (out.exists() or out.is_symlink()) else []
+        )
+
+    def manifest(build: Path, change: Callable[[dict[str, Any]], Any]) -> None:
+        path = build / "manifest.json"
+        data = json.loads(path.read_text(encoding="utf-8"))
+        change(data)
+        path.write_text(json.dumps(data), encoding="utf-8")
+
+    # where --out lies: the build, around it, in it, a file, a link, a special file, someone's folder
+    def outs(tmp: Path, build: Path) -> dict[str, Path]:
+        made = {
+            "is the build": build,
+            "holds the build": build.parent,
+            "lies inside the build": build / "tasks",
+            "lies in the build's data": build / "data" / "lite" / "tasks",
+        }
+        file = tmp / "file.txt"
+        file.write_text("mine\n", encoding="utf-8")
+        made["is a file"] = file
+        (tmp / "link-to-file").symlink_to(file)
+        made["is a link to a file"] = tmp / "link-to-file"
+        (tmp / "link-to-build").symlink_to(build)
+        made["is a link to the build"] = tmp / "link-to-build"
+        (tmp / "loop").symlink_to(tmp / "loop")
+        made["is a symlink loop"] = tmp / "loop"
+        os.mkfifo(tmp / "fifo")
+        made["is a FIFO"] = tmp / "fifo"
+        made["is /dev/null"] = Path("/dev/null")
+        theirs = tmp / "theirs"
+        theirs.mkdir()
+        (theirs / "notes.txt").write_text("mine\n", encoding="utf-8")
+        made["is a non-empty folder of someone's"] = theirs
+        made["is the working folder"] = tmp
+        return made
+
+    for relation in (
+        "is the build", "holds the build", "lies inside the build", "lies in the build's data", "is a file",
+        "is a link to a file", "is a link to the build", "is a symlink loop", "is a FIFO", "is /dev/null",
+        "is a non-empty folder of someone's", "is the working folder",
+    ):  # fmt: skip
+        for harness in HARNESSES:
+
+            def run(tmp: Path, relation: str = relation, harness: str = harness) -> list[str]:
+                build = copy_build(tmp / "w")
+                out = outs(tmp, build)[relation]
+                inputs = [build] if out != Path("/dev/null") else [build]
+                return refuses(tmp, harness, build, out, inputs, "EX003", "CL002", "F002")
+
+            cls = (
+                "special files"
+                if relation in ("is a symlink loop", "is a FIFO", "is /dev/null")
+                else "overlap"
+            )
+            cases.append(Case(cls, f"export {harness} --out {relation}", run))
+
+    def over_earlier(tmp: Path) -> list[str]:
+        out = tmp / "tasks"
+        first = jb(*export_args("inspect", WORLD.build, out))
+        second = jb(*export_args("lm-eval", WORLD.build, out))
+        return (
+            sane(first)
+            + exported(second, out, "lm-eval")
+            + ([f"an inspect file kept: {p.name}" for p in out.glob("*.py")])
+        )
+
+    cases.append(
+        Case("overlap", "export lm-eval --out an earlier inspect export (replaced whole)", over_earlier)
+    )
+
+    # the build: missing, a file, special files in its place or in it, huge or hostile files
+    def bad_build(tmp: Path, how: str, harness: str) -> list[str]:
+        build = copy_build(tmp / "w")
+        extra: tuple[str, ...] = ()
+        if how == "missing":
+            shutil.rmtree(build)
+        elif how == "a file":
+            shutil.rmtree(build)
+            build.write_text("not a build\n", encoding="utf-8")
+        elif how == "a FIFO":
+            shutil.rmtree(build)
+            os.mkfifo(build)
+        elif how == "/dev/zero":
+            shutil.rmtree(build)
+            build = Path("/dev/zero")
+        elif how == "a symlink loop":
+            shutil.rmtree(build)
+            build.symlink_to(build)
+        elif how == "manifest.json a FIFO":
+            (build / "manifest.json").unlink()
+            os.mkfifo(build / "manifest.json")
+        elif how == "manifest.json /dev/zero":
+            (build / "manifest.json").unlink()
+            (build / "manifest.json").symlink_to("/dev/zero")
+        elif how == "manifest.json a folder":
+            (build / "manifest.json").unlink()
+            (build / "manifest.json").mkdir()
+        elif how == "manifest.json a line over 64 MiB":
+            manifest(build, lambda m: m.update(padding="x" * (65 << 20)))
+        elif how == "manifest.json with a duplicate key":
+            path = build / "manifest.json"
+            path.write_text(path.read_text(encoding="utf-8").replace("{", '{"version": "9.9.9", ', 1))
+        elif how == "manifest.json not an object":
+            (build / "manifest.json").write_text("[1, 2]\n", encoding="utf-8")
+        elif how == "manifest.json cut short":
+            path = build / "manifest.json"
+            path.write_bytes(path.read_bytes()[:40])
+        elif how == "a data file a FIFO":
+            data = next((build / "data" / "lite").glob("*.parquet"))
+            data.unlink()
+            os.mkfifo(data)
+        elif how == "a data file /dev/zero":
+            data = next((build / "data" / "lite").glob("*.parquet"))
+            data.unlink()
+            data.symlink_to("/dev/zero")
+        elif how == "croissant.json /dev/zero (Hub form)":
+            (build / "croissant.json").unlink()
+            (build / "croissant.json").symlink_to("/dev/zero")
+            extra = ("--revision", "v1.0.0")
+        elif how == "a dataset name that closes a docstring":
+            manifest(build, lambda m: m.update(dataset='x"""\nimport os; os.system("touch PWNED")\n"""'))
+        elif how == "a version with a line break":
+            manifest(build, lambda m: m.update(version="1.0.0\nimport os"))
+        elif how == "a bidi override in the dataset name":
+            manifest(build, lambda m: m.update(dataset="eval\u202efixture"))
+        elif how == "a config of an unknown design":
+            manifest(build, lambda m: m["configs"]["lite"].update(kind="nope"))
+        elif how == "a config name with ../":
+            manifest(build, lambda m: m["configs"].update({"../../x": m["configs"]["lite"]}))
+        elif how == "configs not a table":
+            manifest(build, lambda m: m.update(configs=[1]))
+        elif how == "rows of a config a string":
+            manifest(build, lambda m: m["configs"]["lite"].update(rows="many"))
+        out = tmp / "out"
+        inputs = [build] if build.exists() and build != Path("/dev/zero") and not build.is_symlink() else []
+        before = snapshot(*inputs)
+        result = jb(*export_args(harness, build, out, *extra), cwd=tmp, timeout=60)
+        problems = refused(result)
+        problems += [f"input changed: {p}" for p in changed(before, snapshot(*inputs))]
+        problems += ["--out left behind"] if out.exists() else []
+        problems += ["wrote PWNED"] if (tmp / "PWNED").exists() else []
+        return problems
+
+    special = (
+        "missing", "a file", "a FIFO", "/dev/zero", "a symlink loop", "manifest.json a FIFO",
+        "manifest.json /dev/zero", "manifest.json a folder", "a data file a FIFO", "a data file /dev/zero",
+        "croissant.json /dev/zero (Hub form)",
+    )  # fmt: skip
+    traps = (
+        "manifest.json a line over 64 MiB", "manifest.json with a duplicate key",
+        "manifest.json not an object", "manifest.json cut short", "a dataset name that closes a docstring",
+        "a version with a line break", "a config of an unknown design", "a config name with ../",
+        "configs not a table", "rows of a config a string",
+    )  # fmt: skip
+    for how in (*special, *traps, "a bidi override in the dataset name"):
+        cls = "special files" if how in special else "json traps" if how in traps else "unicode/yaml"
+        for harness in HARNESSES:
+            cases.append(
+                Case(
+                    cls, f"export {harness}: the build {how}", lambda t, h=how, x=harness: bad_build(t, h, x)
+                )
+            )
+
+    # altered after the build
+    def altered(tmp: Path, how: str, harness: str, form: tuple[str, ...]) -> list[str]:
+        build = copy_build(tmp)
+        data = next((build / "data" / "lite").glob("*.parquet"))
+        table = pq.read_table(data)
+        if how == "labels rotated":
+            labels = [(x + 1) % 3 for x in table.column("label").to_pylist()]
+            table = table.set_column(table.schema.get_field_index("label"), "label", [labels])
+        else:
+            table = table.slice(1)
+        pq.write_table(table, data)
+        out = tmp / "out"
+        result = jb(*export_args(harness, build, out, *form))
+        return refused(result, "P005", "P016") + (["--out left behind"] if out.exists() else [])
+
+    for how in ("labels rotated", "a row removed"):
+        for harness in HARNESSES:
+            for form in (("--local",), ("--repo", "my-lab/x")):
+                cases.append(
+                    Case(
+                        "altered builds",
+                        f"export {harness} {form[0]}: {how}",
+                        lambda t, h=how, x=harness, f=form: altered(t, h, x, f),
+                    )
+                )
+
+    # read-only, full disk, kill, two at once
+    def read_only_out(tmp: Path, harness: str) -> list[str]:
+        ro = tmp / "ro"
+        ro.mkdir()
+        mounted = read_only(ro)
+        try:
+            result = jb(*export_args(harness, WORLD.build, ro / "out"))
+            return refused(result) + [f"stray: {p}" for p in strays(tmp)]
+        finally:
+            if mounted:
+                subprocess.run(["umount", str(ro)], capture_output=True)
+            ro.chmod(0o755)
+
+    def read_only_build(tmp: Path, harness: str) -> list[str]:
+        ro = tmp / "ro"
+        ro.mkdir()
+        shutil.copytree(WORLD.build, ro / "build")
+        mounted = read_only(ro)
+        try:
+            return exported(jb(*export_args(harness, ro / "build", tmp / "out")), tmp / "out", harness)
+        finally:
+            if mounted:
+                subprocess.run(["umount", str(ro)], capture_output=True)
+            for path in [ro, *ro.rglob("*")]:
+                path.chmod(0o755)
+
+    def full_disk(tmp: Path, harness: str, size: int) -> list[str]:
+        disk = TinyDisk(tmp / "disk", size)
+        try:
+            out = disk.where / "out"
+            result = jb(*export_args(harness, WORLD.build, out), preexec=disk.preexec())
+            if result.rc == 0:
+                return sane(result) + whole_export(out, harness)
+            problems = refused(result)
+            problems += ["--out left behind"] if out.exists() else []
+            return problems + [f"stray: {p}" for p in strays(disk.where)]
+        finally:
+            disk.close()
+
+    def killed(tmp: Path, harness: str, delay: float) -> list[str]:
+        out = tmp / "out"
+        args = export_args(harness, WORLD.build, out)
+        process = start(*args)
+        time.sleep(delay)
+        process.send_signal(signal.SIGKILL)
+        process.communicate()
+        partial = out.exists() and not (out / MARKER).is_file()
+        rerun = jb(*args)
+        problems = exported(rerun, out, harness)
+        return problems + (["a partial --out after the kill"] if partial else [])
+
+    def two_at_once(tmp: Path) -> list[str]:
+        out = tmp / "out"
+        a = start(*export_args("lm-eval", WORLD.build, out))
+        b = start(*export_args("inspect", WORLD.build, out))
+        results = [Outcome(p.wait(timeout=120), p.communicate()[0]) for p in (a, b)]
+        problems = [p for r in results for p in sane(r)]
+        if not any(r.rc == 0 for r in results):
+            return problems + [f"neither succeeded: {[r.rc for r in results]}"]
+        record = json.loads((out / MARKER).read_text(encoding="utf-8"))
+        problems += whole_export(out, record["harness"])
+        other = "inspect" if record["harness"] == "lm-eval" else "lm-eval"
+        mixed = (
+            any(out.glob("*.py")) if other == "inspect" else any(out.rglob("*.yaml"))
+        )  # lm-eval: */utils.py
+        return problems + (["files of both exports in one folder"] if mixed else [])
+
+    rng = random.Random(2300)
+    for harness in HARNESSES:
+        cases += [
+            Case(
+                "read-only",
+                f"export {harness} into a read-only folder",
+                lambda t, h=harness: read_only_out(t, h),
+            ),
+            Case(
+                "read-only",
+                f"export {harness} of a read-only build",
+                lambda t, h=harness: read_only_build(t, h),
+            ),
+        ]
+        for size in (16, 96):
+            cases.append(
+                Case(
+                    "full disk",
+                    f"export {harness} into {size} KiB",
+                    lambda t, h=harness, s=size: full_disk(t, h, s),
+                )
+            )
+        for _ in range(2):
+            delay = rng.uniform(0.5, 3.0)
+            cases.append(
+                Case(
+                    "kill",
+                    f"export {harness} killed after {delay:.2f}s, rerun",
+                    lambda t, h=harness, d=delay: killed(t, h, d),
+                )
+            )
+    cases.append(Case("concurrent", "export lm-eval and inspect into one --out at once", two_at_once))
+    return cases
+
+
 def all_cases(seed: int) -> list[Case]:
     rng = random.Random(seed)
     return [
@@ -1166,6 +1526,7 @@ def all_cases(seed: int) -> list[Case]:
         *json_cases(),
         *altered_cases(),
         *server_cases(),
+        *export_cases(),
     ]
 
 

@@ -68,6 +68,51 @@ def test_stats_table_and_json(mini_sources: Path) -> None:
     assert "Disability_status" in result.stdout and "total" in result.stdout
 
 
+def test_stats_says_what_check_says_of_characters_a_reader_cannot_see(mini_sources: Path) -> None:
+    """A bidi override in a filler, a zero-width space in another, an isolate in the title: stats counts
+    the rows but reports each character as check does (same code, file:line:col), and what it prints
+    shows the character rather than letting it reorder the line."""
+    vocab = mini_sources / "vocab" / "Age.yaml"
+    edit(vocab, "{ja: 二十代の男性,", "{ja: 二十代の\u202e男性,")
+    edit(vocab, "{ja: 高齢の女性,", "{ja: 高齢の\u200b女性,")
+    edit(mini_sources / "dataset.yaml", "pretty_name: Mini bench", "pretty_name: Mini\u2067 bench")
+    expected = {
+        "JA120": f"{vocab}:11:25: JA120 U+202E RIGHT-TO-LEFT OVERRIDE",
+        "JA121": f"{vocab}:7:24: JA121 [warning] U+200B ZERO WIDTH SPACE",
+        "title": f"{mini_sources / 'dataset.yaml'}:3:18: JA120 U+2067 RIGHT-TO-LEFT ISOLATE",
+    }
+    checked = run("check", "--sources", str(mini_sources))
+    assert checked.returncode == 1
+    for line in expected.values():
+        assert line in checked.stderr, checked.stderr
+    for args in (["--json"], []):
+        counted = run("stats", "--sources", str(mini_sources), *args)
+        assert counted.returncode == 0, counted.stderr
+        for line in expected.values():
+            assert line in counted.stderr, counted.stderr
+        assert "`jbcompile build` refuses them until the 2 error(s) above are fixed" in counted.stderr
+        printed = counted.stdout + counted.stderr
+        assert "\u2067" not in printed and "\u202e" not in printed and "\u200b" not in printed
+    assert "Mini<U+2067> bench" in counted.stdout  # the table's title
+    assert json.loads(run("stats", "--sources", str(mini_sources), "--json").stdout)  # JSON stays JSON
+
+
+def test_a_table_shows_unseen_characters_of_any_cell(capsys) -> None:
+    from jbcompile.cli.app import out_console, print_table
+    from rich.table import Table
+    from rich.text import Text
+
+    table = Table(title="t\u202eitle")
+    table.add_column("cell")
+    table.add_row(Text("ab\u200bcd", style="bold"))
+    table.add_row("e\u2066f")
+    print_table(table)
+    out_console.print(Text.assemble(("x\u202e", "red"), "y"))
+    printed = capsys.readouterr().out
+    assert "t<U+202E>itle" in printed and "ab<U+200B>cd" in printed and "e<U+2066>f" in printed
+    assert "x<U+202E>y" in printed
+
+
 @pytest.mark.parametrize("file", ["dataset", "vocab", "template", "pronouns", "normalization", "lexicon"])
 def test_schema_is_generated_from_the_models(file: str) -> None:
     result = run("schema", file)

@@ -357,6 +357,7 @@ CODES: tuple[Code, ...] = (
             "EX001": "export: no Hub repository for the tasks to read (or a --repo that is not ORG/NAME)",
             "EX002": "export: no config of the build can run in the harness",
             "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
+            "EX004": "export: a config of the build is of a design this installation does not have",
         },
     ),
     *declare(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import unicodedata
 from collections.abc import Iterable
 from functools import cache
 
@@ -64,3 +65,68 @@ def did_you_mean(name: str, choices: Iterable[str]) -> str:
     folded = [choice for choice in known if choice.casefold() == name.casefold() and choice != name]
     close = list(dict.fromkeys(folded + close))[:2]
     return f"did you mean {' or '.join(repr(c) for c in close)}? " if close else ""
+
+
+# Characters a reader cannot see (the check rules JA120 and JA121 and every text the CLI prints).
+_BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
+_TAGS = range(0xE0000, 0xE0080)
+# Invisible, and meaningless in Japanese or English text: removed by `check --fix`.
+REMOVABLE_INVISIBLE = frozenset(
+    {0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF}
+)
+# Invisible, but part of some writing (emoji sequences, Indic scripts) or shown as a blank: reported only.
+_KEPT = frozenset({0x115F, 0x1160, 0x200C, 0x200D, 0x2028, 0x2029, 0x3164, 0xFFA0})
+
+
+def hidden(char: str) -> bool:
+    """NUL and the other control characters (tab and line break aside), bidirectional embeddings,
+    overrides and isolates, tag characters: an error wherever they stand."""
+    code = ord(char)
+    if char in "\t\n":
+        return False
+    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI_CONTROLS or code in _TAGS
+
+
+def invisible(char: str) -> bool:
+    """Zero-width and other format characters that show nothing (a warning; removed where safe)."""
+    code = ord(char)
+    return (
+        code in REMOVABLE_INVISIBLE
+        or code in _KEPT
+        or (unicodedata.category(char) == "Cf" and not hidden(char))
+    )
+
+
+def visible_part(text: str) -> str:
+    """``text`` without hidden or invisible characters: what a reader sees of it."""
+    if not may_hide(text):
+        return text
+    return "".join(char for char in text if not (hidden(char) or invisible(char)))
+
+
+def describe(char: str) -> str:
+    """``U+202E RIGHT-TO-LEFT OVERRIDE``; a control character has no name of its own."""
+    name = unicodedata.name(char, "")
+    if not name:
+        name = "NULL" if char == "\0" else "a control character"
+    return f"U+{ord(char):04X} {name}"
+
+
+def may_hide(text: str) -> bool:
+    """False when ``text`` surely holds no hidden or invisible character (the common case, at C speed);
+    True when it may (a line break is not printable either)."""
+    return not text.isprintable() or bool(_KEPT_LETTERS.search(text))
+
+
+def shown(text: str) -> str:
+    """``text`` with each hidden or invisible character written out (``<U+202E>``): what a terminal shows
+    of a text from the sources or a build is what it holds, and a bidirectional override cannot reorder
+    the line around it."""
+    if not may_hide(text):
+        return text
+    return "".join(f"<U+{ord(char):04X}>" if hidden(char) or invisible(char) else char for char in text)
+
+
+_KEPT_LETTERS = re.compile(
+    "[" + "".join(chr(code) for code in sorted(_KEPT) if chr(code).isprintable()) + "]"
+)

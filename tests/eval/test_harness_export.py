@@ -184,6 +184,60 @@ def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
     assert (kept / "notes.txt").read_text(encoding="utf-8") == "mine" and not (build_dir / "tasks").exists()
 
 
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+@pytest.mark.parametrize("form", [("--local",), ("--repo", "my-lab/fixture")])
+def test_export_refuses_a_build_altered_after_it_was_written(
+    build_dir: Path, tmp_path: Path, harness: str, form: tuple[str, ...]
+) -> None:
+    """Tasks over rows the manifest no longer vouches for would score another benchmark: refused as
+    eval refuses it, nothing written."""
+    import shutil
+
+    import pyarrow.parquet as pq
+
+    build = tmp_path / "build"
+    shutil.copytree(build_dir, build)
+    data = build / "data" / "lite" / "test-00000-of-00001.parquet"
+    pq.write_table(pq.read_table(data).slice(1), data)
+    out = tmp_path / "tasks"
+    code, output = run_cli("export", harness, str(build), "--out", str(out), *form)
+    assert code == 2, output
+    assert "P005" in output and "data/lite/test-00000-of-00001.parquet" in output and "rebuild" in output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "code"),
+    [
+        (lambda m: m.update(dataset='x"""\nimport os; os.system("touch PWNED")\n"""'), "P003"),
+        (lambda m: m.update(version="1.0.0\nimport os"), "P003"),
+        (lambda m: m.update(dataset="eval\u202efixture"), "P003"),
+        (lambda m: m.pop("dataset"), "P003"),
+        (lambda m: m.update(configs=[1]), "P003"),
+        (lambda m: m["configs"]["lite"].update(rows="many"), "P003"),
+        (lambda m: m["configs"]["lite"].update(kind="nope"), "EX004"),
+    ],
+)
+def test_export_refuses_a_manifest_it_cannot_write_tasks_from(
+    build_dir: Path, tmp_path: Path, change, code: str
+) -> None:
+    """The manifest is not covered by its own digests: what export writes from it into task files and
+    Python modules must be what a build could hold, or the export is refused (never a traceback)."""
+    import shutil
+
+    build = tmp_path / "build"
+    shutil.copytree(build_dir, build)
+    manifest = json.loads((build / "manifest.json").read_text(encoding="utf-8"))
+    change(manifest)
+    (build / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    for harness in ("lm-eval", "inspect"):
+        out = tmp_path / harness
+        result = CliRunner().invoke(app, ["export", harness, str(build), "--out", str(out), "--local"])
+        assert result.exit_code == 2 and code in result.output, result.output
+        assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
+        assert not out.exists()
+
+
 @pytest.mark.parametrize("which", ["bbq", "kinds"])
 def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
     which: str, build_dir: Path, kinds_build: Path, tmp_path: Path

@@ -52,6 +52,14 @@ def _rewrite_manifest(build, change) -> None:
         lambda m: m.update(rows={"lite": "36"}),
         lambda m: m["files"].update({"../../etc/passwd": "0" * 64}),
         lambda m: m["files"].update({"/abs": "0" * 64}),
+        lambda m: m.update(dataset='x"""\nimport os\n"""'),  # written into generated code by export
+        lambda m: m.update(version="1.0.0\nimport os"),
+        lambda m: m.update(version="1.0.0\n"),  # a pattern's $ would let the line break through
+        lambda m: m.update(dataset="bench\u202e"),
+        lambda m: m.update(configs=[1]),
+        lambda m: m["configs"].update({"../x": {"kind": "bbq", "rows": 1}}),
+        lambda m: m["rows"].update({"a/b": 1}),
+        lambda m: next(iter(m["configs"].values())).update(rows="many"),
     ],
 )
 def test_a_malformed_manifest_is_a_diagnostic_in_publish_and_diff(hub_env: FakeHub, release, change) -> None:
@@ -78,7 +86,7 @@ def test_unreadable_data_files_are_diagnostics_in_diff_and_publish(
     assert refused.exit_code == 1 and "P016" in refused.output
     data.unlink()
     missing = run("diff", str(build), str(other))
-    assert missing.exit_code == 2 and "P016" in missing.output and "missing" in missing.output
+    assert missing.exit_code == 2 and "P005" in missing.output and "missing" in missing.output
 
 
 def test_diff_prints_names_from_a_foreign_build_as_text_not_markup(release, tmp_path) -> None:

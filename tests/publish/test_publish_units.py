@@ -116,12 +116,13 @@ def _tiny_build(root: Path, rows: list[dict], version: str = "1.0.0") -> Path:
     """A minimal build folder by hand: one config `main` whose rows are given."""
     import pyarrow as pa
     import pyarrow.parquet as pq
+    from jbcompile.emit.manifest import file_sha256
 
     data = root / "data" / "main" / "test-00000-of-00001.parquet"
     data.parent.mkdir(parents=True)
     pq.write_table(pa.Table.from_pylist(rows), data)
     manifest = {"version": version, "rows": {"main": len(rows)}, "files": {}, "compiler_version": "0.1.0"}
-    manifest["files"]["data/main/test-00000-of-00001.parquet"] = "not-checked-by-diff"
+    manifest["files"]["data/main/test-00000-of-00001.parquet"] = file_sha256(data)  # diff verifies it
     (root / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
     return root
 

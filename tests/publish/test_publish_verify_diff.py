@@ -150,6 +150,27 @@ def test_diff_of_identical_builds_says_so(release) -> None:
     assert result.exit_code == 0 and "no row differs" in result.stdout
 
 
+@pytest.mark.parametrize("side", ["old", "new"])
+def test_diff_refuses_a_build_altered_after_it_was_written(release, tmp_path: Path, side: str) -> None:
+    """A data file edited after the build is an alteration to refuse (as eval refuses it), not a
+    difference between two builds: no table, exit 2, the file named."""
+    import shutil
+
+    _, build = release
+    altered = tmp_path / "altered"
+    shutil.copytree(build, altered)
+    data = altered / "data" / "lite" / "test-00000-of-00001.parquet"
+    table = pq.read_table(data)
+    pq.write_table(table.slice(1), data)  # one row gone, the manifest untouched
+    sides = (str(altered), str(build)) if side == "old" else (str(build), str(altered))
+    for fmt in ("text", "json"):
+        result = run("diff", *sides, "--format", fmt)
+        assert result.exit_code == 2, result.output
+        assert "P005" in result.output and "data/lite/test-00000-of-00001.parquet" in result.output
+        assert "changed after the build" in result.output and "rebuild" in result.output
+        assert "removed" not in result.stdout and "changes per template" not in result.stdout
+
+
 def test_diff_of_hub_revisions_matches_the_diff_of_the_builds(hub_env: FakeHub, two_builds, tmp_path) -> None:
     old_sources, old_build, new_sources, _ = two_builds
     assert publish(old_sources, old_build).exit_code == 0

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.segment import Segment
+from rich.text import Text
 
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
 from ..redaction import redact, scrub_logs_and_warnings
+from ..text import shown
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -32,10 +35,21 @@ app = typer.Typer(
 # No emoji codes (":100:" in "file.yaml:100:3" would print an emoji) and no highlighting; text that
 # comes from users or files is printed with markup=False or escaped.
 class _RedactingConsole(Console):
-    """Every text printed passes :func:`jbcompile.redaction.redact`: no secret, in any form, is shown."""
+    """Every text printed passes :func:`jbcompile.redaction.redact`: no secret, in any form, is shown;
+    and :func:`jbcompile.text.shown`: a character a reader cannot see (a bidirectional override, a
+    zero-width space, a control character) from the sources or a build is written out as ``<U+202E>``,
+    so that what the terminal shows is what the file holds."""
 
     def print(self, *objects: Any, **kwargs: Any) -> None:
         super().print(*(redact(o) if isinstance(o, str) else o for o in objects), **kwargs)
+
+    def render_str(self, text: str, **kwargs: Any) -> Text:
+        return super().render_str(shown(text), **kwargs)  # strings: printed, table cells and titles
+
+    def render(self, renderable: Any, options: Any = None) -> Iterable[Segment]:
+        if isinstance(renderable, Text):  # a Text built elsewhere (rich's own, a caller's)
+            renderable = _shown_text(renderable)
+        return super().render(renderable, options)
 
     @property
     def soft_wrap(self) -> bool:
@@ -48,8 +62,23 @@ class _RedactingConsole(Console):
         self._soft_wrap = value
 
 
+def _shown_text(text: Text) -> Text:
+    """A Text with its unseen characters written out, each piece keeping its style."""
+    plain = text.plain
+    if shown(plain) == plain:
+        return text
+    cuts = sorted({i + step for i, char in enumerate(plain) if shown(char) != char for step in (0, 1)})
+    result = text.blank_copy()
+    for piece in text.divide(cuts):
+        if shown(piece.plain) != piece.plain:
+            piece = Text(shown(piece.plain), style=piece.get_style_at_offset(_plain_console, 0))
+        result.append_text(piece)
+    return result
+
+
 scrub_logs_and_warnings()  # a library's log line or warning shows no secret either
 err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
+_plain_console = Console()  # only to resolve a piece's style name
 out_console = _RedactingConsole(highlight=False, emoji=False)
 
 # Exit codes shared by every command.
@@ -113,6 +142,8 @@ def print_table(table: Table, console: Console = out_console) -> None:
     terminal, or the 80 columns rich assumes outside one."""
     from rich.measure import Measurement
 
+    for column in table.columns:  # measured as they will be shown (a Text's unseen characters written out)
+        column._cells = [_shown_text(c) if isinstance(c, Text) else c for c in column._cells]
     needed = Measurement.get(console, console.options.update_width(10_000), table).maximum
     width = console.width
     console.width = max(needed, width)

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markup import escape
 
-from ..diagnostics import DiagnosticError
+from ..diagnostics import DiagnosticError, Severity
 from .app import (
     app,
     check_choice,
@@ -27,6 +27,7 @@ from .app import (
 
 if TYPE_CHECKING:
     from ..compiled import ProgressCallback
+    from ..project import Project
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
 
@@ -199,6 +200,7 @@ def stats(
         compiled = _compile(sources, lang, quiet=as_json)
     except DiagnosticError as error:
         raise fail(error) from None
+    _warn_unseen_characters(compiled.project)
     names, table = category_table(compiled)
     if as_json:
         print(json.dumps(table, ensure_ascii=False, indent=2))
@@ -218,6 +220,26 @@ def stats(
         *[str(sum(e[k] for e in table)) for n in names for k in (n, f"{n}_templates")],
     )
     print_table(view)
+
+
+def _warn_unseen_characters(project: Project) -> None:
+    """What `check` and `build` say of characters a reader cannot see (JA120, JA121: the same rules, so
+    the same codes and file:line:col), said by `stats` too: it counts rows whose text a reader would
+    take for another. Counted all the same; the table shows each such character as ``<U+202E>``."""
+    from ..checks import run_checks
+    from ..checks.rules.ja120_hidden_characters import HiddenCharacters, InvisibleCharacters
+
+    codes = {HiddenCharacters.code, InvisibleCharacters.code}
+    found = [d for d in run_checks(project, only=codes) if d.code in codes]
+    print_diagnostics(found)
+    errors = sum(1 for d in found if d.severity is Severity.ERROR)
+    if errors:
+        err_console.print(
+            f"note: the rows are counted as the sources stand; `jbcompile build` refuses them until the "
+            f"{errors} error(s) above are fixed",
+            markup=False,
+            soft_wrap=True,
+        )
 
 
 @app.command()

@@ -65,23 +65,52 @@ class BuildExport:
 def read_build(build: Path, *, repo: str | None, revision: str | None, local: bool) -> BuildExport:
     """The build's manifest, and where the exported tasks read its rows: ``--local`` reads the build's
     own parquet files; otherwise the Hub repository (``--repo``, else the build's croissant.json URL) at
-    ``--revision`` (else the release tag ``v<version>`` that ``jbcompile publish`` creates)."""
+    ``--revision`` (else the release tag ``v<version>`` that ``jbcompile publish`` creates).
+
+    The data of every config exported is verified against the manifest first, as ``eval`` verifies it
+    (:func:`..publish.buildfolder.verified_table`): a build altered after it was written is refused
+    (P005, P016), whichever form the tasks read."""
     from ..designs import get_design
-    from ..publish.buildfolder import open_build
+    from ..publish.buildfolder import open_build, verified_table
     from ..publish.release import release_tag
 
-    folder = open_build(build)
+    folder = open_build(build)  # its shape checked: names fit for paths and generated code (P003)
     manifest = folder.manifest
-    version = str(manifest.get("version", "0.0.0"))
+    if not isinstance(manifest.get("dataset"), str) or not isinstance(manifest.get("version"), str):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "P003",
+                    "manifest.json names no dataset or no version: the tasks could not be named",
+                    path=str(build / "manifest.json"),
+                    hint="rebuild with `jbcompile build`",
+                )
+            ]
+        )
+    version = manifest["version"]
     configs: list[ExportConfig] = []
     skipped: list[tuple[str, str]] = []
     for name, info in sorted((manifest.get("configs") or {}).items()):
-        kind = str(info.get("kind"))
-        export = get_design(kind).harness_export()
+        kind = info["kind"]
+        try:
+            design = get_design(kind)
+        except KeyError:
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EX004",
+                        f"config {name!r} is of the design {kind!r}, which this installation does not have",
+                        path=str(build / "manifest.json"),
+                        hint="install the package that provides the design (docs/designs.md), or rebuild",
+                    )
+                ]
+            ) from None
+        export = design.harness_export()
         if export is None:
             skipped.append((name, kind))
         else:
-            configs.append(ExportConfig(name, kind, int(info.get("rows", 0)), export))
+            verified_table(folder, name)
+            configs.append(ExportConfig(name, kind, info.get("rows", 0), export))
     if not configs:
         kinds = ", ".join(sorted({kind for _, kind in skipped})) or "none"
         raise DiagnosticError(
@@ -98,9 +127,7 @@ def read_build(build: Path, *, repo: str | None, revision: str | None, local: bo
         source = DatasetSource(None, None, build)
     else:
         source = DatasetSource(_repo(build, repo), revision or release_tag(version), build)
-    return BuildExport(
-        str(manifest.get("dataset", build.name)), version, source, tuple(configs), tuple(skipped)
-    )
+    return BuildExport(manifest["dataset"], version, source, tuple(configs), tuple(skipped))
 
 
 def _repo(build: Path, given: str | None) -> str:

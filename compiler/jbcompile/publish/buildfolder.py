@@ -6,6 +6,7 @@ A build folder is what ``jbcompile build`` writes and what a release uploads: ``
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -17,11 +18,15 @@ from ..emit.manifest import file_sha256
 from ..jsonl import read_json
 from ..outputs import location, lock_path, settle
 from ..reading import DATA_FILE, RECORD, check_file, read_bytes
+from ..schema.common import IDENTIFIER
+from ..schema.dataset import SEMVER
 
 if TYPE_CHECKING:
     import pyarrow as pa
 
 MANIFEST = "manifest.json"
+_IDENTIFIER = re.compile(IDENTIFIER)
+_SEMVER = re.compile(SEMVER)
 
 
 @dataclass(frozen=True)
@@ -104,11 +109,26 @@ def manifest_shape_problem(manifest: Any) -> str | None:
         if not isinstance(digest, str) or name.startswith("/") or ".." in parts or "" in parts:
             return f"lists a file that cannot be in a build folder: {name!r}"
     rows = manifest.get("rows", {})
-    if not isinstance(rows, dict) or not all(
-        isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool) for k, v in rows.items()
-    ):
+    if not isinstance(rows, dict) or not all(isinstance(k, str) and _count(v) for k, v in rows.items()):
         return "has a 'rows' table that does not map each config to a row count"
+    configs = manifest.get("configs", {})
+    if not isinstance(configs, dict) or not all(
+        isinstance(info, dict) and isinstance(info.get("kind"), str) and _count(info.get("rows", 0))
+        for info in configs.values()
+    ):
+        return "has a 'configs' table that does not give each config its design ('kind') and row count"
+    # names that commands print, put in paths and write into generated files: as dataset.yaml allows them
+    for name in (*rows, *configs):
+        if not _IDENTIFIER.fullmatch(name):
+            return f"names a config that no build can have: {name!r}"
+    for key, pattern in (("dataset", _IDENTIFIER), ("version", _SEMVER)):
+        if key in manifest and not (isinstance(manifest[key], str) and pattern.fullmatch(manifest[key])):
+            return f"has a {key!r} that dataset.yaml could not have given it: {manifest[key]!r}"
     return None
+
+
+def _count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
 @contextmanager
@@ -225,21 +245,6 @@ def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str,
             ]
         )
     return table, digests
-
-
-def read_columns(build: BuildFolder, config: str) -> dict[str, list[Any]]:
-    """A config's data as Python lists per column (column-wise conversion is the fast one)."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    tables = []
-    for name in build.data_files(config):
-        with _data_errors(build, name):
-            check_file(build.root / name, DATA_FILE)  # pyarrow opens it itself: a FIFO would block
-            tables.append(pq.read_table(build.root / name))
-    if not tables:
-        return {}
-    return pa.concat_tables(tables, promote_options="default").to_pydict()
 
 
 def count_rows(build: BuildFolder, config: str) -> int:

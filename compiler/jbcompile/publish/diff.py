@@ -1,7 +1,9 @@
 """Rows added, removed and changed between two builds, per config, category and template.
 
 Rows are matched by ``example_id`` (stable across builds by design), so the diff of a release says
-exactly which questions a changelog entry touches.
+exactly which questions a changelog entry touches. Each side's rows are read the way ``eval`` reads
+them (:func:`.buildfolder.verified_table`): a build altered after it was written is refused (P005,
+P016), never reported as a difference.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from .buildfolder import BuildFolder, read_columns
+from .buildfolder import BuildFolder, verified_table
 
 NONE = "-"
 
@@ -91,10 +93,11 @@ class RowTable:
 
 
 def read_table(build: BuildFolder, config: str, label: str) -> RowTable:
-    """A config's rows by example_id; P013 when rows cannot be matched (no or repeated example_id)."""
+    """A config's rows by example_id, from the bytes the build's manifest vouches for (P005, P016 when
+    they are not); P013 when rows cannot be matched (no or repeated example_id)."""
     if config not in build.rows:
         return RowTable((), {})
-    columns = read_columns(build, config)
+    columns = verified_table(build, config)[0].to_pydict()
     ids = columns.get("example_id")
     rows = dict(zip(ids, zip(*columns.values(), strict=True), strict=True)) if ids is not None else {}
     if ids is None or len(rows) != len(ids) or not all(isinstance(i, str) for i in ids):

@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-Identifier = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*$", max_length=120)]
+IDENTIFIER = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # also what a build's manifest may name (publish.buildfolder)
+Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=120)]
 SlotName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 
 

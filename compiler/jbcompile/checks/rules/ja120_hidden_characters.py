@@ -14,55 +14,22 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ...diagnostics import Edit, Severity
+from ...text import REMOVABLE_INVISIBLE, describe, hidden, invisible, may_hide, visible_part
 from ..base import Finding, Rule, register
 
 if TYPE_CHECKING:
     from ...loader import KeyPath, LoadedDocument
     from ..corpus import CheckContext
 
-_BIDI_CONTROLS = frozenset(range(0x202A, 0x202F)) | frozenset(range(0x2066, 0x206A))
-_TAGS = range(0xE0000, 0xE0080)
-# Invisible, and meaningless in Japanese or English text: removed by `check --fix`.
-_REMOVABLE = frozenset(
-    {0x00AD, 0x061C, 0x180E, 0x200B, 0x200E, 0x200F, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF}
-)
-# Invisible, but part of some writing (emoji sequences, Indic scripts) or shown as a blank: reported only.
-_KEPT = frozenset({0x115F, 0x1160, 0x200C, 0x200D, 0x2028, 0x2029, 0x3164, 0xFFA0})
-
-
-def hidden(char: str) -> bool:
-    """NUL and the other control characters (tab and line break aside), bidirectional embeddings,
-    overrides and isolates, tag characters: an error wherever they stand."""
-    code = ord(char)
-    if char in "\t\n":
-        return False
-    return code < 0x20 or 0x7F <= code <= 0x9F or code in _BIDI_CONTROLS or code in _TAGS
-
-
-def invisible(char: str) -> bool:
-    """Zero-width and other format characters that show nothing (a warning; removed where safe)."""
-    code = ord(char)
-    return code in _REMOVABLE or code in _KEPT or (unicodedata.category(char) == "Cf" and not hidden(char))
-
-
-def visible_part(text: str) -> str:
-    """``text`` without hidden or invisible characters: what a reader sees of it."""
-    return "".join(char for char in text if not (hidden(char) or invisible(char)))
-
-
-def describe(char: str) -> str:
-    """``U+202E RIGHT-TO-LEFT OVERRIDE``; a control character has no name of its own."""
-    name = unicodedata.name(char, "")
-    if not name:
-        name = "NULL" if char == "\0" else "a control character"
-    return f"U+{ord(char):04X} {name}"
-
 
 def _strings(value: Any) -> Iterator[tuple[KeyPath, str]]:
-    """Every string value of a YAML document, in both languages, with its key path."""
+    """Every string value of a YAML document, in both languages, with its key path (those that may
+    hold an unseen character: the others are passed over at C speed)."""
     from ...project import iter_texts
 
-    return ((key_path, text) for key_path, text in iter_texts(value) if isinstance(text, str))
+    return (
+        (key_path, text) for key_path, text in iter_texts(value) if isinstance(text, str) and may_hide(text)
+    )
 
 
 def _texts_of(value: Any, key_path: KeyPath) -> Iterator[tuple[str, KeyPath, str]]:
@@ -118,6 +85,11 @@ class HiddenCharacters(Rule):
     lets them in through escapes such as "\\u202e"). Two fillers of one vocab group, two alternatives of
     one word slot or two unknown-option wordings that are equal once the invisible characters are
     removed give rows that render identically: the later one is an error too.
+
+    `stats` reports the findings of this rule and of JA121 as `check` does (it counts the rows all
+    the same; `build` refuses them), and whatever a command prints — a table of `stats`, `diff` or
+    `audit`, a message — writes such a character out as `<U+202E>` instead of letting it reorder the
+    line (one definition of these characters: `jbcompile/text.py`).
 
     Anti-pattern:
         fillers: [七十代の男性, "七十代の\\u200b男性"]
@@ -186,7 +158,7 @@ class InvisibleCharacters(Rule):
                 for offset, char in enumerate(text):
                     if not invisible(char):
                         continue
-                    removable = ord(char) in _REMOVABLE
+                    removable = ord(char) in REMOVABLE_INVISIBLE
                     yield Finding(
                         doc,
                         key_path,
