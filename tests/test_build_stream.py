@@ -24,7 +24,7 @@ from jbcompile.projecttypes import Project
 
 from tests.conftest import FIXTURES, REPO
 from tests.helpers import edit, problems_of
-from tests.kinds.conftest import KINDS_SOURCES
+from tests.designs.conftest import KINDS_SOURCES
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

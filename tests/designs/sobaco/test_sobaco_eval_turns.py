@@ -10,7 +10,7 @@ from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.promptfiles import load_prompt_template
 
 from tests.helpers import compile_folder
-from tests.kinds.conftest import KINDS_SOURCES
+from tests.designs.conftest import KINDS_SOURCES
 
 pytest.importorskip("transformers")
 

@@ -16,7 +16,7 @@ from jbcompile.evaluate.prompting import PromptItem
 
 from tests.designs.sobaco.test_sobaco_eval_metrics import _run
 from tests.helpers import compile_folder
-from tests.kinds.conftest import KINDS_SOURCES
+from tests.designs.conftest import KINDS_SOURCES
 
 OPTIONS = ("佐藤", "鈴木", "どちらとも言えない")
 ITEM = PromptItem("x", "prompt", OPTIONS)
