@@ -61,8 +61,7 @@ def run_score(request: ScoreRequest) -> RunResult:
     problems = check_score_request(request)
     if problems:
         raise DiagnosticError(problems)
-    with files.telling_what_is_kept(request.out_folder, "score"):  # every stop says what is on disk
-        return _score(request)
+    return _score(request)  # nothing is written before the folder is held: a stop before says so
 
 
 def _score(request: ScoreRequest) -> RunResult:
@@ -145,14 +144,16 @@ def _score(request: ScoreRequest) -> RunResult:
     )
     out = request.out_folder
     with files.writing(out), writing([Output("--out", out)], score_inputs(request), "score"):
-        problems = check_score_out(request)  # again, now that the folder is held
-        if problems:
-            raise DiagnosticError(problems)
-        replaced = files.held_run(out) if out.is_dir() else None
-        also: dict[Path, Change] = {}
-        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
-            also = {out / files.RUN: None, out / files.PREDICTIONS: None}
-        write_outputs(out, results, kind, also)
+        # every stop says what is on disk, looked at once the folder is held (a failed write too)
+        with files.telling_what_is_kept(out, "score"), files.writing(out):
+            problems = check_score_out(request)  # again, now that the folder is held
+            if problems:
+                raise DiagnosticError(problems)
+            replaced = files.held_run(out) if out.is_dir() else None
+            also: dict[Path, Change] = {}
+            if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
+                also = {out / files.RUN: None, out / files.PREDICTIONS: None}
+            write_outputs(out, results, kind, also)
     return RunResult(results, out, SCORE_FILES)
 
 
