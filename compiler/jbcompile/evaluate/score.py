@@ -143,17 +143,22 @@ def _score(request: ScoreRequest) -> RunResult:
         }
     )
     out = request.out_folder
-    with files.writing(out), writing([Output("--out", out)], score_inputs(request), "score"):
-        # every stop says what is on disk, looked at once the folder is held (a failed write too)
-        with files.telling_what_is_kept(out, "score"), files.writing(out):
-            problems = check_score_out(request)  # again, now that the folder is held
-            if problems:
-                raise DiagnosticError(problems)
-            replaced = files.held_run(out) if out.is_dir() else None
-            also: dict[Path, Change] = {}
-            if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
-                also = {out / files.RUN: None, out / files.PREDICTIONS: None}
-            write_outputs(out, results, kind, also)
+    # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
+    # files.writing turns it into EV102 before the account is added)
+    with (
+        files.writing(out),
+        writing([Output("--out", out)], score_inputs(request), "score"),
+        files.telling_what_is_kept(out, "score"),
+        files.writing(out),
+    ):
+        problems = check_score_out(request)  # again, now that the folder is held
+        if problems:
+            raise DiagnosticError(problems)
+        replaced = files.held_run(out) if out.is_dir() else None
+        also: dict[Path, Change] = {}
+        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
+            also = {out / files.RUN: None, out / files.PREDICTIONS: None}
+        write_outputs(out, results, kind, also)
     return RunResult(results, out, SCORE_FILES)
 
 
