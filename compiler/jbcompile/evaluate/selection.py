@@ -4,7 +4,7 @@
 every stratum — a kind's ``strata_fields``, e.g. category and context condition — in proportion to
 its size, with at least one row per stratum. An N below the number of strata cannot keep that promise:
 it is refused (EV031, naming the smallest N that can), never run on a sample that silently lacks whole
-strata (a bbq run without its ambiguous rows has no ambiguous accuracy). The draw depends on the seed
+strata (a run without the rows of one context condition has no accuracy for it). The draw depends on the seed
 alone, and the rows keep their dataset order, so a sample is the same every time and its prompts are the
 full run's.
 """
