@@ -23,8 +23,8 @@ from jbcompile.project import load_project
 from jbcompile.projecttypes import Project
 
 from tests.conftest import FIXTURES, REPO
+from tests.designs.conftest import KINDS_SOURCES
 from tests.helpers import edit, problems_of
-from tests.kinds.conftest import KINDS_SOURCES
 
 
 def _tree(folder: Path) -> dict[str, bytes]:

@@ -22,7 +22,7 @@ from jbcompile.publish.release import card_metadata
 
 from tests.helpers import edit
 
-KINDS_SOURCES = Path(__file__).parent / "kinds" / "fixtures" / "kinds_sources"
+KINDS_SOURCES = Path(__file__).parent / "designs" / "fixtures" / "kinds_sources"
 RAI_TEXTS = {
     "creation": "テンプレートは開発者が一から書いた。",
     "review": "二人が全変種を読んだ。",

@@ -76,6 +76,7 @@ ALLOWED = {
     "codes.py": "reads the tool's own docs",
     "evaluate/resume.py": "samples 16 blocks of each regular file of a model folder",
     "evaluate/dataset.py": "pyarrow and datasets get a path only after check_file (see _check_folder_files)",
+    "evaluate/harness_logs.py": "an .eval archive, after check_file: its members measured a block at a time",
     "publish/buildfolder.py": "pyarrow gets a path only after check_file",
     "checks/morph.py": "csv.reader over MeCab's output, not a file",
     "designs/bbq/importers/templates.py": "csv over the text the reader returned",

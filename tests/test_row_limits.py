@@ -23,7 +23,7 @@ from jbcompile.rowlimits import row_counts
 from typer.testing import CliRunner
 
 from tests.conftest import FIXTURES
-from tests.kinds.conftest import KINDS_SOURCES
+from tests.designs.conftest import KINDS_SOURCES
 
 
 def _real_counts(project) -> dict[str, int]:

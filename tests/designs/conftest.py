@@ -1,13 +1,23 @@
-"""Fixtures of the designs' evaluator tests: the tiny sobaco and jubaku benchmark of tests/kinds, built,
-and a tiny random model whose tokenizer knows its prompts."""
+"""Fixtures of the designs' tests: a tiny benchmark of sobaco and jubaku templates (``fixtures/``), as a
+writable copy of its sources and built, and a tiny random model whose tokenizer knows its prompts."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.kinds.conftest import KINDS_SOURCES
+KINDS_SOURCES = Path(__file__).parent / "fixtures" / "kinds_sources"
+
+
+@pytest.fixture
+def kinds_sources(tmp_path: Path) -> Path:
+    """sobaco: a pair without an expression slot, one with 2 and one with 3 alternatives, one dummy;
+    jubaku: two cases."""
+    target = tmp_path / "sources"
+    shutil.copytree(KINDS_SOURCES, target)
+    return target
 
 
 @pytest.fixture(scope="session")

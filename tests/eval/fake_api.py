@@ -30,6 +30,7 @@ MALFORMED: dict[str, Any] = {
     "choice_not_object": lambda body: {**body, "choices": [None]},
     "null_message": lambda body: _choice(body, message=None) if "message" in body["choices"][0] else None,
     "no_content": lambda body: _message(body, drop="content"),
+    "null_content": lambda body: _message(body, content=None),  # finish_reason "stop": says no why
     "content_int": lambda body: _message(body, content=1) if "message" in body["choices"][0] else None,
     "content_list": lambda body: _message(body, content=[{"type": "text", "text": "0"}]),
     "text_missing": lambda body: _choice(body, drop="text") if "text" in body["choices"][0] else None,
@@ -42,6 +43,7 @@ MALFORMED: dict[str, Any] = {
     "usage_not_object": lambda body: {**body, "usage": "lots"},
     # Anthropic
     "anthropic_no_content": lambda body: {k: v for k, v in body.items() if k != "content"},
+    "anthropic_empty_content": lambda body: {**body, "content": []},  # stop_reason "end_turn"
     "anthropic_content_string": lambda body: {**body, "content": "0"},
     "anthropic_block_without_type": lambda body: {**body, "content": [{"text": "0"}]},
     "anthropic_text_not_string": lambda body: {**body, "content": [{"type": "text", "text": 0}]},
@@ -49,6 +51,18 @@ MALFORMED: dict[str, Any] = {
         "type": "error",
         "error": {"type": "overloaded_error", "message": "x"},
     },
+}
+# Replies without text that say why (the token limit, a refusal, a content filter, a tool call): the
+# model's own out-of-choice answers, not faults. Each: how a well-formed 200 body becomes one.
+EMPTY_ANSWERS: dict[str, Any] = {
+    "null_content_length": lambda body: _choice(_message(body, content=None) or body, finish_reason="length"),
+    "null_content_refusal": lambda body: _message(body, content=None, refusal="I will not choose."),
+    "null_content_filtered": lambda body: _choice(
+        _message(body, content=None) or body, finish_reason="content_filter"
+    ),
+    "null_content_reasoning": lambda body: _message(body, content=None, reasoning_content="thinking…"),
+    "anthropic_refusal": lambda body: {**body, "content": [], "stop_reason": "refusal"},
+    "anthropic_max_tokens": lambda body: {**body, "content": [], "stop_reason": "max_tokens"},
 }
 # Faults of the transport rather than of the JSON (a 200 each time).
 RAW_FAULTS = ("truncated", "not_json", "json_list", "json_null", "drop_mid_body")
@@ -196,6 +210,8 @@ class _Handler(BaseHTTPRequestHandler):
                 raise ValueError(f"fault {fault!r} does not apply to {self.path}")
             answer = spoilt
             self.state.spoilt.append(spoilt)
+        if fault in EMPTY_ANSWERS:
+            answer = EMPTY_ANSWERS[fault](answer)
         if fault in RAW_FAULTS:
             return self._raw_fault(fault, json.dumps(answer).encode())
         return self._json(200, answer)

@@ -4,29 +4,32 @@ last progress line shows the run's average rate."""
 from __future__ import annotations
 
 import json
-import random
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from jbcompile.cli import app
+from jbcompile.diagnostics import DiagnosticError
 from jbcompile.evaluate.selection import allocate, stratified_sample
 from typer.testing import CliRunner
 
 
 def test_one_row_per_stratum_then_in_proportion() -> None:
-    counts = allocate({"a": 100, "b": 10, "c": 1}, 23, random.Random(0))
+    counts = allocate({"a": 100, "b": 10, "c": 1}, 23)
     # one each, then the 20 left shared as 99 : 9 : 0 (18.3 and 1.7: the larger remainder gets the last)
     assert counts == {"a": 19, "b": 3, "c": 1}
 
 
-def test_fewer_rows_than_strata_take_one_from_strata_the_seed_draws() -> None:
-    sizes = {name: 5 for name in "abcdef"}
-    first = allocate(sizes, 3, random.Random(1))
-    assert sum(first.values()) == 3 and set(first.values()) == {1}
-    assert first == allocate(sizes, 3, random.Random(1))
-    assert any(allocate(sizes, 3, random.Random(seed)) != first for seed in range(2, 10))
+def test_fewer_rows_than_strata_are_refused_with_the_smallest_size_that_covers_them() -> None:
+    keys = [(category, condition) for category in "abc" for condition in ("ambig", "disambig")] * 5
+    with pytest.raises(DiagnosticError) as refused:
+        stratified_sample(keys, 5, seed=0, fields=("category", "context_condition"))
+    (problem,) = refused.value.diagnostics
+    assert problem.code == "EV031" and "6 strata" in problem.message
+    assert "category × context condition" in problem.message and "--sample 6" in (problem.hint or "")
+    assert len({keys[i] for i in stratified_sample(keys, 6, seed=0)}) == 6  # the size it names is enough
 
 
 def test_a_sample_as_large_as_the_rows_is_every_row() -> None:
@@ -35,12 +38,11 @@ def test_a_sample_as_large_as_the_rows_is_every_row() -> None:
 
 @given(
     sizes=st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size=12),
-    size=st.integers(min_value=1, max_value=300),
-    seed=st.integers(min_value=0, max_value=5),
+    size=st.integers(min_value=12, max_value=300),
 )
-def test_allocation_properties(sizes: list[int], size: int, seed: int) -> None:
+def test_allocation_properties(sizes: list[int], size: int) -> None:
     strata = {f"s{i}": n for i, n in enumerate(sizes)}
-    counts = allocate(strata, size, random.Random(seed))
+    counts = allocate(strata, size)
     total = sum(sizes)
     assert sum(counts.values()) == min(size, total)
     assert all(0 < counts[s] <= strata[s] for s in counts)
@@ -90,6 +92,19 @@ def test_sample_and_limit_together_are_refused(tiny_model: Path, build_dir: Path
     code, output = run_cli("eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out",
                            str(tmp_path / "r"), "--sample", "4", "--limit", "4")  # fmt: skip
     assert code == 2 and "EV103" in output and not (tmp_path / "r").exists()
+
+
+def test_a_sample_below_the_number_of_strata_is_refused_before_any_row_is_run(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    """--sample 2 of bbq's 6 category × context condition strata would drop whole conditions (a run
+    with no ambiguous row has no ambiguous accuracy): refused, nothing written (issue 24 §2)."""
+    out = tmp_path / "r"
+    code, output = run_cli("eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out",
+                           str(out), "--sample", "2", "--bootstrap", "20")  # fmt: skip
+    text = " ".join(output.split())
+    assert code == 2 and "EV031" in text and "--sample 6" in text, output
+    assert not (out / "predictions.jsonl").exists() and not (out / "results.json").exists()
 
 
 def test_the_rate_is_the_runs_average_once_it_ends() -> None:

@@ -18,7 +18,7 @@ from jbcompile.designs.bbq.harness import EXPORT as BBQ_EXPORT
 from jbcompile.designs.jubaku.harness import EXPORT as JUBAKU_EXPORT
 from typer.testing import CliRunner
 
-KINDS_SOURCES = Path(__file__).parents[1] / "kinds" / "fixtures" / "kinds_sources"  # sobaco and jubaku
+KINDS_SOURCES = Path(__file__).parents[1] / "designs" / "fixtures" / "kinds_sources"  # sobaco and jubaku
 OFFLINE = {"HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
 
 

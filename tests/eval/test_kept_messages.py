@@ -149,3 +149,78 @@ def test_nothing_was_written_is_said_only_when_true(build_dir: Path, tmp_path: P
     result = CliRunner().invoke(app, [*eval_args(build_dir, out, api.url), "--max-attempts", "1"])
     assert result.exit_code == 2 and "1 error(s); nothing was written." in result.output
     assert not out.exists()
+
+
+def test_a_score_refused_after_waiting_for_the_folder_does_not_claim_the_other_runs_files(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two scores of different files into one --out: the second waits for the lock while the first writes,
+    then is refused (EV007). Its account is of what *it* changed — nothing — not of the first one's files,
+    which a rerun could never "write whole" (issue 23 §12)."""
+    from jbcompile.evaluate import score
+    from jbcompile.evaluate.dataset import load_rows
+
+    rows = load_rows(str(build_dir), "lite").rows
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    for path, shift in ((first, 0), (second, 1)):
+        path.write_text(
+            "".join(
+                json.dumps({"example_id": r["example_id"], "pred": (r["label"] + shift) % 3}) + "\n"
+                for r in rows
+            ),
+            "utf-8",
+        )
+    out = tmp_path / "cs2"
+
+    def args(path: Path) -> list[str]:
+        return ["score", str(path), "--dataset", str(build_dir), "--prediction-field", "pred",
+                "--out", str(out), "--bootstrap", "10"]  # fmt: skip
+
+    real_writing = score.writing
+    other_done: list[str] = []
+
+    def lock_taken_after_the_other_run(*given, **kwargs):  # type: ignore[no-untyped-def]
+        if not other_done:  # the other command held the folder first and wrote its scores meanwhile
+            monkeypatch.setattr(score, "writing", real_writing)
+            done = CliRunner().invoke(app, args(first))
+            other_done.append(done.output)
+            assert done.exit_code == 0, done.output
+        return real_writing(*given, **kwargs)
+
+    monkeypatch.setattr(score, "writing", lock_taken_after_the_other_run)
+    result = CliRunner().invoke(app, args(second))
+    text = " ".join(result.output.split())
+    assert other_done and result.exit_code == 2 and "EV007" in text, result.output
+    theirs = {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()}
+    assert "results.json" in theirs  # the other run's scores are there, untouched …
+    assert "kept" not in text.partition("EV007")[2], result.output  # … and not claimed as this run's
+    assert f"nothing was written; {out} is as it was" in text, result.output
+
+
+def test_an_eval_refused_after_waiting_for_the_folder_does_not_claim_the_other_runs_files(
+    build_dir: Path, tmp_path: Path, api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for eval: another eval with other settings held the folder and finished while this one
+    waited for it; this one is refused (EV007) and says it wrote nothing."""
+    from jbcompile.evaluate import run
+
+    out = tmp_path / "run"
+    real_claim = run.claim
+    other_done: list[str] = []
+
+    def claimed_after_the_other_run(*given, **kwargs):  # type: ignore[no-untyped-def]
+        if not other_done:
+            monkeypatch.setattr(run, "claim", real_claim)
+            done = CliRunner().invoke(app, [*eval_args(build_dir, out, api.url), "--limit", "4"])
+            other_done.append(done.output)
+            assert done.exit_code == 0, done.output
+        return real_claim(*given, **kwargs)
+
+    monkeypatch.setattr(run, "claim", claimed_after_the_other_run)
+    result = CliRunner().invoke(
+        app, [*eval_args(build_dir, out, api.url), "--limit", "4", "--temperature", "0.5"]
+    )
+    text = " ".join(result.output.split())
+    assert other_done and result.exit_code == 2 and "EV007" in text, result.output
+    assert (out / "predictions.jsonl").is_file()
+    assert f"nothing was written; {out} is as it was" in text, result.output

@@ -15,7 +15,7 @@ from jbcompile.evaluate.requests import EvalRequest
 from jbcompile.evaluate.run import run_eval
 from typer.testing import CliRunner
 
-from tests.eval.fake_api import MALFORMED, RAW_FAULTS, eval_request, expected_answer
+from tests.eval.fake_api import EMPTY_ANSWERS, MALFORMED, RAW_FAULTS, eval_request, expected_answer
 
 KEY = "sk-faults-0123456789abcdef"
 ROWS = 6  # --limit: each case is a short run
@@ -31,7 +31,10 @@ def keys(monkeypatch: pytest.MonkeyPatch) -> None:
 CASES = [
     *[(fault, "openai", False, "generate") for fault in MALFORMED if not fault.startswith("anthropic")],
     *[(fault, "openai", False, "generate") for fault in RAW_FAULTS],
-    *[(f, "openai", True, "generate") for f in ("null_message", "no_content", "content_int", "content_list")],
+    *[
+        (f, "openai", True, "generate")
+        for f in ("null_message", "no_content", "null_content", "content_int", "content_list")
+    ],
     ("logprob_string", "openai", False, "logprob"),
     ("logprob_string", "openai", True, "logprob"),
     ("choice_not_object", "openai", True, "logprob"),
@@ -42,7 +45,14 @@ CASES = [
     ("not_json", "anthropic", True, "generate"),
 ]
 # faults that only some endpoints can show (the others skip them above)
-NOT_ON_COMPLETIONS = {"null_message", "no_content", "content_int", "content_list", "logprob_string"}
+NOT_ON_COMPLETIONS = {
+    "null_message",
+    "no_content",
+    "null_content",
+    "content_int",
+    "content_list",
+    "logprob_string",
+}
 
 
 def request(build: Path, out: Path, url: str, backend: str, chat: bool, scoring: str, **opts) -> EvalRequest:
@@ -88,7 +98,9 @@ def test_a_spoilt_reply_is_retried_never_kept_and_never_scored(
     [
         ("empty_choices", "openai", False),
         ("usage_string", "openai", True),
+        ("null_content", "openai", True),
         ("anthropic_no_content", "anthropic", True),
+        ("anthropic_empty_content", "anthropic", True),
     ],
 )
 def test_a_server_that_only_answers_faults_stops_with_ev309_and_counts_nothing(
@@ -102,6 +114,24 @@ def test_a_server_that_only_answers_faults_stops_with_ev309_and_counts_nothing(
     assert diagnostic.code == "EV309" and "2 time(s)" in diagnostic.message
     assert not (out / "predictions.jsonl").exists() and cached(out) == []  # nothing scored, nothing kept
     assert stopped.value.kept == "nothing was written"
+
+
+@pytest.mark.parametrize("empty", sorted(EMPTY_ANSWERS))
+def test_a_reply_without_text_that_says_why_is_the_models_answer_kept_once(
+    build_dir: Path, tmp_path: Path, api, empty: str
+) -> None:
+    """No text for a reason the reply gives (the token limit, a refusal, a content filter, reasoning only):
+    the model's out-of-choice answer — scored, kept, and not asked again by a rerun."""
+    backend = "anthropic" if empty.startswith("anthropic") else "openai"
+    api.state.faults = [empty]
+    out = tmp_path / "run"
+    results = run_eval(request(build_dir, out, api.url, backend, True, "generate")).results.to_json()
+    assert sorted(api.state.received.values()) == [1] * ROWS  # nothing asked twice
+    records = [json.loads(line) for line in (out / "predictions.jsonl").read_text("utf-8").splitlines()]
+    assert [r["pred"] for r in records].count(None) == 1 and results["backend"]["usage"]["retries"] == 0
+    assert len(cached(out)) == ROWS
+    run_eval(request(build_dir, out, api.url, backend, True, "generate"))  # resumed: all kept
+    assert api.state.requests == ROWS
 
 
 def test_replies_kept_by_an_older_version_that_do_not_read_are_asked_again(

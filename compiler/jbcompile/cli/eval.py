@@ -206,7 +206,7 @@ def eval_command(
         None,
         "--sample",
         help="Evaluate a stratified sample of N rows: every category and context condition, in proportion, "
-        "drawn by --seed.",
+        "drawn by --seed. N must be at least the number of strata (EV031 names it).",
     ),
     overwrite: bool = typer.Option(False, "--overwrite", help="Discard an earlier run in --out."),
     quiet: bool = typer.Option(

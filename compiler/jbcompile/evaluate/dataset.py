@@ -147,11 +147,9 @@ def _folder_digest(folder: Path) -> str:
 def _read_release_file(path: Path, config: str) -> LoadedRows:
     """Rows of one release file, each with the line it came from (parquet: its row number)."""
     if path.suffix.lower() == ".parquet":
-        import pyarrow.parquet as pq
-
         try:
             reading.check_file(path, reading.DATA_FILE)  # pyarrow opens it itself: a FIFO would block
-            rows = pq.read_table(path).to_pylist()
+            rows = bounded_parquet_rows(path, reading.RELEASE)
         except DiagnosticError:
             raise
         except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
@@ -264,7 +262,8 @@ def _load_dataset(dataset: str, config: str, revision: str | None) -> LoadedRows
 
 def _check_folder_files(folder: Path) -> None:
     """Every file of a dataset folder that ``datasets`` may open is a regular file within bounds: a
-    FIFO among them would keep the load waiting, a huge file would fill the memory (F001/F002)."""
+    FIFO among them would keep the load waiting, a huge file would fill the memory (F001/F002), and a
+    parquet file is within them once decoded too (F001)."""
     candidates = [*folder.glob("*"), *folder.glob("data/**/*")]
     for path in sorted(candidates):
         if path.name.startswith(".") or path.is_dir():
@@ -273,6 +272,47 @@ def _check_folder_files(folder: Path) -> None:
             reading.check_file(path, reading.DATA_FILE)
         except OSError:  # a broken link: datasets says what it misses
             continue
+        if path.suffix.lower() == ".parquet":
+            try:
+                bounded_parquet_rows(path, reading.DATA_FILE, keep=False)
+            except DiagnosticError:
+                raise
+            except Exception:  # noqa: BLE001 - not parquet: datasets says so when it loads it
+                continue
+
+
+_BATCH_ROWS = 1024  # rows decoded at a time while a parquet file is measured
+
+
+def bounded_parquet_rows(path: Path, kind: reading.FileKind, keep: bool = True) -> list[dict[str, Any]]:
+    """The rows of a parquet file (none unless ``keep``: only measured), refused (F001) as soon as its
+    data passes ``kind``'s limit once decoded. A parquet file of a few MB can hold GBs (a value repeated
+    through a dictionary, zstd), and its footer gives only the encoded sizes, so the data is decoded a
+    batch of rows at a time and counted."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    total = 0
+    for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
+        total += batch.nbytes
+        if total > kind.max_bytes:
+            raise DiagnosticError([_inflated_past(str(path), kind)])
+        if keep:
+            rows += batch.to_pylist()
+    return rows
+
+
+def _inflated_past(shown: str, kind: reading.FileKind) -> Diagnostic:
+    from .. import limits
+
+    limit = limits.shown(kind.max_bytes, "bytes")
+    return Diagnostic(
+        kind.code,
+        f"a parquet file whose data decodes to more than {limit}: {kind.what} holds at most {limit} "
+        f"once decompressed ({kind.limit})",
+        path=shown,
+        hint=kind.hint,
+    )
 
 
 def _load_problem(dataset: str, config: str) -> Callable[[Exception], Diagnostic | None]:

@@ -15,11 +15,17 @@ way.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import os
+import struct
+import zipfile
+import zlib
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO, cast
 
+from .. import limits
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..reading import FileKind
 from .kind import RAW_REPLY, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
@@ -46,6 +52,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
     from .. import reading
 
     reading.check_file(path, reading.PREDICTIONS)  # a file, and not above the limit, before inspect opens it
+    check_archive(path, reading.PREDICTIONS)  # … and so are its contents once decompressed
     try:
         log = read_eval_log(str(path))
     except Exception as error:  # a damaged archive: inspect raises many kinds
@@ -53,6 +60,98 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
             [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path))]
         ) from None
     return [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
+
+
+_BLOCK = 1 << 20
+_LOCAL_HEADER = struct.Struct("<4s22xHH")  # signature, then the lengths of the name and the extra field
+_STORED, _DEFLATED, _ZSTANDARD = 0, 8, 93  # the compressions inspect writes (zstd now, deflate before)
+
+
+def check_archive(path: Path, kind: FileKind) -> None:
+    """Refuse a zip archive whose members decompress to more than ``kind``'s limit together, before any
+    reader inflates them: a few MB can hold GBs (a zip bomb). The sizes the archive declares are summed
+    first; then every member is decompressed here a block at a time and counted, since a declared size
+    can lie (inspect's reader trusts it). Nothing is kept in memory but one block."""
+    shown = str(path)
+    try:
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+            declared = sum(member.file_size for member in members)
+            if declared > kind.max_bytes:
+                raise DiagnosticError([_inflates_past(shown, kind, declared, lying=False)])
+            with path.open("rb") as raw:
+                total = 0
+                for member in members:
+                    for block in _inflated(raw, member, shown):
+                        total += len(block)
+                        if total > kind.max_bytes:
+                            raise DiagnosticError([_inflates_past(shown, kind, declared, lying=True)])
+    except (zipfile.BadZipFile, zlib.error, struct.error, EOFError) as error:
+        raise DiagnosticError(
+            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=shown)]
+        ) from None
+
+
+def _inflated(raw: BinaryIO, member: zipfile.ZipInfo, shown: str) -> Iterator[bytes]:
+    """The decompressed bytes of one member, at most a block at a time, read from its own bytes."""
+    if member.flag_bits & 0x1:
+        raise zipfile.BadZipFile(f"{member.filename} is encrypted")
+    raw.seek(member.header_offset)
+    signature, name_length, extra_length = _LOCAL_HEADER.unpack(raw.read(_LOCAL_HEADER.size))
+    if signature != b"PK\x03\x04":
+        raise zipfile.BadZipFile(f"no local header for {member.filename}")
+    raw.seek(name_length + extra_length, os.SEEK_CUR)
+    compressed = _Slice(raw, member.compress_size)
+    if member.compress_type == _STORED:
+        yield from iter(lambda: compressed.read(_BLOCK), b"")
+    elif member.compress_type == _DEFLATED:
+        inflate = zlib.decompressobj(-zlib.MAX_WBITS)
+        for chunk in iter(lambda: compressed.read(_BLOCK), b""):
+            while chunk:
+                yield inflate.decompress(chunk, _BLOCK)
+                chunk = inflate.unconsumed_tail
+    elif member.compress_type == _ZSTANDARD:
+        import zstandard  # inspect-ai's own dependency (its zip support), there whenever inspect-ai is
+
+        reader = zstandard.ZstdDecompressor().stream_reader(
+            cast(BinaryIO, compressed), read_across_frames=True
+        )
+        try:
+            yield from iter(lambda: reader.read(_BLOCK), b"")
+        except zstandard.ZstdError as error:
+            raise zipfile.BadZipFile(f"{member.filename}: {error}") from None
+    else:
+        raise zipfile.BadZipFile(
+            f"{member.filename} is compressed with method {member.compress_type}, which inspect never writes"
+        )
+
+
+class _Slice:
+    """``size`` bytes of a file from where it stands: one member's compressed data, read as a stream."""
+
+    def __init__(self, raw: BinaryIO, size: int) -> None:
+        self.raw, self.left = raw, size
+
+    def read(self, size: int = -1) -> bytes:
+        size = self.left if size < 0 else min(size, self.left)
+        data = self.raw.read(size)
+        self.left -= len(data)
+        return data
+
+
+def _inflates_past(shown: str, kind: FileKind, declared: int, lying: bool) -> Diagnostic:
+    limit = limits.shown(kind.max_bytes, "bytes")
+    found = (
+        f"an archive whose files decompress to more than {limit}, though they declare {declared:,} bytes"
+        if lying
+        else f"an archive whose files decompress to {declared:,} bytes"
+    )
+    return Diagnostic(
+        kind.code,
+        f"{found}: {kind.what} holds at most {limit} once decompressed ({kind.limit})",
+        path=shown,
+        hint=kind.hint,
+    )
 
 
 def answer_index(scores: Any) -> int | None:

@@ -331,7 +331,11 @@ def _how_to_go_on(command: str, after: Mapping[str, FileState]) -> str:
 @contextmanager
 def telling_what_is_kept(folder: Path, command: str) -> Iterator[None]:
     """Whatever stops ``command`` inside the block carries ``kept`` — what is on disk in ``folder`` now,
-    and how to go on (:func:`kept_on_disk`) — for the message that ends the run."""
+    and how to go on (:func:`kept_on_disk`) — for the message that ends the run.
+
+    Enter it only once ``folder`` is held (:func:`jbcompile.outputs.claim`): the account is what changed
+    since entering, so a look taken while another command still held the folder and wrote into it would
+    count that command's files as this one's."""
     existed = folder.is_dir()
     before = folder_state(folder)
     counts = counted_lines(folder, before)

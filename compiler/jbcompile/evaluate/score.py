@@ -61,8 +61,7 @@ def run_score(request: ScoreRequest) -> RunResult:
     problems = check_score_request(request)
     if problems:
         raise DiagnosticError(problems)
-    with files.telling_what_is_kept(request.out_folder, "score"):  # every stop says what is on disk
-        return _score(request)
+    return _score(request)  # nothing is written before the folder is held: a stop before says so
 
 
 def _score(request: ScoreRequest) -> RunResult:
@@ -144,7 +143,14 @@ def _score(request: ScoreRequest) -> RunResult:
         }
     )
     out = request.out_folder
-    with files.writing(out), writing([Output("--out", out)], score_inputs(request), "score"):
+    # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
+    # files.writing turns it into EV102 before the account is added)
+    with (
+        files.writing(out),
+        writing([Output("--out", out)], score_inputs(request), "score"),
+        files.telling_what_is_kept(out, "score"),
+        files.writing(out),
+    ):
         problems = check_score_out(request)  # again, now that the folder is held
         if problems:
             raise DiagnosticError(problems)

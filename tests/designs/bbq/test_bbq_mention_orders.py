@@ -12,9 +12,9 @@ import pytest
 from jbcompile.designs.bbq import compiler as bbq
 from jbcompile.designs.bbq.rationale import mention_spans, quotations, verify_rationale
 
+from tests.designs.bbq.test_bbq_intersections import TEMPLATE as INTERSECTIONAL
+from tests.designs.bbq.test_bbq_intersections import VOCAB as INTERSECTIONAL_VOCAB
 from tests.helpers import compile_folder, edit, problems_of
-from tests.kinds.test_bbq_intersections import TEMPLATE as INTERSECTIONAL
-from tests.kinds.test_bbq_intersections import VOCAB as INTERSECTIONAL_VOCAB
 
 ORDERED = """id: age-parking
 category: Age

@@ -9,8 +9,8 @@ from jbcompile.evaluate.conversation import TurnItem, conversation_texts
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.promptfiles import load_prompt_template
 
+from tests.designs.conftest import KINDS_SOURCES
 from tests.helpers import compile_folder
-from tests.kinds.conftest import KINDS_SOURCES
 
 pytest.importorskip("transformers")
 

@@ -14,9 +14,9 @@ from jbcompile.evaluate.kind import THINKING_TOKENS, EvalOptions
 from jbcompile.evaluate.promptfiles import load_prompt_template
 from jbcompile.evaluate.prompting import PromptItem
 
+from tests.designs.conftest import KINDS_SOURCES
 from tests.designs.sobaco.test_sobaco_eval_metrics import _run
 from tests.helpers import compile_folder
-from tests.kinds.conftest import KINDS_SOURCES
 
 OPTIONS = ("佐藤", "鈴木", "どちらとも言えない")
 ITEM = PromptItem("x", "prompt", OPTIONS)

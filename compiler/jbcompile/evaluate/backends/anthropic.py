@@ -5,7 +5,9 @@ model thinks first; its thinking blocks go to the predictions log's ``reasoning`
 blocks are parsed. The key comes from ``ANTHROPIC_API_KEY``; retries, concurrency and the request cache
 are ``remote``'s. A response is read as the server sent it and checked for what is read (a ``content``
 list of blocks, text where a block holds text, counts as usage); anything else is a
-:class:`~.remote.ServerFault`.
+:class:`~.remote.ServerFault`. A message with no content block is the model's out-of-choice answer only
+when ``stop_reason`` says why (``max_tokens``, ``refusal``, ``tool_use``); an empty ``end_turn`` is a
+fault.
 """
 
 from __future__ import annotations
@@ -19,6 +21,9 @@ from ...services import ANTHROPIC, service_errors
 from ..prompting import Prompt, as_messages
 from .base import BackendConfig, Reply
 from .remote import RemoteBackend, RemoteOptions, json_body, need, secret_from_env, token_count
+
+# stop reasons that explain a message without content blocks
+EMPTY_FOR_A_REASON = frozenset({"max_tokens", "refusal", "tool_use"})
 
 
 class AnthropicOptions(RemoteOptions):
@@ -107,6 +112,12 @@ class AnthropicBackend(RemoteBackend):
                 continue
             need(isinstance(block.get(field), str), f"a {block['type']} block whose {field} is not text")
             (text if field == "text" else thinking).append(block[field])
+        # a message of no block at all is the model's out-of-choice answer only where stop_reason says why
+        # (the token limit, a refusal, a tool call); an "end_turn" with nothing in it is retried, never kept
+        need(
+            bool(blocks) or response.get("stop_reason") in EMPTY_FOR_A_REASON,
+            f"an empty message with stop_reason {response.get('stop_reason')!r}",
+        )
         return Reply("".join(text), "\n\n".join(thinking) if thinking else None)
 
     def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:

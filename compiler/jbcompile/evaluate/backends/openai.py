@@ -7,9 +7,12 @@ the option labels among them; a server that returns none gets a diagnostic, not 
 from ``OPENAI_API_KEY``; retries, concurrency and the request cache are ``remote``'s.
 
 A response is read as the server sent it (the raw JSON, not the client's lenient model of it) and checked
-for what is read: a first choice with a text (completions) or a message whose content is text or null
-(chat), log-probabilities that are numbers, usage counts that are counts. Anything else is a
-:class:`~.remote.ServerFault`.
+for what is read: a first choice with a text (completions) or a message whose content is text (chat),
+log-probabilities that are numbers, usage counts that are counts. Anything else is a
+:class:`~.remote.ServerFault`. A message whose content is null is the model's out-of-choice answer only
+when the reply says why it holds no text — ``finish_reason`` ``length`` (the token limit, often reached
+while thinking), ``content_filter`` or ``tool_calls``, a ``refusal``, tool calls, or reasoning — and is
+then kept like any answer; a null content that says nothing of the kind (``"stop"``) is a fault.
 """
 
 from __future__ import annotations
@@ -118,14 +121,21 @@ class OpenAIBackend(RemoteBackend):
         need(isinstance(message, dict), f"a choice whose message is not an object ({_shown(message)})")
         need("content" in message, "a message without content")
         content = message["content"]
-        # null content is a model that said nothing (a refusal, or thinking until the limit): out of choice
         need(
             content is None or isinstance(content, str),
             f"a message content that is not text ({_shown(content)})",
         )
         # servers name the reasoning differently: vLLM / DeepSeek ``reasoning_content``, others ``reasoning``
         reasoning = message.get("reasoning_content") or message.get("reasoning")
-        return Reply(content or "", reasoning if isinstance(reasoning, str) else None)
+        reasoning = reasoning if isinstance(reasoning, str) and reasoning else None
+        # null content is the model's own answer (out of choice) only where the reply says why it holds
+        # no text; a bare null "stop" is a server that lost the answer: retried, never kept
+        need(
+            content is not None or reasoning is not None or _says_why_it_is_empty(choice, message),
+            f"a message with null content and finish_reason {_shown(choice.get('finish_reason'))}, "
+            "without a refusal, tool calls or reasoning",
+        )
+        return Reply(content or "", reasoning)
 
     def option_logprobs(self, response: dict[str, Any], labels: Sequence[str]) -> list[float]:
         """Each label's log-probability among the first token's ``top_logprobs`` (−inf when absent)."""
@@ -175,6 +185,21 @@ def _first_choice(response: dict[str, Any]) -> dict[str, Any]:
     need(isinstance(choices, list) and len(choices) > 0, f"a reply without choices ({_shown(choices)})")
     need(isinstance(choices[0], dict), f"a choice that is not an object ({_shown(choices[0])})")
     return choices[0]
+
+
+# finish reasons that explain a message without content: the token limit (a model that thought until
+# it), the provider's content filter, a call of a tool (none is offered: a model's own choice all the same)
+EMPTY_FOR_A_REASON = frozenset({"length", "content_filter", "tool_calls", "function_call"})
+
+
+def _says_why_it_is_empty(choice: dict[str, Any], message: dict[str, Any]) -> bool:
+    """Does a choice whose message has null content say why (a finish reason, a refusal, tool calls)?"""
+    refusal, calls = message.get("refusal"), message.get("tool_calls") or message.get("function_call")
+    return (
+        choice.get("finish_reason") in EMPTY_FOR_A_REASON
+        or (isinstance(refusal, str) and bool(refusal.strip()))
+        or bool(calls)
+    )
 
 
 def _logprob(value: Any) -> float:

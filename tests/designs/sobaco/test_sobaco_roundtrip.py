@@ -18,7 +18,7 @@ datasets = pytest.importorskip("datasets")
 
 @pytest.fixture(scope="module")
 def kinds_build(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict]:
-    from tests.kinds.conftest import KINDS_SOURCES
+    from tests.designs.conftest import KINDS_SOURCES
 
     out = tmp_path_factory.mktemp("kinds") / "build"
     compiled = compile_folder(KINDS_SOURCES)
@@ -44,7 +44,7 @@ def test_manifest_counts_rows_per_config(kinds_build: tuple[Path, dict]) -> None
 
 
 def test_two_builds_are_byte_identical(kinds_build: tuple[Path, dict], tmp_path: Path) -> None:
-    from tests.kinds.conftest import KINDS_SOURCES
+    from tests.designs.conftest import KINDS_SOURCES
 
     folder, _ = kinds_build
     again = tmp_path / "again"
