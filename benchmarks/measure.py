@@ -8,6 +8,7 @@ older and a newer compiler can be measured side by side on the same corpus, in a
 from __future__ import annotations
 
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -20,7 +21,10 @@ def build_process(
     sources: Path, out: Path, *, lang: str = "ja", formats: str = "parquet", compiler: Path | None = None
 ) -> tuple[float, int, float]:
     """Wall seconds, peak RSS (KiB) and CPU seconds (user + system) of one `jbcompile build` process and
-    the processes it waited for. CPU time hardly moves when other jobs share the machine; wall time does."""
+    the processes it waited for. CPU time hardly moves when other jobs share the machine; wall time does.
+    ``out`` (a folder of the benchmark's own) is cleared first: each run is a fresh build, whichever
+    dataset was built there before (a build refuses to replace another dataset's folder, B009)."""
+    shutil.rmtree(out, ignore_errors=True)
     command = ["build", "--sources", str(sources), "--out", str(out), "--lang", lang, "--format", formats]
     return jbcompile_process(command, compiler=compiler)
 
