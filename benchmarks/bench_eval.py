@@ -3,8 +3,8 @@
     python benchmarks/bench_eval.py [--repeats 5] [--batch-size 16] [--generate-rows 96]
 
 Builds the bundled benchmark (sources/) with jbcompile, renders the 3-shot `basic` prompts of its
-`lite` config (2,985 prompts once the shots are drawn), and builds the tests' tiny random Llama offline. Then, for the
-same prompts on the same model, it times:
+`lite` config (2,985 prompts once the shots are drawn), and builds the tests' tiny random Llama
+offline. Then, for the same prompts on the same model, it times:
 
 - ours, `logprob`: one forward pass per prompt, shared prefixes reused (and, for the speed-up, not),
   with the backend's attention as `eval` runs it (on CPU, grouped key/value heads passed to torch as
