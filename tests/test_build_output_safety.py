@@ -58,7 +58,12 @@ def test_a_folder_with_someone_elses_manifest_json_is_never_replaced(
     with pytest.raises(DiagnosticError) as error:
         write_build(compile_folder(mini_sources), web)
     assert _codes(error) == ["B001"]
+    assert "its manifest.json is not one jbcompile wrote" in error.value.diagnostics[0].message
     assert _tree(web) == before
+    (web / "manifest.json").unlink()
+    with pytest.raises(DiagnosticError) as error:
+        write_build(compile_folder(mini_sources), web)
+    assert "(no manifest.json)" in error.value.diagnostics[0].message
 
 
 def test_a_build_folder_holding_a_users_file_is_never_replaced(mini_sources: Path, tmp_path: Path) -> None:

@@ -444,8 +444,14 @@ def _refuse_foreign_folder(out_dir: Path) -> None:
     elif out_dir.exists() and not out_dir.is_dir():
         problem = "exists and is not a folder"
     elif out_dir.is_dir() and any(out_dir.iterdir()):
-        if not is_jbcompile_manifest(out_dir / "manifest.json"):
-            problem = "exists and is not a jbcompile build folder (no manifest written by jbcompile)"
+        manifest = out_dir / "manifest.json"
+        if not is_jbcompile_manifest(manifest):
+            why = (
+                "its manifest.json is not one jbcompile wrote, or could not be read whole"
+                if manifest.exists() or manifest.is_symlink()
+                else "no manifest.json"
+            )
+            problem = f"exists and is not a jbcompile build folder ({why})"
         else:
             listed = set(read_manifest(out_dir)["files"]) | {"manifest.json"}
             foreign = sorted(
