@@ -359,6 +359,7 @@ CODES: tuple[Code, ...] = (
             "EX002": "export: no config of the build can run in the harness",
             "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
             "EX004": "export: a config of the build is of a design this installation does not have",
+            "EX005": "export: --out holds an export of another dataset or for another harness",
         },
     ),
     *declare(

@@ -184,6 +184,27 @@ def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
     assert (kept / "notes.txt").read_text(encoding="utf-8") == "mine" and not (build_dir / "tasks").exists()
 
 
+def test_an_export_of_another_dataset_or_harness_is_replaced_only_when_asked(
+    build_dir: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "tasks"
+    for _ in range(2):  # the same dataset for the same harness: rewritten in place
+        code, output = run_cli("export", "lm-eval", str(build_dir), "--out", str(out), "--local")
+        assert code == 0, output
+    before = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+    assert code == 2 and "EX005" in output and "lm-eval export" in output, output
+    marker = out / "jbcompile-export.json"
+    earlier = json.loads(marker.read_text(encoding="utf-8"))
+    marker.write_text(json.dumps({**earlier, "dataset": "another-bench"}), encoding="utf-8")
+    code, output = run_cli("export", "lm-eval", str(build_dir), "--out", str(out), "--local")
+    assert code == 2 and "EX005" in output and "another-bench" in output, output
+    assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
+    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local", "--overwrite")
+    assert code == 0, output
+    assert json.loads(marker.read_text(encoding="utf-8"))["harness"] == "inspect"
+
+
 @pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
 @pytest.mark.parametrize("form", [("--local",), ("--repo", "my-lab/fixture")])
 def test_export_refuses_a_build_altered_after_it_was_written(

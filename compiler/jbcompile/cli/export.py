@@ -23,14 +23,32 @@ REVISION_HELP = "The revision the tasks pin. Default: the release tag v<version>
 LOCAL_HELP = "Read the rows from the build folder's own files (an unpublished build, tests) instead."
 
 
+OVERWRITE_HELP = "Replace an earlier export of another dataset or for another harness in --out."
+
+
 def _export(
-    harness: str, build: Path, out: Path, repo: str | None, revision: str | None, local: bool
+    harness: str,
+    build: Path,
+    out: Path,
+    repo: str | None,
+    revision: str | None,
+    local: bool,
+    overwrite: bool,
 ) -> None:
     from ..export import export_build, inspect_task, lm_eval
 
     writers = {"lm-eval": lm_eval.export_files, "inspect": inspect_task.export_files}
     try:
-        found = export_build(harness, writers[harness], build, out, repo=repo, revision=revision, local=local)
+        found = export_build(
+            harness,
+            writers[harness],
+            build,
+            out,
+            repo=repo,
+            revision=revision,
+            local=local,
+            overwrite=overwrite,
+        )
     except DiagnosticError as error:
         raise fail(error) from None
     for name, kind in found.skipped:
@@ -50,10 +68,11 @@ def export_lm_eval(
     repo: str = typer.Option(None, "--repo", help=REPO_HELP),
     revision: str = typer.Option(None, "--revision", help=REVISION_HELP),
     local: bool = typer.Option(False, "--local", help=LOCAL_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
 ) -> None:
     """A task folder for `lm_eval --include_path DIR --tasks NAME`: per config and prompt setting, a
     multiple_choice task and a generate_until variant (`_gen`), a group, and jbcompile's metrics."""
-    _export("lm-eval", build, out, repo, revision, local)
+    _export("lm-eval", build, out, repo, revision, local, overwrite)
 
 
 @export_app.command("inspect")
@@ -63,7 +82,8 @@ def export_inspect(
     repo: str = typer.Option(None, "--repo", help=REPO_HELP),
     revision: str = typer.Option(None, "--revision", help=REVISION_HELP),
     local: bool = typer.Option(False, "--local", help=LOCAL_HELP),
+    overwrite: bool = typer.Option(False, "--overwrite", help=OVERWRITE_HELP),
 ) -> None:
     """An inspect task module for `inspect eval DIR/FILE.py@TASK --model MODEL`: a task per config, the
     multiple_choice() solver, and jbcompile's metrics."""
-    _export("inspect", build, out, repo, revision, local)
+    _export("inspect", build, out, repo, revision, local, overwrite)

@@ -178,6 +178,34 @@ def not_exported(build: BuildExport) -> list[str]:
 MARKER = "jbcompile-export.json"  # what says a folder is an export, which a new export may replace
 
 
+def _refuse_other_export(out: Path, harness: str, dataset: str) -> None:
+    """An earlier export of another dataset, or for another harness, is replaced only when asked (EX005),
+    as `build` treats another dataset's build (B009); an export of the same is rewritten in place."""
+    from ..jsonl import read_json
+    from ..outputs import refuse
+    from ..reading import RECORD
+
+    if not (out / MARKER).is_file():
+        return
+    try:
+        earlier = read_json(out / MARKER, RECORD)
+    except (OSError, ValueError, DiagnosticError):
+        earlier = None
+    found = (earlier.get("harness"), earlier.get("dataset")) if isinstance(earlier, dict) else (None, None)
+    if found != (harness, dataset):
+        what = f"a {found[0]} export of {found[1]!r}" if found[0] else "an export this one cannot read"
+        refuse(
+            [
+                Diagnostic(
+                    "EX005",
+                    f"--out holds {what}, not a {harness} export of {dataset!r}; refusing to replace it",
+                    path=str(out),
+                    hint="choose another --out, or pass --overwrite to replace that export",
+                )
+            ]
+        )
+
+
 def export_build(
     harness: str,
     writer: Callable[[BuildExport], dict[str, str]],
@@ -187,10 +215,12 @@ def export_build(
     repo: str | None,
     revision: str | None,
     local: bool,
+    overwrite: bool = False,
 ) -> BuildExport:
     """Read the build and write ``writer``'s files as the folder ``out``, at once, under its claim
-    (jbcompile.outputs): only a new or empty folder, or an earlier export, is replaced, and never one that
-    is, holds or lies in the build, or holds the working folder."""
+    (jbcompile.outputs): only a new or empty folder, or an earlier export, is replaced — an export of
+    another dataset or for another harness only with ``overwrite`` (EX005) — and never one that is,
+    holds or lies in the build, or holds the working folder."""
     from ..fsio import write_atomic
     from ..outputs import Output, refuse, writing
 
@@ -210,6 +240,8 @@ def export_build(
                 ]
             )
         found = read_build(build, repo=repo, revision=revision, local=local)
+        if not overwrite:
+            _refuse_other_export(out, harness, found.dataset)
         files = writer(found)
         marker = {
             "harness": harness,
