@@ -22,7 +22,6 @@ accuracy per scope with a 95% interval from a bootstrap over templates, chance, 
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -31,9 +30,6 @@ from ..templating import stable_hash
 from .probe import Tally
 
 ROWS, CHANCE, CLASSES, HITS = 0, 1, 2, 3  # the columns of a template's sums (see Tally)
-# The standard normal's 97.5% quantile, the float scipy.special.ndtri(0.975) gives (one unit in the last
-# place above statistics.NormalDist's): a two-sided 95% interval.
-Z_95 = 1.959963984540054
 
 
 @dataclass(frozen=True)
@@ -129,20 +125,14 @@ def choose_variant(hits: np.ndarray) -> int:
 
 
 def wilson(hits: float, rows: float) -> tuple[float, float]:
-    """95% Wilson score interval of hits/rows, treating rows as independent (Newcombe 1998, without
-    continuity correction). Written out rather than taken from scipy.stats, whose import would cost a
-    build more than its whole audit; the operations are scipy's own (``binomtest(…).proportion_ci(
-    method="wilson")``), in its order, so the floats are the same (a test compares them)."""
+    """95% Wilson score interval of hits/rows, treating rows as independent (scipy's: the audit's
+    model imports scipy.stats with scikit-learn in any case)."""
+    from scipy.stats import binomtest
+
     successes = int(round(hits))
     trials = max(int(round(rows)), successes, 1)
-    share = successes / trials
-    z_squared = Z_95 * Z_95
-    denominator = 2 * (trials + z_squared)
-    center = (2 * trials * share + z_squared) / denominator
-    delta = Z_95 / denominator * math.sqrt(4 * trials * share * (1 - share) + z_squared)
-    low = 0.0 if successes == 0 else center - delta
-    high = 1.0 if successes == trials else center + delta
-    return float(low), float(high)
+    interval = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")
+    return float(interval.low), float(interval.high)
 
 
 def bootstrap(
