@@ -17,7 +17,6 @@ from __future__ import annotations
 import errno
 import gc
 import itertools
-import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
@@ -33,6 +32,7 @@ from .outputs import Output, claim, overlaps, refuse
 from .paths import display_path
 from .projecttypes import Project
 from .rowlimits import RowBudget
+from .sidework import SideProcess
 from .sourcefiles import is_jbcompile_manifest
 
 if TYPE_CHECKING:
@@ -54,44 +54,16 @@ def run_source_checks(project: Project, *, release: bool = False) -> list[Diagno
     return list(run_checks(project, release=release))
 
 
-# Below this many templates the lint rules run in this process: forking would cost more than it saves.
-PARALLEL_CHECKS_MIN_TEMPLATES = 100
-_FORKED_PROJECT: tuple[Project, bool] | None = None
-
-
-def _checks_of_forked_project() -> list[Diagnostic]:
-    assert _FORKED_PROJECT is not None
-    project, release = _FORKED_PROJECT
-    return run_source_checks(project, release=release)
-
-
-def _start_checks(project: Project, release: bool) -> Callable[[], list[Diagnostic]]:
+def start_checks(project: Project, release: bool, side: SideProcess | None) -> Callable[[], list[Diagnostic]]:
     """Start the lint rules; return how to wait for their findings.
 
-    On a large benchmark they run in a forked process while this one expands the templates (two cores,
-    two independent jobs); the child inherits the loaded project, so nothing is pickled on the way in.
+    With a side process (a large benchmark, forked with the project: nothing is pickled) they run there
+    while this process expands the templates.
     """
-    global _FORKED_PROJECT
-    if len(project.templates) < PARALLEL_CHECKS_MIN_TEMPLATES or not sys.platform.startswith("linux"):
+    if side is None:
         findings = run_source_checks(project, release=release)
         return lambda: findings
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
-
-    _FORKED_PROJECT = (project, release)
-    pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
-    try:
-        future = pool.submit(_checks_of_forked_project)
-    finally:
-        _FORKED_PROJECT = None
-
-    def wait() -> list[Diagnostic]:
-        try:
-            return future.result()
-        finally:
-            pool.shutdown()
-
-    return wait
+    return side.submit_on_inherited(partial(run_source_checks, release=release)).result
 
 
 def compile_project(
@@ -101,17 +73,19 @@ def compile_project(
     release: bool = False,
     progress: ProgressCallback | None = None,
     sink: RowSink | None = None,
+    lint: Callable[[], list[Diagnostic]] | None = None,
 ) -> Compiled:
     """Expand every template into its configs and verify every invariant; raise on any error.
 
     Each template's rows go to ``sink`` in batches (e.g. the data files of a build, see
     ``build_folder``), or, with no sink, into ``Compiled.configs[name].rows``. Check findings and
-    expansion problems are reported together, so one run shows every problem.
+    expansion problems are reported together, so one run shows every problem. ``lint``: how to wait for
+    the lint rules' findings where they were started elsewhere (:func:`start_checks`), else they run here.
     """
     from .audit.identical import IdenticalRows, identical_notes
 
     diagnostics: list[Diagnostic] = list(project.notes)
-    findings = _start_checks(project, release) if checks else list
+    findings = (lint or start_checks(project, release, None)) if checks else list
     configs: dict[str, ConfigRows] = {}
     present = sorted({t.kind for t in project.templates}, key=_kind_rank)
     for kind_name in present:
@@ -283,18 +257,25 @@ def build_folder(
     diagnostics together) or a failed write (B004) leaves the previous build as it was. A build of another
     dataset there is replaced only with ``overwrite`` (B009).
     """
+    from .audit.run import load_probe_libraries
     from .emit import DataFiles, finish_folder
 
     out_dir = Path(out_dir)
     _refuse_unsafe_out(out_dir, project.root, cards_dir)
     refuse_other_dataset(out_dir, project.dataset.name, overwrite)
     compiled = None
+    # A large benchmark's second process (forked with the project, before any data file is open): it
+    # runs the lint rules, loads the audit's model library, then fits the audit's model.
+    side = SideProcess.for_templates(len(project.templates), inherit=project)
     try:
+        lint = start_checks(project, release, side) if checks and side is not None else None
+        if side is not None:
+            side.submit_on_inherited(load_probe_libraries)
         with _staging(out_dir, project, cards_dir, overwrite) as staging:
             data = DataFiles(staging, formats, progress)
             try:
                 compiled = compile_project(
-                    project, checks=checks, release=release, progress=progress, sink=data
+                    project, checks=checks, release=release, progress=progress, sink=data, lint=lint
                 )
                 files = data.close()
             except BaseException:
@@ -308,11 +289,15 @@ def build_folder(
                 progress=progress,
                 release=release,
                 arrow_bytes=data.arrow_bytes,
+                side=side,
             )
     except DiagnosticError as error:
         if compiled is None:  # the compile's own error holds every diagnostic of the run
             raise
         raise DiagnosticError([*compiled.diagnostics, *error.diagnostics]) from None
+    finally:
+        if side is not None:
+            side.close()
     return compiled, manifest
 
 

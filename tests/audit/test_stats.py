@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from jbcompile.audit.probe import Scored, Tally
-from jbcompile.audit.stats import bootstrap, choose_variant, figures, wilson
+from jbcompile.audit.stats import Z_975, bootstrap, choose_variant, figures, wilson
 from jbcompile.schema.dataset import AuditSettings, ProbeThreshold
 from pydantic import ValidationError
 
@@ -79,8 +79,10 @@ def test_the_interval_resamples_templates_not_rows() -> None:
 
 
 def test_the_rows_interval_is_scipys_wilson_interval_to_the_last_bit() -> None:
+    from scipy.special import ndtri
     from scipy.stats import binomtest
 
+    assert ndtri(0.975) == Z_975
     for trials in (1, 2, 3, 7, 10, 49, 50, 333, 1000, 4096, 57354):
         for successes in sorted({0, 1, trials // 3, trials // 2, trials - 1, trials}):
             interval = binomtest(successes, trials).proportion_ci(confidence_level=0.95, method="wilson")

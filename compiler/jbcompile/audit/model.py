@@ -21,17 +21,22 @@ from __future__ import annotations
 import hashlib
 from abc import abstractmethod
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from .probe import Batch, Probe, ProbeNotRun, Scored, Tally, TemplateKey
+
+if TYPE_CHECKING:
+    from ..sidework import SideProcess
 
 SAMPLE_CAP = 20_000
 MIN_TEMPLATES = 5
 FOLDS = 5
 FEATURES = 2**18
 PASSES = 10
+# What the model imports (ahead of the audit, in a build's side process: see Probe.libraries).
+LIBRARIES = ("sklearn.linear_model", "sklearn.model_selection", "sklearn.feature_extraction.text")
 
 
 @dataclass(frozen=True)
@@ -53,6 +58,7 @@ class PairwiseModelProbe(Probe):
 
     variants = ("model",)
     chance = "1/2: a guess between the two candidates"
+    libraries = LIBRARIES
     sample_cap: ClassVar[int] = SAMPLE_CAP
 
     @abstractmethod
@@ -100,34 +106,69 @@ class PairwiseModelProbe(Probe):
             del sample[self.sample_cap :]
             self.__dict__["_cut"] = np.uint64(sample[-1][0])
 
+    def begin_finish(self, side: SideProcess | None) -> None:
+        """Fit in ``side`` (the build's second process, which loaded scikit-learn while the rows were
+        made) while this process finishes the other probes."""
+        if side is not None:
+            try:
+                training = self._training_set()
+            except ProbeNotRun:
+                return  # finish() says so
+            self.__dict__["_fitting"] = (training, side.submit(cross_validated_scores, *training))
+
     def finish(self) -> Tally:
+        fitting = self.__dict__.pop("_fitting", None)
+        if fitting is None:
+            training = self._training_set()
+            scores = cross_validated_scores(*training)
+        else:
+            training, scores = fitting[0], fitting[1].result()
+        templates, _, gold_first, groups = training
+        if scores is None:
+            raise ProbeNotRun("scikit-learn is not installed (pip install scikit-learn)", warn=True)
+        hits = np.where(scores == 0, 0.5, ((scores > 0) == gold_first).astype(np.float64))
+        scored = Scored(np.ones(len(groups), dtype=bool), hits[:, None], chance=np.full(len(groups), 0.5))
+        self.tally.add(groups, templates, scored)
+        return self.tally
+
+    def _training_set(self) -> tuple[list[TemplateKey], list[tuple[str, str, str]], np.ndarray, np.ndarray]:
+        """The sample's templates (sorted), per row (question, first, second), whether the first is gold,
+        and the index of its template."""
         sample = sorted(self.__dict__.get("_sample", []))[: self.sample_cap]
         templates = sorted({entry[2] for entry in sample})
         if len(templates) < MIN_TEMPLATES:
             raise ProbeNotRun(f"fewer than {MIN_TEMPLATES} templates to cross-validate over by template")
-        try:
-            from sklearn.linear_model import SGDClassifier
-            from sklearn.model_selection import GroupKFold
-        except ImportError:
-            raise ProbeNotRun("scikit-learn is not installed (pip install scikit-learn)", warn=True) from None
-        features = _features([(q, a, b) for _, _, _, q, a, b, _ in sample])
-        gold_first = np.array([entry[6] for entry in sample])
         index = {key: i for i, key in enumerate(templates)}
+        texts = [(q, a, b) for _, _, _, q, a, b, _ in sample]
+        gold_first = np.array([entry[6] for entry in sample])
         groups = np.array([index[entry[2]] for entry in sample])
-        scores = np.zeros(len(sample))
-        for train, test in GroupKFold(n_splits=min(FOLDS, len(templates))).split(features, groups=groups):
-            if len(set(gold_first[train].tolist())) < 2:  # one class only: the model can only guess
-                continue
-            model = SGDClassifier(
-                loss="log_loss", alpha=1e-4, max_iter=PASSES, tol=None, fit_intercept=False, random_state=0
-            )
-            model.fit(features[train], gold_first[train])
-            scores[test] = model.decision_function(features[test])
-        hits = np.where(scores == 0, 0.5, ((scores > 0) == gold_first).astype(np.float64))
-        keys: list[TemplateKey] = templates
-        scored = Scored(np.ones(len(sample), dtype=bool), hits[:, None], chance=np.full(len(sample), 0.5))
-        self.tally.add(groups, keys, scored)
-        return self.tally
+        return templates, texts, gold_first, groups
+
+
+def cross_validated_scores(
+    templates: list[TemplateKey],
+    texts: list[tuple[str, str, str]],
+    gold_first: np.ndarray,
+    groups: np.ndarray,
+) -> np.ndarray | None:
+    """Each row's decision value from a model that never saw its template (grouped k-fold); None when
+    scikit-learn is not installed. A pure function of its arguments, so it can run in another process."""
+    try:
+        from sklearn.linear_model import SGDClassifier
+        from sklearn.model_selection import GroupKFold
+    except ImportError:
+        return None
+    features = _features(texts)
+    scores = np.zeros(len(texts))
+    for train, test in GroupKFold(n_splits=min(FOLDS, len(templates))).split(features, groups=groups):
+        if len(set(gold_first[train].tolist())) < 2:  # one class only: the model can only guess
+            continue
+        model = SGDClassifier(
+            loss="log_loss", alpha=1e-4, max_iter=PASSES, tol=None, fit_intercept=False, random_state=0
+        )
+        model.fit(features[train], gold_first[train])
+        scores[test] = model.decision_function(features[test])
+    return scores
 
 
 _MULTIPLIERS = (0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9)

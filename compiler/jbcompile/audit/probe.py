@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ..schema.rules import AttributesFile
+    from ..sidework import SideProcess
 
 T = TypeVar("T")
 TemplateKey = tuple[str, str]  # (category, template id): BBQ's releases number their templates per category
@@ -193,6 +194,7 @@ class Probe:
     majority_chance: ClassVar[bool] = False  # chance is the majority-class rate of Scored.classes
     columns: ClassVar[tuple[str, ...]] = ()
     prepare_columns: ClassVar[tuple[str, ...]] = ()
+    libraries: ClassVar[tuple[str, ...]] = ()  # modules it imports to finish (loaded early by a build)
 
     def prepare(self, batch: Batch) -> None:
         """See one batch of the first pass (only when ``prepare_columns`` is set)."""
@@ -203,6 +205,10 @@ class Probe:
     def add(self, batch: Batch) -> None:
         codes, keys = batch.templates()
         self.tally.add(codes, keys, self.score(batch))
+
+    def begin_finish(self, side: SideProcess | None) -> None:
+        """Start the slow part of :meth:`finish` in ``side`` (a build's second process), if it has one:
+        called once every config's rows were added, before any probe finishes. None: no side process."""
 
     def finish(self) -> Tally:
         """Every template's sums; raise :class:`ProbeNotRun` when the probe could not answer."""

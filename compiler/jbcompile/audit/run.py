@@ -37,6 +37,8 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
     from ..compiled import Compiled
+    from ..projecttypes import Project
+    from ..sidework import SideProcess
 
 BATCH_ROWS = 65_536
 BASE_COLUMNS = ("category", "template_id")
@@ -96,14 +98,26 @@ class TableRows(Rows):
             yield selected.slice(start, BATCH_ROWS)
 
 
-def audit_rows(sources: Iterable[Rows], settings: AuditSettings, inputs: ProbeInputs) -> AuditReport:
-    """Every probe of each config's design, judged against ``settings``."""
+def audit_rows(
+    sources: Iterable[Rows], settings: AuditSettings, inputs: ProbeInputs, side: SideProcess | None = None
+) -> AuditReport:
+    """Every probe of each config's design, judged against ``settings``.
+
+    Each config's probes see its rows and are told to begin their last step at once
+    (:meth:`Probe.begin_finish`: with a ``side`` process, a model probe fits there while the next config
+    is read); the probes are finished and judged, in order, once every config was read."""
     from ..designs import get_design
 
-    results: list[ProbeReport] = []
+    started = []
     for source in sources:
-        probes = list(get_design(source.kind).probes(inputs))
-        results.extend(_audit_config(source, probes, settings))
+        started.append(_read_config(source, list(get_design(source.kind).probes(inputs))))
+        _, probes, why_not = started[-1]
+        for index, probe in enumerate(probes):
+            if index not in why_not:
+                probe.begin_finish(side)
+    results: list[ProbeReport] = []
+    for source, probes, why_not in started:
+        results.extend(_finish_config(source, probes, why_not, settings))
     return AuditReport(settings=settings, results=results)
 
 
@@ -114,7 +128,8 @@ def probe_names(kinds: Iterable[str], inputs: ProbeInputs) -> set[str]:
     return {probe.name for kind in set(kinds) for probe in get_design(kind).probes(inputs)}
 
 
-def _audit_config(source: Rows, probes: list[Probe], settings: AuditSettings) -> list[ProbeReport]:
+def _read_config(source: Rows, probes: list[Probe]) -> tuple[Rows, list[Probe], dict[int, ProbeNotRun]]:
+    """Show every probe that can run on ``source`` its rows; the others, with why not."""
     available = set(source.columns)
     why_not: dict[int, ProbeNotRun] = {}
     for index, probe in enumerate(probes):
@@ -133,6 +148,12 @@ def _audit_config(source: Rows, probes: list[Probe], settings: AuditSettings) ->
             batch = Batch(table)
             for probe in running:
                 probe.add(batch)
+    return source, probes, why_not
+
+
+def _finish_config(
+    source: Rows, probes: list[Probe], why_not: dict[int, ProbeNotRun], settings: AuditSettings
+) -> list[ProbeReport]:
     results = []
     for index, probe in enumerate(probes):
         found = None
@@ -244,17 +265,19 @@ def verified_folder_rows(folder: Path, kinds: Mapping[str, str]) -> list[Rows]:
     return [TableRows(name, kind, verified_table(build, name)[0]) for name, kind in kinds.items()]
 
 
-def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -> list[Diagnostic]:
+def audit_compiled(
+    compiled: Compiled, folder: Path, *, release: bool = False, side: SideProcess | None = None
+) -> list[Diagnostic]:
     """The audit a build makes of the data files it has just written into ``folder``: kept in
     ``compiled.audit``; returns its warnings, and raises its errors (a probe above its bar, for a
-    release)."""
+    release). ``side``: the build's second process, where models fit meanwhile."""
     from ..diagnostics import has_errors
     from .report import problems, unknown_probe_problems
 
     project = compiled.project
     kinds = {name: config.kind for name, config in compiled.configs.items()}
     inputs = probe_inputs(project.root)
-    compiled.audit = audit_rows(folder_rows(folder, kinds), project.dataset.audit, inputs)
+    compiled.audit = audit_rows(folder_rows(folder, kinds), project.dataset.audit, inputs, side)
     found = problems(compiled.audit, release=release, doc=project.dataset_doc)
     found += unknown_probe_problems(
         project.dataset.audit, probe_names(kinds.values(), inputs), project.dataset_doc
@@ -262,6 +285,22 @@ def audit_compiled(compiled: Compiled, folder: Path, *, release: bool = False) -
     if has_errors(found):
         raise DiagnosticError(found)
     return found
+
+
+def load_probe_libraries(project: Project) -> None:
+    """Import the libraries the probes of ``project``'s designs need (``Probe.libraries``), ahead of the
+    audit: a build does this in its side process while it expands the templates."""
+    import importlib
+    from contextlib import suppress
+
+    from ..designs import get_design
+
+    inputs = probe_inputs(project.root)
+    for kind in sorted({template.kind for template in project.templates}):
+        for probe in get_design(kind).probes(inputs):
+            for library in probe.libraries:
+                with suppress(ImportError):  # the probe itself says so when it runs (ProbeNotRun)
+                    importlib.import_module(library)
 
 
 def build_kinds(folder: Path) -> dict[str, str]:

@@ -15,6 +15,7 @@ from .manifest import build_manifest, file_sha256, write_manifest
 
 if TYPE_CHECKING:
     from ..compiled import Compiled, ProgressCallback
+    from ..sidework import SideProcess
 
 
 def write_folder(
@@ -50,15 +51,17 @@ def finish_folder(
     progress: ProgressCallback | None = None,
     release: bool = False,
     arrow_bytes: dict[str, int] | None = None,
+    side: SideProcess | None = None,
 ) -> dict:
     """Audit the data files written into ``folder``, then add the card, the Croissant file and the
     manifest (the card and the manifest carry the audit's figures); return the manifest. A probe above its
     bar is a warning, or with ``release`` an error that stops here (AU001). ``arrow_bytes``: each config's
-    size as Arrow (:attr:`DataFiles.arrow_bytes`), for the card's dataset_info.
+    size as Arrow (:attr:`DataFiles.arrow_bytes`), for the card's dataset_info. ``side``: the build's
+    second process (:mod:`jbcompile.sidework`), where the audit fits its models.
     """
     from ..audit.run import audit_compiled
 
-    compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release))
+    compiled.diagnostics.extend(audit_compiled(compiled, folder, release=release, side=side))
     digests = _digests(folder, files, progress)
     parquet = {name: digests[data_path(name, "parquet")] for name in compiled.configs}
     info = dataset_info(compiled, folder, arrow_bytes or {})
