@@ -7,8 +7,8 @@ Corpora of 61, 122 and 245 templates show how time and memory grow with the numb
 
 With `--phases`, each run of the JBBQ-scale corpus (245 templates) is also split, in a fresh process, into
 where its time goes: start-up and imports, loading the sources, compiling and writing the data files
-(with the lint rules, which run beside it in a forked process), the shortcut audit, and the card and
-manifest.
+(with the lint rules and the audit's scikit-learn import beside it, in the build's side process), the
+shortcut audit (whose model fits in that process), and the card and manifest.
 
 With `--bbq-generator DIR` (a checkout of github.com/nyu-mll/BBQ), BBQ's own generator
 (`generate_from_template_all_categories.py`, pandas) runs beside the JBBQ-scale build: each round runs
