@@ -7,6 +7,10 @@ token prefix of every group is computed once, its key/value cache is copied to t
 a sequence; the attention mask hides it and position ids are counted from the mask, so every prompt sees
 exactly the positions it would see alone. ``--no-prefix-cache`` (or a model whose cache is not a plain
 ``DynamicCache``) runs whole prompts instead.
+
+Every forward pass reads only its last position's logits, so on CPU (see :func:`_tune_attention`) the
+last layer attends for that position alone; the earlier layers, whose outputs every later key and value
+need, attend for all.
 """
 
 from __future__ import annotations
