@@ -8,7 +8,7 @@ offline. Then, for the same prompts on the same model, it times:
 
 - ours, `logprob`: one forward pass per prompt, shared prefixes reused (and, for the speed-up, not),
   with the backend's attention as `eval` runs it (on CPU, grouped key/value heads passed to torch as
-  they are; see the transformers backend);
+  they are, and the last layer attending for the last position only; see the transformers backend);
 - ours, `generate`: greedy, 16 new tokens, stop at "###", and (as `jbcompile eval` does) a row stops as
   soon as its answer is settled (the kind's `answer_is_final`: the first line has stated one);
 - lm-eval's HF backend (`lm_eval.models.huggingface.HFLM`): `loglikelihood` of each option label after

@@ -108,6 +108,7 @@ def test_tuned_attention_gives_what_transformers_itself_gives(tiny_model: Path, 
     ours = backend(tiny_model, batch_size=6)
     assert ours.model.config._attn_implementation == CPU_ATTENTION
     assert ours._additive_mask
+    assert ours._last_layer == ours.model.config.num_hidden_layers - 1  # its last layer: the last query
     plain = AutoModelForCausalLM.from_pretrained(tiny_model, attn_implementation="sdpa")
     items = prompts[:6]
     encoded = ours.encode([i.text for i in items], chat=False)
@@ -126,6 +127,34 @@ def test_tuned_attention_gives_what_transformers_itself_gives(tiny_model: Path, 
         assert text == ours.tokenizer.decode(
             continuation[: eos[0] + 1 if eos else None], skip_special_tokens=True
         )
+
+
+def test_the_last_layer_attends_only_the_last_query(tiny_model: Path, prompts, monkeypatch) -> None:
+    """A forward pass reads only its last position's logits, so the last layer attends for that query
+    alone (the earlier layers for every position); the probe keeps this only where the logits agree."""
+    from jbcompile.evaluate.backends import transformers as module
+
+    ours = backend(tiny_model, batch_size=6)
+    queries: dict[int, list[int]] = {}
+    sdpa = module._sdpa
+
+    def spy(attention, query, *args, **kwargs):
+        queries.setdefault(attention.layer_idx, []).append(query.shape[2])
+        return sdpa(attention, query, *args, **kwargs)
+
+    monkeypatch.setattr(module, "_sdpa", spy)
+    items = prompts[:6]
+    encoded = ours.encode([i.text for i in items], chat=False)
+    ours.score(encoded, [i.prefix_keys for i in items], [5, 6, 7])
+    first, last = queries[0], queries[ours.model.config.num_hidden_layers - 1]
+    assert len(first) == len(last) and min(first) > 1 and set(last) == {1}
+    # a wrong layer (here the first, as if the model had one layer) changes the logits: not kept
+    monkeypatch.setattr(module, "_sdpa", sdpa)
+    last = ours.model.config.num_hidden_layers - 1
+    for layer, kept in ((last, last), (0, None)):
+        ours.model.set_attn_implementation("sdpa")  # as loaded
+        monkeypatch.setattr(module, "_last_layer_index", lambda config, layer=layer: layer)
+        assert module._tune_attention(ours.model).last_layer == kept
 
 
 def test_a_decoding_step_mask_is_what_transformers_builds(tiny_model: Path, prompts) -> None:

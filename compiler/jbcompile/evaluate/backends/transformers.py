@@ -7,13 +7,19 @@ token prefix of every group is computed once, its key/value cache is copied to t
 a sequence; the attention mask hides it and position ids are counted from the mask, so every prompt sees
 exactly the positions it would see alone. ``--no-prefix-cache`` (or a model whose cache is not a plain
 ``DynamicCache``) runs whole prompts instead.
+
+Every forward pass reads only its last position's logits, so on CPU (see :func:`_tune_attention`) the
+last layer attends for that position alone; the earlier layers, whose outputs every later key and value
+need, attend for all.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import inspect
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any, cast
 
@@ -36,6 +42,10 @@ CPU_ATTENTION = "jbcompile_cpu_sdpa"
 LINE_WINDOW = 8
 # Attention kinds that add a 4D float mask to their scores as given (decoding builds that mask itself).
 ADDITIVE_MASK_ATTENTION = ("sdpa", "eager", CPU_ATTENTION)
+# The layer whose attention (under CPU_ATTENTION) attends only each row's last query; see _last_query_only.
+_LAST_QUERY_LAYER: contextvars.ContextVar[int | None] = contextvars.ContextVar(
+    "last_query_layer", default=None
+)
 
 
 def _is_oom(error: BaseException) -> bool:
@@ -91,7 +101,8 @@ class TransformersBackend(LocalTokens):
         # The cache argument's name: ``cache`` in newer transformers (5.24 deprecates ``past_key_values``,
         # to be removed in 5.40), ``past_key_values`` before; the output field carries the same name.
         self._cache_name = "cache" if "cache" in accepted else "past_key_values"
-        self._additive_mask = _tune_attention(self.model)
+        tuning = _tune_attention(self.model)
+        self._additive_mask, self._last_layer = tuning.additive_mask, tuning.last_layer
         if not self._takes_positions and self.prefix_cache:
             self.prefix_cache = False
             log.warning("this model takes no position ids; prefix reuse is off")
@@ -306,7 +317,8 @@ class TransformersBackend(LocalTokens):
             extra["position_ids"] = positions.to(self.input_device)
         if cache is not None:  # without one the model starts its own Cache (never pass None or tuples)
             extra[self._cache_name] = cache
-        with torch.inference_mode():
+        # only the last position's logits are read: the last layer may attend for it alone
+        with torch.inference_mode(), _last_query_only(self._last_layer):
             out = self.model(
                 input_ids=ids[:, -width:].to(self.input_device),
                 attention_mask=mask.to(self.input_device),
@@ -500,10 +512,33 @@ class _TreeState:
 def _cpu_attention(
     module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs
 ):
-    """transformers' SDPA attention, but with grouped key/value heads handed to torch's CPU kernel as they
-    are (``enable_gqa``) instead of copied once per query head on every layer and step, as transformers
-    does whenever a mask is given. Anything else (no grouping, another device, a position bias) goes to
-    transformers' own function unchanged."""
+    """transformers' SDPA attention, with two shortcuts that leave the logits the backend reads unchanged.
+
+    In the model's last layer, inside :func:`_last_query_only`, only each row's last query is attended:
+    the other positions' outputs reach no logit that is read (the cache holds keys and values, made
+    before this call), so they are left zero. And grouped key/value heads go to torch's CPU kernel as
+    they are (``enable_gqa``) instead of being copied once per query head on every layer and step, as
+    transformers does whenever a mask is given. Anything else (no grouping, another device, a position
+    bias) goes to transformers' own function unchanged."""
+    queries = query.shape[2]
+    last_layer = _LAST_QUERY_LAYER.get()
+    if (
+        queries > 1
+        and last_layer is not None
+        and getattr(module, "layer_idx", None) == last_layer
+        and kwargs.get("position_bias") is None
+    ):
+        if attention_mask is not None:
+            attention_mask = attention_mask[..., -1:, :]
+        last, _ = _sdpa(module, query[:, :, -1:], key, value, attention_mask, dropout, scaling, **kwargs)
+        output = last.new_zeros((last.shape[0], queries, *last.shape[2:]))
+        output[:, -1:] = last
+        return output, None
+    return _sdpa(module, query, key, value, attention_mask, dropout, scaling, is_causal, **kwargs)
+
+
+def _sdpa(module, query, key, value, attention_mask, dropout=0.0, scaling=None, is_causal=None, **kwargs):
+    """SDPA as transformers runs it, except that on CPU grouped key/value heads are not copied."""
     torch = optional_import("torch", "eval")
     sdpa = optional_import("transformers.integrations.sdpa_attention", "eval").sdpa_attention_forward
 
@@ -524,6 +559,16 @@ def _cpu_attention(
     return output.transpose(1, 2).contiguous(), None
 
 
+@contextlib.contextmanager
+def _last_query_only(layer: int | None) -> Iterator[None]:
+    """Within: the attention of layer ``layer`` (None: of none) attends only each row's last query."""
+    token = _LAST_QUERY_LAYER.set(layer)
+    try:
+        yield
+    finally:
+        _LAST_QUERY_LAYER.reset(token)
+
+
 def _additive_mask(mask: Any, queries: int, dtype: Any) -> Any:
     """The 4D float mask of a pass of ``queries`` new tokens over ``mask``'s positions (1 = a token, 0 =
     padding): 0 where attended, the dtype's lowest value elsewhere (as transformers' own additive masks,
@@ -537,12 +582,18 @@ def _additive_mask(mask: Any, queries: int, dtype: Any) -> Any:
     return additive.masked_fill_(~allowed, torch.finfo(dtype).min)
 
 
-def _tune_attention(model: Any) -> bool:
+@dataclass(frozen=True)
+class _Tuning:
+    additive_mask: bool = False  # the model adds a ready 4D float mask as given
+    last_layer: int | None = None  # the layer that may attend only each row's last query (None: none)
+
+
+def _tune_attention(model: Any) -> _Tuning:
     """Faster attention calls that give the same logits, each kept only if a short padded probe shows
-    it: on CPU, a model with grouped key/value heads moves from SDPA to :func:`_cpu_attention` (where
-    transformers lets a loaded model change its attention); and whether the model takes a ready 4D
-    additive mask as given (returned: decoding then builds its mask itself). Models that handle
-    attention their own way (BLOOM's ALiBi, remote code) keep what they had."""
+    it: on CPU, an SDPA model moves to :func:`_cpu_attention` (where transformers lets a loaded model
+    change its attention), and then whether its last layer may attend only the last query; and whether
+    the model takes a ready 4D additive mask as given (decoding then builds its mask itself). Models
+    that handle attention their own way (BLOOM's ALiBi, remote code) keep what they had."""
     torch = optional_import("torch", "eval")
     transformers = optional_import("transformers", "eval")
     masking = optional_import("transformers.masking_utils", "eval")
@@ -552,30 +603,28 @@ def _tune_attention(model: Any) -> bool:
     ids = (torch.tensor([[1, 2, 3, 4], [3, 4, 5, 6]]) % max(vocab, 1)).to(model.device)
     mask = torch.tensor([[0, 1, 1, 1], [1, 1, 1, 1]], device=model.device)
 
-    def logits(attention_mask: Any) -> Any:
-        with torch.inference_mode():
+    def logits(attention_mask: Any, last_layer: int | None = None) -> Any:
+        with torch.inference_mode(), _last_query_only(last_layer):
             return model(input_ids=ids, attention_mask=attention_mask).logits[:, 1:].float()
 
-    def same(expected: Any, attention_mask: Any) -> bool:
+    def same(expected: Any, attention_mask: Any, last_layer: int | None = None) -> bool:
         try:
-            return bool(torch.allclose(expected, logits(attention_mask), atol=1e-4, rtol=1e-3))
+            got = logits(attention_mask, last_layer)
         except Exception as error:  # noqa: BLE001 - any failure of the probe: keep what transformers does
             log.debug("attention probe failed: %s", error)
             return False
+        if last_layer is not None:  # only the last position is computed, and only it is read
+            expected, got = expected[:, -1:], got[:, -1:]
+        return bool(torch.allclose(expected, got, atol=1e-4, rtol=1e-3))
 
     try:
         expected = logits(mask)
     except Exception as error:  # noqa: BLE001 - a model that cannot run the probe is left as it is
         log.debug("attention probe failed: %s", error)
-        return False
-    heads, kv_heads = (
-        getattr(config, "num_attention_heads", None),
-        getattr(config, "num_key_value_heads", None),
-    )
-    grouped = isinstance(heads, int) and isinstance(kv_heads, int) and kv_heads < heads
+        return _Tuning()
+    last_layer = None
     if (
-        grouped
-        and model.device.type == "cpu"
+        model.device.type == "cpu"
         and getattr(config, "_attn_implementation", None) == "sdpa"
         and hasattr(model, "set_attn_implementation")
     ):
@@ -587,9 +636,18 @@ def _tune_attention(model: Any) -> bool:
             log.debug("kept SDPA attention: %s", error)
         if getattr(config, "_attn_implementation", None) == CPU_ATTENTION and not same(expected, mask):
             model.set_attn_implementation("sdpa")
+        last = _last_layer_index(config)
+        if getattr(config, "_attn_implementation", None) == CPU_ATTENTION and last is not None:
+            last_layer = last if same(expected, mask, last) else None
     if getattr(config, "_attn_implementation", None) not in ADDITIVE_MASK_ATTENTION:
-        return False
-    return same(expected, _additive_mask(mask, ids.shape[1], model.dtype))
+        return _Tuning(last_layer=last_layer)
+    return _Tuning(same(expected, _additive_mask(mask, ids.shape[1], model.dtype)), last_layer)
+
+
+def _last_layer_index(config: Any) -> int | None:
+    """The index (``layer_idx``) of a decoder's last layer, as its configuration gives it."""
+    layers = getattr(config.get_text_config(), "num_hidden_layers", None)
+    return layers - 1 if isinstance(layers, int) and layers > 0 else None
 
 
 def _reusable(cache: Any) -> bool:
