@@ -104,7 +104,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--size", choices=["8b", "1b", "tiny"], help="default: 8b on a GPU, tiny without")
     parser.add_argument("--batch-sizes", default="8,32,64")
-    parser.add_argument("--rows", type=int, default=0, help="prompts to evaluate (0 = the whole config)")
+    parser.add_argument(
+        "--rows", type=int, default=0, help="prompts to evaluate, spread over the config (0 = all of it)"
+    )
     parser.add_argument("--generate-rows", type=int, default=256, help="prompts to generate for")
     parser.add_argument("--dataset", type=Path, help="a jbcompile build folder (default: build sources/)")
     parser.add_argument("--model", type=Path, help="a saved model folder (default: a random one)")
@@ -137,8 +139,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         build = work / "build"
         write_build(compile_project(load_project(ROOT / "sources"), checks=False), build)
     rows = load_rows(str(build), "lite").rows
-    if args.rows:
-        rows = rows[: args.rows]
+    if args.rows:  # a seeded sample over the whole config: every category keeps rows to draw shots from
+        import random
+
+        rows = [rows[i] for i in sorted(random.Random(0).sample(range(len(rows)), min(args.rows, len(rows))))]
     started = time.perf_counter()
     if args.model is not None:
         model_dir = args.model
