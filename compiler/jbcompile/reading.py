@@ -92,6 +92,18 @@ def too_big(shown: str, kind: FileKind, size: int | None) -> Diagnostic:
     )
 
 
+def too_big_decompressed(shown: str, kind: FileKind, found: str) -> Diagnostic:
+    """A small file whose contents pass the limit once decompressed (a zip or parquet bomb); ``found``
+    says what was found."""
+    limit = limits.shown(kind.max_bytes, "bytes")
+    return Diagnostic(
+        kind.code,
+        f"{found}: {kind.what} holds at most {limit} once decompressed ({kind.limit})",
+        path=shown,
+        hint=kind.hint,
+    )
+
+
 def check_file(path: Path | str, kind: FileKind, shown: str | None = None) -> int:
     """The size of the regular file ``path``; DiagnosticError when it is not one, or above ``kind``'s
     limit. OSError (missing, no permission) is left to the caller, which knows what the file was for."""

@@ -208,7 +208,7 @@ class Probe:
 
     def begin_finish(self, side: SideProcess | None) -> None:
         """Start the slow part of :meth:`finish` in ``side`` (a build's second process), if it has one:
-        called once every config's rows were added, before any probe finishes. None: no side process."""
+        called once this config's rows were added, before any probe finishes. None: no side process."""
 
     def finish(self) -> Tally:
         """Every template's sums; raise :class:`ProbeNotRun` when the probe could not answer."""

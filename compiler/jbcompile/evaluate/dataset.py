@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import reading
+from .. import limits, reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..services import DATASETS, service_errors
@@ -296,23 +296,12 @@ def bounded_parquet_rows(path: Path, kind: reading.FileKind, keep: bool = True) 
     for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
         total += batch.nbytes
         if total > kind.max_bytes:
-            raise DiagnosticError([_inflated_past(str(path), kind)])
+            limit = limits.shown(kind.max_bytes, "bytes")
+            found = f"a parquet file whose data decodes to more than {limit}"
+            raise DiagnosticError([reading.too_big_decompressed(str(path), kind, found)])
         if keep:
             rows += batch.to_pylist()
     return rows
-
-
-def _inflated_past(shown: str, kind: reading.FileKind) -> Diagnostic:
-    from .. import limits
-
-    limit = limits.shown(kind.max_bytes, "bytes")
-    return Diagnostic(
-        kind.code,
-        f"a parquet file whose data decodes to more than {limit}: {kind.what} holds at most {limit} "
-        f"once decompressed ({kind.limit})",
-        path=shown,
-        hint=kind.hint,
-    )
 
 
 def _load_problem(dataset: str, config: str) -> Callable[[Exception], Diagnostic | None]:

@@ -25,7 +25,7 @@ from typing import Any, BinaryIO, cast
 
 from .. import limits
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..reading import FileKind
+from ..reading import FileKind, too_big_decompressed
 from .kind import RAW_REPLY, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
@@ -146,12 +146,7 @@ def _inflates_past(shown: str, kind: FileKind, declared: int, lying: bool) -> Di
         if lying
         else f"an archive whose files decompress to {declared:,} bytes"
     )
-    return Diagnostic(
-        kind.code,
-        f"{found}: {kind.what} holds at most {limit} once decompressed ({kind.limit})",
-        path=shown,
-        hint=kind.hint,
-    )
+    return too_big_decompressed(shown, kind, found)
 
 
 def answer_index(scores: Any) -> int | None:

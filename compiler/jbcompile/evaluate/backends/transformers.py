@@ -35,8 +35,8 @@ log = logging.getLogger(__name__)
 
 # Outermost prefixes kept between batches: one per category in flight is enough, as batches are grouped.
 PREFIX_STORE_SIZE = 4
-# transformers' SDPA attention, except that on CPU grouped key/value heads go to torch as they are
-# (registered under this name with transformers' attention and mask interfaces; see _use_cpu_attention).
+# transformers' SDPA attention with the CPU shortcuts of _cpu_attention (registered under this name with
+# transformers' attention and mask interfaces; see _tune_attention).
 CPU_ATTENTION = "jbcompile_cpu_sdpa"
 # Tokens decoded to see whether a part-of-a-character token ended a line: a line break is at most 3 bytes.
 LINE_WINDOW = 8
