@@ -88,3 +88,34 @@ def test_a_probe_without_its_columns_says_so(audit) -> None:
     rows = [{k: v for k, v in row.items() if k != "question"} for row in built_bbq(bbq_rows())]
     found = result(audit("bbq", rows), "context-free")
     assert found.overall is None and "question" in (found.not_run or "")
+
+
+def test_the_model_fits_each_distinct_row_once_weighted_by_its_copies(monkeypatch) -> None:
+    """Rows differ mostly in their context, which the model never sees: it fits each distinct row of a
+    template once (the fit's cost follows distinct rows, not rows), and every copy gets its score."""
+    import numpy as np
+    from jbcompile.audit import model
+    from sklearn.linear_model import SGDClassifier
+
+    fitted: list[tuple[int, float]] = []
+    fit = SGDClassifier.fit
+
+    def spy(self, features, labels, sample_weight=None):
+        fitted.append((features.shape[0], float(np.sum(sample_weight))))
+        return fit(self, features, labels, sample_weight=sample_weight)
+
+    monkeypatch.setattr(SGDClassifier, "fit", spy)
+    persons = [("七十代の男性", "二十代の男性"), ("二十代の男性", "七十代の男性")]
+    distinct = [(f"問{t}は誰か。", *persons[g], bool(g), t) for t in range(5) for g in (0, 1)]
+    rows = [row for row in distinct for _ in range(3)]  # every distinct row three times
+    templates = [("bbq", str(t)) for t in range(5)]
+    scores = model.cross_validated_scores(
+        templates,
+        [row[:3] for row in rows],
+        np.array([row[3] for row in rows]),
+        np.array([row[4] for row in rows]),
+    )
+    assert [n for n, _ in fitted] == [8] * 5  # four templates of two distinct rows each per fold
+    assert [w for _, w in fitted] == [24.0] * 5  # their 24 rows
+    assert scores is not None and np.all(scores.reshape(-1, 3) == scores.reshape(-1, 3)[:, :1])
+    assert np.all(np.sign(scores[::3]) == np.where([row[3] for row in distinct], 1, -1))
