@@ -122,12 +122,13 @@ _CHOSEN = re.compile(
     r"|が(?:最も|より|いちばん|一番)?(?:正解|正しい|適切|妥当|答え|中立|公平)"
     r"|だと(?:思|考)|と(?:思|考)|(?:です|だ)(?=\s*(?:[。.!！]|$))"
     r"|\s+(?:is|would\s+be)\s+(?:the\s+)?(?:(?:more|most)\s+)?"
-    r"(?:correct|right|best|better|appropriate|answer|neutral|fair))"
-    + _NOT_SO,
+    r"(?:correct|right|best|better|appropriate|answer|neutral|fair))" + _NOT_SO,
     re.IGNORECASE,
 )
 # LaTeX's box, as reasoning models close their replies: "\\boxed{B}", "$\\boxed{\\text{B}}$"
-_BOXED = re.compile(r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*" + _NAMED + r"?([A-Za-z0-9]+)\s*\}", re.IGNORECASE)
+_BOXED = re.compile(
+    r"\\boxed\s*\{\s*(?:\\text(?:bf)?\s*\{)?\s*" + _NAMED + r"?([A-Za-z0-9]+)\s*\}", re.IGNORECASE
+)
 # An opinion whose sentence is the label alone: "I think B.", "I'd say it's A"
 _OPINION = re.compile(
     r"\bi\s*(?:think|believe|guess|would\s+say|'d\s+say)\s+(?:it'?s\s+|it\s+is\s+)?"
