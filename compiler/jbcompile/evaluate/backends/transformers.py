@@ -10,7 +10,8 @@ exactly the positions it would see alone. ``--no-prefix-cache`` (or a model whos
 
 Every forward pass reads only its last position's logits, so on CPU (see :func:`_tune_attention`) the
 last layer attends for that position alone; the earlier layers, whose outputs every later key and value
-need, attend for all.
+need, attend for all. And on CPU greedy decoding writes each step's keys and values into room the cache
+keeps for them (:func:`_make_room`) instead of growing it by a copy at every step.
 """
 
 from __future__ import annotations
@@ -371,8 +372,9 @@ class TransformersBackend(LocalTokens):
         """
         torch = optional_import("torch", "eval")
 
-        _make_room(cache, max_new_tokens)
         device = self.input_device
+        if device.type == "cpu":  # measured on CPU only; elsewhere the cache stays transformers' own
+            _make_room(cache, max_new_tokens)
         rows, width = mask.shape
         positions = mask.sum(dim=-1, keepdim=True).to(device)  # position of each row's next token
         mask = torch.cat([mask, torch.zeros((rows, max_new_tokens), dtype=mask.dtype)], dim=1).to(device)
