@@ -289,6 +289,27 @@ def test_finished_rows_leave_the_batch(tiny_model: Path, prompts) -> None:
         assert unlimited.startswith(text.rstrip("\ufffd"))  # the others are unchanged up to that token
 
 
+def test_decoding_steps_write_the_cache_in_place(tiny_model: Path, prompts) -> None:
+    b = backend(tiny_model, batch_size=8)
+    encoded, keys, free = _first_outputs(b, prompts, 8, max_new_tokens=10)
+    addresses: list[tuple[int, ...]] = []
+    forward = b.model.forward
+
+    def spy(*args, **kwargs):
+        out = forward(*args, **kwargs)
+        if kwargs["input_ids"].shape[1] == 1:  # a decoding step: where each layer's keys now live
+            layers = kwargs[b._cache_name].layers
+            addresses.append(
+                tuple(p for layer in layers for p in (layer.keys.data_ptr(), layer.values.data_ptr()))
+            )
+        return out
+
+    b.model.forward = spy
+    assert b.generate(encoded, keys, max_new_tokens=10) == free
+    # the first step makes room for all ten tokens; no later step moves (copies) the cache
+    assert len(addresses) == 9 and len(set(addresses)) == 1
+
+
 def test_a_category_prefix_is_computed_once_across_batches(tiny_model: Path, prompts) -> None:
     warm = backend(tiny_model, batch_size=6)
     cold = backend(tiny_model, batch_size=6)

@@ -10,13 +10,15 @@ exactly the positions it would see alone. ``--no-prefix-cache`` (or a model whos
 
 Every forward pass reads only its last position's logits, so on CPU (see :func:`_tune_attention`) the
 last layer attends for that position alone; the earlier layers, whose outputs every later key and value
-need, attend for all.
+need, attend for all. And on CPU greedy decoding writes each step's keys and values into room the cache
+keeps for them (:func:`_make_room`) instead of growing it by a copy at every step.
 """
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import inspect
 import logging
 from collections.abc import Callable, Iterator, Sequence
@@ -371,6 +373,8 @@ class TransformersBackend(LocalTokens):
         torch = optional_import("torch", "eval")
 
         device = self.input_device
+        if device.type == "cpu":  # measured on CPU only; elsewhere the cache stays transformers' own
+            _make_room(cache, max_new_tokens)
         rows, width = mask.shape
         positions = mask.sum(dim=-1, keepdim=True).to(device)  # position of each row's next token
         mask = torch.cat([mask, torch.zeros((rows, max_new_tokens), dtype=mask.dtype)], dim=1).to(device)
@@ -656,6 +660,80 @@ def _reusable(cache: Any) -> bool:
     DynamicLayer = optional_import("transformers.cache_utils", "eval").DynamicLayer
 
     return type(cache) is DynamicCache and all(type(layer) is DynamicLayer for layer in cache.layers)
+
+
+def _make_room(cache: Any, room: int) -> None:
+    """Let every layer of a plain cache keep room for ``room`` more positions: decoding then writes each
+    step's key and value in place, where a DynamicLayer concatenates (copies) its whole cache at every
+    step; the first step makes the room (one copy, as a concatenation would)."""
+    layer_class = _roomy_layer_class()
+    for index, layer in enumerate(cache.layers):
+        roomy = layer_class(room)
+        roomy.dtype, roomy.device = layer.dtype, layer.device
+        roomy.keys, roomy.values, roomy.is_initialized = layer.keys, layer.values, layer.is_initialized
+        cache.layers[index] = roomy
+
+
+@functools.cache
+def _roomy_layer_class() -> type:
+    """The DynamicLayer of :func:`_make_room` (defined on first use: transformers is optional)."""
+    DynamicLayer: Any = optional_import("transformers.cache_utils", "eval").DynamicLayer
+
+    class RoomyLayer(DynamicLayer):
+        """``keys`` and ``values`` are views of the start of buffers with room for more positions."""
+
+        def __init__(self, room: int):
+            super().__init__()
+            self.room = room
+            self.buffers: tuple[Any, Any] | None = None
+
+        def update(self, key_states, value_states, *args, **kwargs):
+            if not self.is_initialized:
+                self.lazy_initialization(key_states, value_states)
+            length, added = self.get_seq_length(), key_states.shape[-2]
+            if not self._holds(length + added):  # no room yet (or a base method replaced the views)
+                self._allocate(length + added + self.room, key_states, value_states)
+            assert self.buffers is not None
+            for buffer, states in zip(self.buffers, (key_states, value_states), strict=True):
+                buffer[..., length : length + added, :] = states
+            self._view(length + added)
+            return self.keys, self.values
+
+        def reorder_cache(self, beam_idx) -> None:
+            if not self._holds(self.get_seq_length()):
+                return super().reorder_cache(beam_idx)
+            assert self.buffers is not None
+            index = beam_idx.to(self.buffers[0].device)
+            self.buffers = (self.buffers[0].index_select(0, index), self.buffers[1].index_select(0, index))
+            self._view(self.get_seq_length())
+
+        def _holds(self, length: int) -> bool:
+            """Whether ``keys`` is still the start of the buffers, and they hold ``length`` positions."""
+            return (
+                self.buffers is not None
+                and self.buffers[0].shape[-2] >= length
+                and self.keys.shape[0] == self.buffers[0].shape[0]
+                and self.keys.data_ptr() == self.buffers[0].data_ptr()
+                and self.values.data_ptr() == self.buffers[1].data_ptr()
+            )
+
+        def _allocate(self, capacity: int, key_states, value_states) -> None:
+            """Buffers of ``capacity`` positions shaped like the new states, holding what is cached."""
+            length = self.get_seq_length()
+            buffers = []
+            for cached, states in ((self.keys, key_states), (self.values, value_states)):
+                buffer = states.new_empty((*states.shape[:-2], capacity, states.shape[-1]))
+                if length:
+                    buffer[..., :length, :] = cached
+                buffers.append(buffer)
+            self.buffers = (buffers[0], buffers[1])
+
+        def _view(self, length: int) -> None:
+            assert self.buffers is not None
+            self.keys = self.buffers[0][..., :length, :]
+            self.values = self.buffers[1][..., :length, :]
+
+    return RoomyLayer
 
 
 def _truncated_copy(cache: Any, length: int) -> Any:
