@@ -669,8 +669,7 @@ def _make_room(cache: Any, room: int) -> None:
     layer_class = _roomy_layer_class()
     for index, layer in enumerate(cache.layers):
         roomy = layer_class(room)
-        roomy.dtype, roomy.device = layer.dtype, layer.device
-        roomy.keys, roomy.values, roomy.is_initialized = layer.keys, layer.values, layer.is_initialized
+        roomy.__dict__.update(vars(layer))  # its state, whatever this transformers version keeps there
         cache.layers[index] = roomy
 
 
