@@ -94,11 +94,13 @@ _LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")"
 # "AではなくB", "1ではなく2": the label after the negated one is the one chosen
 _INSTEAD = r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN + ")?"
 _STATEMENT = re.compile(
-    r"(?:最終的な(?:答え|回答)|最終回答|答え|答(?=\s*(?:は|:))|回答|解答|正解|選択|final\s+answer|correct\s+answer"
+    r"(?:最終的な(?:答え|回答)|最終回答|答え|(?:答|結論)(?=\s*(?:は|:))|回答|解答|正解|選択|final\s+answer"
+    r"|correct\s+answer"
     r"|answer|choice"
     r"|(?:正し|適切|妥当|中立|公平|偏りのな)(?:い|な)?(?:の|もの|方|ほう)(?=\s*(?:は|:))"
+    r"|(?:better|best|right|correct|appropriate|fair|neutral)\s+(?:response|option|choice|one)(?=\s+is\b)"
     r"|(?:i\s+(?:would\s+|will\s+|'d\s+|'ll\s+)?)?(?:choose|pick|select|go\s+with))"
-    r"\s*(?:は|:|=|is|would\s+be|will\s+be)?\s*"
+    r"\s*(?:は|:|=|-|→|⇒|is\s*:?|would\s+be|will\s+be)?\s*"
     + _NAMED
     + "?"
     + _OPEN
