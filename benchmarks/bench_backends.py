@@ -48,7 +48,6 @@ def build(work: Path) -> Path:
 
 
 def vllm_vs_transformers(work: Path, build_dir: Path, repeats: int, batch_size: int) -> None:
-    from conftest import corpus, make_tiny_model
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
     from jbcompile.evaluate.backends.vllm import VllmBackend
@@ -56,6 +55,7 @@ def vllm_vs_transformers(work: Path, build_dir: Path, repeats: int, batch_size: 
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.parsing import parse_option_number
     from jbcompile.evaluate.promptfiles import load_prompt_template
+    from tiny_models import corpus, make_tiny_model
 
     rows = load_rows(str(build_dir), "lite").rows
     model = make_tiny_model(work / "model", corpus(rows), seed=3, hidden_size=128, heads=2, kv_heads=1)
@@ -171,11 +171,11 @@ def resume_cost(work: Path, build_dir: Path) -> None:
 
 
 def complete_resume(work: Path, build_dir: Path, names: list[str]) -> None:
-    from conftest import corpus, make_tiny_model
     from jbcompile.evaluate.backends import BackendOptions, registry
     from jbcompile.evaluate.dataset import load_rows
     from jbcompile.evaluate.requests import EvalRequest
     from jbcompile.evaluate.run import run_eval
+    from tiny_models import corpus, make_tiny_model
 
     rows = load_rows(str(build_dir), "lite").rows
     model = make_tiny_model(work / "resume-model", corpus(rows), seed=3, hidden_size=128, heads=2, kv_heads=1)

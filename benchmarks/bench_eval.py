@@ -76,7 +76,6 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=0, help="evaluate the first N prompts (0 = all)")
     args = parser.parse_args()
 
-    from conftest import corpus, make_tiny_model
     from jbcompile.build import compile_project, write_build
     from jbcompile.designs.bbq.evaluate import BBQ
     from jbcompile.evaluate.backends import BackendConfig, TransformersBackend, plan_batches
@@ -84,6 +83,7 @@ def main() -> None:
     from jbcompile.evaluate.kind import EvalOptions
     from jbcompile.evaluate.promptfiles import load_prompt_template
     from jbcompile.project import load_project
+    from tiny_models import corpus, make_tiny_model
     from transformers.utils import logging as hf_logging
 
     hf_logging.set_verbosity_error()

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import sys
 import tempfile
@@ -53,7 +54,7 @@ def random_model(folder: Path, texts: list[str], size: str, cuda: bool) -> Path:
     """A random Llama and its tokenizer, saved with ``save_pretrained``: the tests' tiny one, or one of a
     real size (initialised in bf16 on the GPU when there is one)."""
     import torch
-    from conftest import make_tiny_model
+    from tiny_models import make_tiny_model
     from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM
 
     make_tiny_model(folder, texts, seed=3, vocab_size=2000 if size == "tiny" else 8000)
@@ -112,7 +113,15 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--model", type=Path, help="a saved model folder (default: a random one)")
     parser.add_argument("--out", type=Path, help="where to write the figures as JSON")
     args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
+    try:
+        return _check(args, work)
+    finally:  # the 8b model takes about 16 GB of disk
+        shutil.rmtree(work, ignore_errors=True)
 
+
+def _check(args: argparse.Namespace, work: Path) -> dict[str, Any]:
+    """The checks of :func:`main`, in ``work`` (the build and the model)."""
     import torch
     from jbcompile.build import compile_project, write_build
     from jbcompile.designs.bbq.evaluate import BBQ
@@ -131,7 +140,6 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         print(f"GPU: {report['gpu']}; model size {size}")
     else:
         print(f"no GPU found: running the CPU path on the {size} model (these are not GPU figures)")
-    work = Path(tempfile.mkdtemp(prefix="gpu-check-"))
     build = args.dataset
     if build is None:
         from jbcompile.project import load_project
@@ -147,7 +155,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     if args.model is not None:
         model_dir = args.model
     else:
-        from conftest import corpus
+        from tiny_models import corpus
 
         model_dir = random_model(work / "model", corpus(rows), size, cuda)
     report["model_build_s"] = round(time.perf_counter() - started, 1)

@@ -39,7 +39,7 @@ def kinds_model(tmp_path_factory: pytest.TempPathFactory, kinds_build: Path) -> 
     from jbcompile.evaluate.promptfiles import bundled_prompt_files
     from transformers.utils import logging as hf_logging
 
-    from tests.eval.conftest import make_tiny_model
+    from tests.eval.tiny_models import make_tiny_model
 
     hf_logging.set_verbosity_error()
     hf_logging.disable_progress_bar()

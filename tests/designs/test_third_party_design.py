@@ -118,7 +118,7 @@ def test_evaluate_and_score_with_the_plugin_prompt_and_metric(
     pytest.importorskip("transformers")
     from jbcompile.evaluate.dataset import load_rows
 
-    from tests.eval.conftest import make_tiny_model
+    from tests.eval.tiny_models import make_tiny_model
 
     build = tmp_path / "build"
     assert invoke("build", "--sources", str(sources), "--out", str(build))[0] == 0

@@ -240,7 +240,7 @@ def cli_eval(model: Path, build: Path, out: Path, *args: str, **env: str) -> tup
 
 
 def small_model(folder: Path, rows: list[dict], **shape: int) -> Path:
-    from .conftest import corpus, make_tiny_model
+    from .tiny_models import corpus, make_tiny_model
 
     return make_tiny_model(folder, corpus(rows), **shape)
 

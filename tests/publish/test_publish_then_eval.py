@@ -10,7 +10,7 @@ from pathlib import Path
 from fakehub import FakeHub
 from publish_helpers import REPO, build_folder, bump_version, hub_process_env, publish
 
-from tests.eval.conftest import corpus, make_tiny_model
+from tests.eval.tiny_models import corpus, make_tiny_model
 
 
 def lite_rows(build: Path) -> list[dict]:
