@@ -268,3 +268,27 @@ def test_a_dataset_folder_whose_parquet_decompresses_past_the_limit_is_refused_b
     (problem,) = refused.value.diagnostics
     assert problem.code == "F001" and "MAX_DATA_FILE_BYTES" in problem.message, problem
     assert problem.path == str(path)
+
+
+def test_a_build_folder_whose_parquet_decompresses_past_the_limit_is_refused_by_diff(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build folder's data file is read whole (`diff`, `export`, `audit` and `eval` of a build): bounded
+    once decoded as a dataset folder's is, even with a manifest that vouches for the bytes (a release
+    downloaded from the Hub is such a folder)."""
+    import hashlib
+    import json
+    import shutil
+
+    monkeypatch.setattr(limits, "MAX_DATA_FILE_BYTES", LIMIT)
+    tampered = tmp_path / "tampered"
+    shutil.copytree(build_dir, tampered)
+    name = "data/lite/test-00000-of-00001.parquet"
+    path = parquet_bomb(tampered / name)
+    manifest = json.loads((tampered / "manifest.json").read_text("utf-8"))
+    manifest["files"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (tampered / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    result = CliRunner().invoke(app, ["diff", str(build_dir), str(tampered)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "F001" in text and "once decompressed" in text, text
+    assert "MAX_DATA_FILE_BYTES" in text and str(path) in text and "Traceback" not in text
