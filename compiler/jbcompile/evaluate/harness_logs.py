@@ -71,7 +71,8 @@ def check_archive(path: Path, kind: FileKind) -> None:
     """Refuse a zip archive whose members decompress to more than ``kind``'s limit together, before any
     reader inflates them: a few MB can hold GBs (a zip bomb). The sizes the archive declares are summed
     first; then every member is decompressed here a block at a time and counted, since a declared size
-    can lie (inspect's reader trusts it). Nothing is kept in memory but one block."""
+    can lie (inspect's reader trusts it). Nothing is kept in memory but one block. Before all that, the
+    directory that lists the members is bounded (:func:`check_directory`, F004)."""
     shown = str(path)
     try:
         with path.open("rb") as raw:
@@ -100,9 +101,8 @@ _END = struct.Struct("<4s4H2LH")  # signature, disks, entries on this disk, entr
 _END_SIGNATURE = b"PK\x05\x06"
 _ZIP64_LOCATOR = struct.Struct("<4sLQL")  # signature, disk of the zip64 end record, its offset, disks
 _ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"
-_ZIP64_END = struct.Struct(
-    "<4sQ2H2L4Q"
-)  # signature, size, versions, disks, entries here, entries, size, offset
+# signature, size of the rest, versions, disks, entries on this disk, entries, directory size, offset
+_ZIP64_END = struct.Struct("<4sQ2H2L4Q")
 _ZIP64_END_SIGNATURE = b"PK\x06\x06"
 _END_WINDOW = _END.size + (1 << 16)  # an end record and its comment of at most 64 KiB: where zipfile looks
 
