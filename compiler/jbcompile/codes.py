@@ -60,6 +60,7 @@ CODES: tuple[Code, ...] = (
             "F001": "a file larger than the limit of its kind",
             "F002": "a folder, device, FIFO or socket where a file is read",
             "F003": "a JSON object that holds one key twice",
+            "F004": "a zip archive whose end record declares more members or directory than the limit",
         },
     ),
     *declare(

@@ -35,6 +35,11 @@ MAX_DATA_FILE_BYTES = (
     4 * GIB
 )  # a data file of a build folder (parquet, its JSON Lines copy), a parquet --dataset
 
+# ---- a zip archive (an inspect .eval log), as its end records declare it, before zipfile reads it --------
+
+MAX_ARCHIVE_ENTRIES = 1_000_000  # members (an inspect log: one per sample and epoch, and a few more)
+MAX_ARCHIVE_DIRECTORY_BYTES = 256 * MIB  # its central directory (about 100 bytes a member)
+
 # ---- YAML sources, once read (jbcompile.loader) ---------------------------------------------------------
 
 MAX_TEXT_CHARS = 10_000  # one scalar
@@ -103,6 +108,19 @@ LIMITS: tuple[Limit, ...] = (
         "a data file of a build folder (parquet, its JSON Lines copy), a parquet `--dataset` file, and any "
         "file the tool only hashes (the files of a build folder, the sources' other files)",
         "F001",
+    ),
+    Limit(
+        "MAX_ARCHIVE_ENTRIES",
+        "entries",
+        "the members a zip archive (an inspect `.eval` log) declares in its end record (zip64 too), "
+        "read before its central directory is",
+        "F004",
+    ),
+    Limit(
+        "MAX_ARCHIVE_DIRECTORY_BYTES",
+        "bytes",
+        "the central directory of a zip archive (an inspect `.eval` log), as its end record declares it",
+        "F004",
     ),
     Limit("MAX_TEXT_CHARS", "characters", "one value of a YAML source file", "Y010"),
     Limit("MAX_DEPTH", "levels", "nesting of mappings and lists in a YAML source file", "Y008"),

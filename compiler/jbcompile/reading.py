@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from . import limits
 from .diagnostics import Diagnostic, DiagnosticError
@@ -102,6 +103,35 @@ def too_big_decompressed(shown: str, kind: FileKind, found: str) -> Diagnostic:
         path=shown,
         hint=kind.hint,
     )
+
+
+PARQUET_BATCH_ROWS = 1024  # rows decoded at a time while a parquet file is measured
+
+
+def parquet_batches(file: Any, kind: FileKind, shown: str) -> Iterator[Any]:
+    """The record batches of a ``pyarrow.parquet.ParquetFile`` (opened on a checked path, or on its bytes),
+    refused (F001) as soon as its data passes ``kind``'s limit once decoded. A parquet file of a few MB
+    can hold GBs (a value repeated through a dictionary, zstd), and its footer gives only the encoded
+    sizes, so the data is decoded a batch of rows at a time and counted. (pyarrow decodes the footer
+    itself, within its own limits on the strings and lists that decoding allocates.)"""
+    total = 0
+    for batch in file.iter_batches(batch_size=PARQUET_BATCH_ROWS):
+        total += batch.nbytes
+        if total > kind.max_bytes:
+            limit = limits.shown(kind.max_bytes, "bytes")
+            found = f"a parquet file whose data decodes to more than {limit}"
+            raise DiagnosticError([too_big_decompressed(shown, kind, found)])
+        yield batch
+
+
+def parquet_table(source: Any, kind: FileKind, shown: str) -> Any:
+    """A whole parquet file (a checked path, or a pyarrow buffer) as a ``pyarrow.Table``, bounded once
+    decoded as :func:`parquet_batches` is."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    file = pq.ParquetFile(source)
+    return pa.Table.from_batches(list(parquet_batches(file, kind, shown)), schema=file.schema_arrow)
 
 
 def check_file(path: Path | str, kind: FileKind, shown: str | None = None) -> int:

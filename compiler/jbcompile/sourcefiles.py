@@ -21,6 +21,8 @@ from .reading import DATA_FILE, RECORD, iter_blocks
 SOURCE_SUFFIX = ".yaml"
 # What the compiler reads from a sources folder, by place; other files are hashed but not parsed.
 KNOWN_ENTRIES = ("dataset.yaml", "vocab", "templates", "rules", "translations", "CHANGELOG.md", "README.md")
+# The text files in those places: every one is scanned whole for characters no reader sees (JA120, JA121).
+TEXT_SUFFIXES = (SOURCE_SUFFIX, ".md")
 
 
 @dataclass
@@ -184,6 +186,17 @@ def walk_sources(root: Path) -> SourceWalk:
     walk.templates.sort()
     walk.skipped.extend(_case_collisions(root, walk.files))
     return walk
+
+
+def text_files(root: Path) -> list[Path]:
+    """The text files of the sources folder ``root`` that jbcompile reads — its YAML sources, rules,
+    translations, CHANGELOG.md and README.md — sorted."""
+    root = Path(root)
+    return [
+        path
+        for path in walk_sources(root).files
+        if path.suffix in TEXT_SUFFIXES and path.relative_to(root).parts[0] in KNOWN_ENTRIES
+    ]
 
 
 def _case_collisions(root: Path, files: list[Path]) -> list[Diagnostic]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from functools import cache
 
 
@@ -116,6 +116,18 @@ def may_hide(text: str) -> bool:
     """False when ``text`` surely holds no hidden or invisible character (the common case, at C speed);
     True when it may (a line break is not printable either)."""
     return not text.isprintable() or bool(_KEPT_LETTERS.search(text))
+
+
+def unseen_in_file(text: str) -> Iterator[tuple[int, str]]:
+    """(index, character) of each hidden or invisible character written in a file's ``text``: its line
+    breaks (LF, CR LF) aside, and a byte order mark that opens it (a file signature, not text)."""
+    start = 1 if text.startswith("\ufeff") else 0
+    for line in text[start:].split("\n"):
+        if may_hide(line):
+            for index, char in enumerate(line, start):
+                if char != "\r" and (hidden(char) or invisible(char)):
+                    yield index, char
+        start += len(line) + 1
 
 
 def shown(text: str) -> str:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -205,21 +205,21 @@ class Segment:
     length: int
 
 
-def scalar_nodes(text: str) -> dict[KeyPath, yaml.ScalarNode]:
-    """Every scalar node of the document by key path (keys spelled as :mod:`jbcompile.loader` does)."""
+def written_scalars(text: str) -> Iterator[tuple[bool, KeyPath, yaml.ScalarNode]]:
+    """Every scalar of the document as (is a key, key path, node), keys spelled as :mod:`jbcompile.loader`
+    does: a value's key path is where it stands, a key's is the path of the value it names."""
     try:
         loader_cls: type = yaml.CSafeLoader
     except AttributeError:  # pragma: no cover - depends on how PyYAML was built
         loader_cls = yaml.SafeLoader
     loader = loader_cls(text)
-    found: dict[KeyPath, yaml.ScalarNode] = {}
 
-    def walk(node: yaml.Node, key_path: KeyPath) -> None:
+    def walk(node: yaml.Node, key_path: KeyPath) -> Iterator[tuple[bool, KeyPath, yaml.ScalarNode]]:
         if isinstance(node, yaml.ScalarNode):
-            found[key_path] = node
+            yield False, key_path, node
         elif isinstance(node, yaml.SequenceNode):
             for index, item in enumerate(node.value):
-                walk(item, key_path + (index,))
+                yield from walk(item, key_path + (index,))
         elif isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 key = loader.construct_object(key_node, deep=True)
@@ -227,15 +227,34 @@ def scalar_nodes(text: str) -> dict[KeyPath, yaml.ScalarNode]:
                     key = str(key).lower()
                 elif not isinstance(key, str):
                     key = str(key)
-                walk(value_node, key_path + (key,))
+                if isinstance(key_node, yaml.ScalarNode):
+                    yield True, key_path + (key,), key_node
+                yield from walk(value_node, key_path + (key,))
 
     try:
         root = loader.get_single_node()
         if root is not None:
-            walk(root, ())
+            yield from walk(root, ())
     finally:
         loader.dispose()
-    return found
+
+
+def scalar_nodes(text: str) -> dict[KeyPath, yaml.ScalarNode]:
+    """Every value scalar of the document by key path (keys spelled as :mod:`jbcompile.loader` does)."""
+    return {key_path: node for is_key, key_path, node in written_scalars(text) if not is_key}
+
+
+def content_span(text: str, node: yaml.ScalarNode) -> tuple[int, int]:
+    """Where the scalar's content is written in ``text``: without its quotes, and without the header line
+    of a block scalar (``|-  # a comment``), which holds no content."""
+    start, end = node.start_mark.index, node.end_mark.index
+    style = node.style or ""
+    if style in ("'", '"'):
+        return start + 1, end - 1
+    if style in ("|", ">"):
+        header_end = text.find("\n", start, end)
+        return (header_end + 1, end) if header_end >= 0 else (end, end)
+    return start, end
 
 
 _LINE_INDENT = re.compile(r"[ \t]*")
@@ -248,15 +267,8 @@ def scalar_segments(text: str, node: yaml.ScalarNode, value: str) -> list[Segmen
     stripped, block header skipped) must appear in the value in order, separated only by the line
     breaks or spaces that YAML folding turns them into. None when they do not (escapes and the like).
     """
-    start, end = node.start_mark.index, node.end_mark.index
+    start, end = content_span(text, node)
     style = node.style or ""
-    if style in ("'", '"'):
-        start, end = start + 1, end - 1
-    elif style in ("|", ">"):
-        header_end = text.find("\n", start, end)
-        if header_end < 0:
-            return [] if value == "" else None
-        start = header_end + 1
     segments: list[Segment] = []
     cursor = 0
     position = start

@@ -104,6 +104,125 @@ def test_an_archive_below_the_limit_reaches_inspect_and_a_damaged_one_is_ev142(t
     assert code == 2 and "EV142" in text and "Traceback" not in text, text
 
 
+# ---- the central directory, bounded by what the end records declare before zipfile reads it ------------
+
+END = struct.Struct("<4s4H2LH")  # APPNOTE 4.3.16: the end of central directory record
+ZIP64_END = struct.Struct("<4sQ2H2L4Q")  # 4.3.14
+ZIP64_LOCATOR = struct.Struct("<4sLQL")  # 4.3.15
+
+
+def three_members(path: Path, comment: bytes = b"") -> bytes:
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for index in range(1, 4):
+            archive.writestr(f"samples/{index}_epoch_1.json", b"{}")
+        archive.comment = comment
+    return path.read_bytes()
+
+
+def end_rewritten(data: bytes, members: int | None = None, directory: int | None = None) -> bytes:
+    """The archive with its end record declaring ``members`` (on this disk and in all) and a directory of
+    ``directory`` bytes; the directory itself unchanged."""
+    at = data.rindex(b"PK\x05\x06")
+    fields = list(END.unpack_from(data, at))
+    if members is not None:
+        fields[3] = fields[4] = members
+    if directory is not None:
+        fields[5] = directory
+    return data[:at] + END.pack(*fields) + data[at + END.size :]
+
+
+def as_zip64(data: bytes, members: int) -> bytes:
+    """The archive as zipfile ends one of more than 65,535 members: a zip64 end record declaring
+    ``members``, its locator, then an end record whose counts say "see the zip64 record" (0xFFFF)."""
+    at = data.rindex(b"PK\x05\x06")
+    _, _, _, _, _, size, offset, comment = END.unpack_from(data, at)
+    record = ZIP64_END.pack(b"PK\x06\x06", ZIP64_END.size - 12, 45, 45, 0, 0, members, members, size, offset)
+    locator = ZIP64_LOCATOR.pack(b"PK\x06\x07", 0, at, 1)
+    end = END.pack(b"PK\x05\x06", 0, 0, 0xFFFF, 0xFFFF, size, offset, comment)
+    return data[:at] + record + locator + end + data[at + END.size :]
+
+
+def refuse_to_read(*args: object, **kwargs: object) -> None:
+    raise AssertionError("zipfile read the central directory")
+
+
+@pytest.mark.parametrize(
+    ("archive", "declared"),
+    [
+        ("members", "65,535 members and a directory of"),
+        ("members, with a comment", "65,535 members and a directory of"),
+        ("directory", "a directory of 4,000,000,000 bytes"),
+        ("zip64", "50,000,000 members"),
+    ],
+)
+def test_an_archive_that_declares_a_huge_directory_is_refused_before_zipfile_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, archive: str, declared: str, inspect_never_reads: None
+) -> None:
+    """A few hundred bytes that declare more members (the most a classic end record can, 65,535, against
+    a limit lowered to 10,000; 50 million in a zip64 end record) or a larger directory than the limits:
+    F004, unopened."""
+    if archive.startswith("members"):
+        monkeypatch.setattr(limits, "MAX_ARCHIVE_ENTRIES", 10_000)
+    data = three_members(tmp_path / "small.zip", comment=b"a comment" if "comment" in archive else b"")
+    if archive.startswith("members"):
+        data = end_rewritten(data, members=65_535)
+    elif archive == "directory":
+        data = end_rewritten(data, directory=4_000_000_000)
+    else:
+        data = as_zip64(data, members=50_000_000)
+    path = tmp_path / "huge.eval"
+    path.write_bytes(data)
+    monkeypatch.setattr(zipfile, "ZipFile", refuse_to_read)
+    code, text = score(path, tmp_path / "out")
+    assert code == 2 and "F004" in text and declared in text, text
+    assert "MAX_ARCHIVE_ENTRIES" in text and "Traceback" not in text and not (tmp_path / "out").exists()
+
+
+def test_the_end_records_are_read_as_zipfile_reads_them(tmp_path: Path) -> None:
+    """What is declared is what zipfile finds: a plain archive, one with a comment, a zip64 one (which
+    zipfile opens by its zip64 record) — and all three pass to zipfile and read."""
+    from jbcompile.evaluate.harness_logs import check_archive, declared_directory
+    from jbcompile.reading import PREDICTIONS
+
+    plain = three_members(tmp_path / "plain.zip")
+    commented = three_members(tmp_path / "commented.zip", comment=b"PK" * 100)
+    for name, data in (("plain", plain), ("commented", commented), ("zip64", as_zip64(plain, 3))):
+        path = tmp_path / f"{name}.eval"
+        path.write_bytes(data)
+        with zipfile.ZipFile(path) as archive:
+            members = archive.infolist()
+        directory = data.rindex(b"PK\x05\x06") - data.index(b"PK\x01\x02")
+        if name == "zip64":
+            directory -= ZIP64_END.size + ZIP64_LOCATOR.size
+        with path.open("rb") as raw:
+            assert declared_directory(raw) == (3, directory) == (len(members), directory), name
+        check_archive(path, PREDICTIONS)
+
+
+def test_a_log_inspect_wrote_still_reads(tmp_path: Path) -> None:
+    from inspect_ai.log import EvalConfig, EvalDataset, EvalLog, EvalSample, EvalSpec, write_eval_log
+    from inspect_ai.scorer import Score
+    from jbcompile.evaluate.harness_logs import declared_directory, read_eval_file
+
+    spec = EvalSpec(
+        task="t",
+        created="2026-01-01T00:00:00+00:00",
+        model="mockllm/model",
+        dataset=EvalDataset(),
+        config=EvalConfig(),
+    )
+    samples = [
+        EvalSample(id=i, epoch=1, input="x", target="A", metadata={"row": i}, scores={"s": Score(value="C")})
+        for i in range(1, 4)
+    ]
+    path = tmp_path / "log.eval"
+    write_eval_log(EvalLog(eval=spec, samples=samples, status="success"), str(path), format="eval")
+    with zipfile.ZipFile(path) as archive, path.open("rb") as raw:
+        declared = declared_directory(raw)
+        assert declared is not None and declared[0] == len(archive.infolist()) > 3
+    assert [sample["metadata"]["row"] for _, sample in read_eval_file(path)] == [1, 2, 3]
+
+
 # ---- parquet: a --dataset file and the data files of a dataset folder --------------------------------
 
 
@@ -149,3 +268,27 @@ def test_a_dataset_folder_whose_parquet_decompresses_past_the_limit_is_refused_b
     (problem,) = refused.value.diagnostics
     assert problem.code == "F001" and "MAX_DATA_FILE_BYTES" in problem.message, problem
     assert problem.path == str(path)
+
+
+def test_a_build_folder_whose_parquet_decompresses_past_the_limit_is_refused_by_diff(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build folder's data file is read whole (`diff`, `export`, `audit` and `eval` of a build): bounded
+    once decoded as a dataset folder's is, even with a manifest that vouches for the bytes (a release
+    downloaded from the Hub is such a folder)."""
+    import hashlib
+    import json
+    import shutil
+
+    monkeypatch.setattr(limits, "MAX_DATA_FILE_BYTES", LIMIT)
+    tampered = tmp_path / "tampered"
+    shutil.copytree(build_dir, tampered)
+    name = "data/lite/test-00000-of-00001.parquet"
+    path = parquet_bomb(tampered / name)
+    manifest = json.loads((tampered / "manifest.json").read_text("utf-8"))
+    manifest["files"][name] = hashlib.sha256(path.read_bytes()).hexdigest()
+    (tampered / "manifest.json").write_text(json.dumps(manifest), "utf-8")
+    result = CliRunner().invoke(app, ["diff", str(build_dir), str(tampered)])
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "F001" in text and "once decompressed" in text, text
+    assert "MAX_DATA_FILE_BYTES" in text and str(path) in text and "Traceback" not in text

@@ -26,7 +26,8 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Finding:
-    """One problem a rule found, anchored at character ``offset`` of the scalar at ``key_path``."""
+    """One problem a rule found, anchored at character ``offset`` of the scalar at ``key_path``, or, for
+    what stands outside the values (a comment, a key), at its own ``position`` in the file."""
 
     doc: LoadedDocument
     key_path: KeyPath
@@ -35,6 +36,7 @@ class Finding:
     hint: str | None = None
     edits: tuple[Edit, ...] = ()
     severity: Severity | None = None  # only when the rule decides (e.g. under --release)
+    position: tuple[int, int] | None = None  # (line, col) of a finding outside any value (a comment, a key)
 
     @classmethod
     def at(cls, text: SourceText, offset: int | None, message: str, **kwargs: object) -> Finding:

@@ -49,8 +49,12 @@ def run_checks(
     severities = {rule.code: severity_of(rule, settings, release=release) for rule in rules}
 
     def emit(code: str, finding: Finding, severity: Severity) -> None:
-        line, col = locator.locate(finding.doc, finding.key_path, finding.offset)
-        if suppressions.silences(code, finding.doc, finding.key_path, line):
+        if finding.position is None:
+            line, col = locator.locate(finding.doc, finding.key_path, finding.offset)
+        else:
+            line, col = finding.position
+        anchor = finding.key_path if finding.position is None else None  # a comment: its own line only
+        if suppressions.silences(code, finding.doc, anchor, line):
             return
         diagnostics.append(
             Diagnostic(

@@ -78,11 +78,12 @@ class Suppressions:
             self.by_path[path] = parse_suppressions(path, text)
         return self.by_path[path]
 
-    def silences(self, code: str, doc: LoadedDocument, key_path: KeyPath, line: int | None) -> bool:
+    def silences(self, code: str, doc: LoadedDocument, key_path: KeyPath | None, line: int | None) -> bool:
+        """Is a finding of ``code`` at the text at ``key_path`` (None: at ``line`` alone) silenced?"""
         entries = self.of(doc.path)
         if not entries:
             return False
-        lines = _lines_of(doc, key_path)
+        lines = _lines_of(doc, key_path) if key_path is not None else set()
         if line is not None:
             lines.add(line)
         for entry in entries:

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .. import limits, reading
+from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..services import DATASETS, service_errors
@@ -281,24 +281,13 @@ def _check_folder_files(folder: Path) -> None:
                 continue
 
 
-_BATCH_ROWS = 1024  # rows decoded at a time while a parquet file is measured
-
-
 def bounded_parquet_rows(path: Path, kind: reading.FileKind, keep: bool = True) -> list[dict[str, Any]]:
     """The rows of a parquet file (none unless ``keep``: only measured), refused (F001) as soon as its
-    data passes ``kind``'s limit once decoded. A parquet file of a few MB can hold GBs (a value repeated
-    through a dictionary, zstd), and its footer gives only the encoded sizes, so the data is decoded a
-    batch of rows at a time and counted."""
+    data passes ``kind``'s limit once decoded (:func:`jbcompile.reading.parquet_batches`)."""
     import pyarrow.parquet as pq
 
     rows: list[dict[str, Any]] = []
-    total = 0
-    for batch in pq.ParquetFile(path).iter_batches(batch_size=_BATCH_ROWS):
-        total += batch.nbytes
-        if total > kind.max_bytes:
-            limit = limits.shown(kind.max_bytes, "bytes")
-            found = f"a parquet file whose data decodes to more than {limit}"
-            raise DiagnosticError([reading.too_big_decompressed(str(path), kind, found)])
+    for batch in reading.parquet_batches(pq.ParquetFile(path), kind, str(path)):
         if keep:
             rows += batch.to_pylist()
     return rows

@@ -71,9 +71,12 @@ def check_archive(path: Path, kind: FileKind) -> None:
     """Refuse a zip archive whose members decompress to more than ``kind``'s limit together, before any
     reader inflates them: a few MB can hold GBs (a zip bomb). The sizes the archive declares are summed
     first; then every member is decompressed here a block at a time and counted, since a declared size
-    can lie (inspect's reader trusts it). Nothing is kept in memory but one block."""
+    can lie (inspect's reader trusts it). Nothing is kept in memory but one block. Before all that, the
+    directory that lists the members is bounded (:func:`check_directory`, F004)."""
     shown = str(path)
     try:
+        with path.open("rb") as raw:
+            check_directory(raw, shown)  # before zipfile reads the directory, every member of it at once
         with zipfile.ZipFile(path) as archive:
             members = archive.infolist()
             declared = sum(member.file_size for member in members)
@@ -90,6 +93,90 @@ def check_archive(path: Path, kind: FileKind) -> None:
         raise DiagnosticError(
             [Diagnostic("EV142", f"not a readable inspect log: {error}", path=shown)]
         ) from None
+
+
+# The end records of a zip archive (PKWARE's APPNOTE.TXT, 4.3.14 to 4.3.16): where its central directory
+# is, how large, and how many members it lists. zipfile reads the whole directory as it opens an archive.
+_END = struct.Struct("<4s4H2LH")  # signature, disks, entries on this disk, entries, size, offset, comment
+_END_SIGNATURE = b"PK\x05\x06"
+_ZIP64_LOCATOR = struct.Struct("<4sLQL")  # signature, disk of the zip64 end record, its offset, disks
+_ZIP64_LOCATOR_SIGNATURE = b"PK\x06\x07"
+# signature, size of the rest, versions, disks, entries on this disk, entries, directory size, offset
+_ZIP64_END = struct.Struct("<4sQ2H2L4Q")
+_ZIP64_END_SIGNATURE = b"PK\x06\x06"
+_END_WINDOW = _END.size + (1 << 16)  # an end record and its comment of at most 64 KiB: where zipfile looks
+
+
+def declared_directory(raw: BinaryIO) -> tuple[int, int] | None:
+    """(members, bytes) of the central directory a zip archive's end records declare: the largest figures
+    a reader may take, from the end record zipfile finds (the last one) and from a zip64 end record (the
+    one just before its locator, where zipfile reads it, and the one at the offset the locator names),
+    where the end record's own say "see the zip64 record" (0xFFFF, 0xFFFFFFFF). None when there is no
+    end record: not a zip archive, which zipfile then says."""
+    size = raw.seek(0, os.SEEK_END)
+    window = min(size, _END_WINDOW)
+    raw.seek(size - window)
+    tail = raw.read(window)
+    at = len(tail) - _END.size
+    if not (at >= 0 and tail.startswith(_END_SIGNATURE, at) and tail.endswith(b"\0\0")):
+        at = tail.rfind(_END_SIGNATURE)  # an archive with a comment
+    if at < 0 or at + _END.size > len(tail):
+        return None
+    end = _END.unpack_from(tail, at)
+    records = _zip64_ends(raw, size, size - window + at)
+    if not records:
+        return max(end[3], end[4]), end[5]
+    members = [count for record in records for count in record[6:8]]
+    members += [count for count in end[3:5] if count != 0xFFFF]
+    directory = [record[8] for record in records] + ([end[5]] if end[5] != 0xFFFFFFFF else [])
+    return max(members), max(directory)
+
+
+def _zip64_ends(raw: BinaryIO, size: int, end_offset: int) -> list[tuple[Any, ...]]:
+    """The zip64 end records of an archive whose end record stands at ``end_offset``: none without a
+    locator just before it."""
+    if end_offset < _ZIP64_LOCATOR.size:
+        return []
+    raw.seek(end_offset - _ZIP64_LOCATOR.size)
+    locator = _ZIP64_LOCATOR.unpack(raw.read(_ZIP64_LOCATOR.size))
+    if locator[0] != _ZIP64_LOCATOR_SIGNATURE:
+        return []
+    records = []
+    for offset in dict.fromkeys((end_offset - _ZIP64_LOCATOR.size - _ZIP64_END.size, locator[2])):
+        if 0 <= offset <= size - _ZIP64_END.size:
+            raw.seek(offset)
+            record = _ZIP64_END.unpack(raw.read(_ZIP64_END.size))
+            if record[0] == _ZIP64_END_SIGNATURE:
+                records.append(record)
+    return records
+
+
+def check_directory(raw: BinaryIO, shown: str) -> None:
+    """Refuse (F004) a zip archive whose end records declare more members or a larger central directory
+    than the limits, before zipfile reads that directory: it makes an object of every member first, so
+    a small file that declares millions of them would cost minutes and gigabytes before any other bound
+    applies."""
+    declared = declared_directory(raw)
+    if declared is None:
+        return
+    members, directory = declared
+    if members <= limits.MAX_ARCHIVE_ENTRIES and directory <= limits.MAX_ARCHIVE_DIRECTORY_BYTES:
+        return
+    most = limits.shown(limits.MAX_ARCHIVE_DIRECTORY_BYTES, "bytes")
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "F004",
+                f"a zip archive whose end record declares {members:,} members and a directory of "
+                f"{directory:,} bytes: an archive is read with at most {limits.MAX_ARCHIVE_ENTRIES:,} "
+                f"members and {most} of directory (MAX_ARCHIVE_ENTRIES, MAX_ARCHIVE_DIRECTORY_BYTES); "
+                "not opened",
+                path=shown,
+                hint="split the evaluation into several logs (fewer samples or epochs each); "
+                "a damaged archive: write it again",
+            )
+        ]
+    )
 
 
 def _inflated(raw: BinaryIO, member: zipfile.ZipInfo, shown: str) -> Iterator[bytes]:

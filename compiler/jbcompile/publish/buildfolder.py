@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..jsonl import read_json
 from ..outputs import location, lock_path, settle
-from ..reading import DATA_FILE, RECORD, check_file, read_bytes
+from ..reading import DATA_FILE, RECORD, check_file, parquet_table, read_bytes
 from ..schema.common import IDENTIFIER
 from ..schema.dataset import SEMVER
 
@@ -203,7 +203,6 @@ def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str,
     import hashlib
 
     import pyarrow as pa
-    import pyarrow.parquet as pq
 
     listed = build.data_files(config)
     folder = build.root / "data" / config
@@ -226,8 +225,8 @@ def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str,
                 _mismatch(build, f"{name} was changed after the build (sha256 differs from the manifest)")
             )
             continue
-        with _data_errors(build, name):
-            tables.append(pq.read_table(pa.BufferReader(data)))
+        with _data_errors(build, name):  # bounded once decoded too (F001): a few MB may hold GBs
+            tables.append(parquet_table(pa.BufferReader(data), DATA_FILE, str(build.root / name)))
     if problems:
         raise DiagnosticError(problems)
     table = pa.concat_tables(tables, promote_options="default")
