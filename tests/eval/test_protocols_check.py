@@ -410,3 +410,24 @@ def test_the_jbbq_table_names_the_papers_table_of_the_setting(
     if "detect" in extra:
         assert titles[0].startswith("## JBBQ Table 18 (basicP) / Table 19 (paraP)") and "Table 7" in titles[0]
         assert "left: zero-shot, right: 3-shot" in titles[0]
+
+
+def test_an_average_that_is_a_tie_rounds_half_away_from_zero(
+    fixture_rows: list[dict], tmp_path: Path
+) -> None:
+    """Acc. Amb 3/8 = 37.5 and Acc. Dis 21/25 = 84.0 average to 60.75 exactly; the float of the average
+    (0.6074999…) must not print 60.7 — the tie rule is on the number, not on its float error."""
+    ambiguous = [row for row in fixture_rows if row["context_condition"] == "ambig"][:8]
+    disambiguated = [row for row in fixture_rows if row["context_condition"] == "disambig"][:25]
+    right = {row["example_id"] for row in ambiguous[:3] + disambiguated[:21]}
+
+    def answer(row: dict) -> int:
+        return row["label"] if row["example_id"] in right else (row["label"] + 1) % 3
+
+    path = write_jsonl(tmp_path / "p.jsonl", _our_predictions(ambiguous + disambiguated, answer))
+    code, output = cli("score", path, "--out", tmp_path / "out", "--bootstrap", "0", "--protocol", "jbbq")
+    assert code == 0, output
+    overall = results_of(tmp_path / "out")["metrics"]["overall"]
+    assert (overall["acc_ambig"], overall["acc_disambig"]) == (0.375, 0.84)
+    assert "| 0.0 | 60.8 | 37.5 | 84.0 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "acc_avg 0.608" in output  # 0.6075 at three decimals
