@@ -297,6 +297,7 @@ CODES: tuple[Code, ...] = (
             "EV025": "an unknown --scoring",
             "EV026": "an --answer-pattern that is not a regular expression",
             "EV027": "--answer-pattern without generation",
+            "EV028": "an --answer-pattern that matches an empty reply",
             "EV030": "not enough rows to draw the shots from",
             "EV031": "a --sample smaller than the number of strata (category, context condition …)",
             "EV040": "a row lacks a field the metrics need",

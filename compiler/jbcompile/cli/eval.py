@@ -114,6 +114,7 @@ def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
     from ..evaluate.registered import get_eval_kind
+    from ..evaluate.tables import fmt_number
 
     results = run.results
     overall = results.metrics.overall
@@ -121,10 +122,7 @@ def _summary(run: RunResult) -> None:
     names = headline if headline is not None else get_eval_kind(results.kind or DEFAULT_DESIGN).table_metrics
 
     def show(name: str) -> str:
-        value = overall.get(name)
-        if value is None:
-            return "—"
-        return f"{value:.3f}" if isinstance(value, float) else str(value)
+        return fmt_number(overall.get(name), 3)  # the report's one rounding rule
 
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))

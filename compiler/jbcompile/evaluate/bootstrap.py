@@ -34,7 +34,7 @@ def to_json_value(value: Any) -> Any:
     if isinstance(value, list | tuple):  # a list metric keeps its length: [null, null, null] when undefined
         return [to_json_value(v) for v in value]
     number = float(np.asarray(value))
-    return None if np.isnan(number) else number
+    return None if np.isnan(number) else number + 0.0  # + 0.0: a zero is written 0.0, never -0.0
 
 
 def count_records(records: Iterable[R], count: CountFn[R], names: Sequence[str]) -> dict[str, float]:
@@ -79,8 +79,8 @@ def cluster_bootstrap(
     """
     skip = set(no_interval)
     point = formulas(count_records(records, count, names))
-    if not records or resamples <= 0:
-        return {name: None for name in point}
+    if not records or resamples <= 0:  # no interval; a list metric keeps its shape (one null per share)
+        return {name: [None] * len(v) if isinstance(v, list | tuple) else None for name, v in point.items()}
     keys = sorted({cluster(record) for record in records})
     matrix = _cluster_matrix(records, keys, cluster, count, names)
     replicated = _weights(len(keys), resamples, seed, scope) @ matrix  # resamples x counters
@@ -176,4 +176,4 @@ def _interval(values: Any, alpha: float) -> list[float] | None:
     if finite.size == 0:
         return None
     low, high = np.quantile(finite, [alpha, 1.0 - alpha])
-    return [float(low), float(high)]
+    return [float(low) + 0.0, float(high) + 0.0]

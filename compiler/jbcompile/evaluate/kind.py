@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic
 from . import bootstrap
-from .parsing import reply_is_final
+from .parsing import read_prediction, reply_is_final
 from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
 
 Row = Mapping[str, Any]
@@ -89,6 +89,15 @@ class Protocol:
     reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
     # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
     task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
+    # which of the paper's tables holds the numbers of a (task, setting, shots), e.g. ("qa", "warning",
+    # 3, "Table 14"); a combination it lacks is one the paper reports no table for
+    paper_table: tuple[tuple[str, str, int, str], ...] = ()
+
+    def paper_table_of(self, task: str, setting: str | None, shots: int | None) -> str | None:
+        """The paper's table of a run's task, setting and shots (None: the paper reports none)."""
+        return next(
+            (where for t, s, n, where in self.paper_table if (t, s, n) == (task, setting, shots)), None
+        )
 
     def tables_for(self, task: str) -> tuple[Table, ...]:
         """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
@@ -311,6 +320,11 @@ class EvalKind(ABC):
     def max_new_tokens(self, options: EvalOptions) -> int:
         """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""
         return (384 if options.setting == "cot" else 16) + (THINKING_TOKENS if options.thinking else 0)
+
+    def read_prediction(self, value: object, options: Sequence[str], protocol: str | None) -> int | None:
+        """A prediction column of another harness (``score``): an option index, a label, an option text, or
+        a reply, read as ``eval`` reads a reply under ``protocol`` (None: the lenient reading)."""
+        return read_prediction(value, self.option_labels, options)
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;

@@ -84,10 +84,13 @@ def check_foreign_rows(
     return problems
 
 
-def resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> dict[str, Any]:
+def resolve_predictions(
+    kind: EvalKind, rows: list[Record], field_name: str, protocol: str | None = None
+) -> dict[str, Any]:
     """Each row's prediction as an option index (or None), read from an index, a label, an option text
-    or a raw reply (:func:`.parsing.read_prediction`); returns the raw values by example id."""
-    from .parsing import are_texts, read_prediction
+    or a raw reply as ``eval`` reads one under ``protocol`` (:meth:`.kind.EvalKind.read_prediction`);
+    returns the raw values by example id."""
+    from .parsing import are_texts
 
     raw: dict[str, Any] = {}
     n_options = len(kind.option_labels)
@@ -98,5 +101,5 @@ def resolve_predictions(kind: EvalKind, rows: list[Record], field_name: str) -> 
         raw[str(row.get("example_id"))] = value
         options = [row.get(f"ans{i}") for i in range(n_options)]
         if are_texts(options) and not isinstance(row[field_name], int):
-            row[field_name] = read_prediction(row[field_name], kind.option_labels, options)
+            row[field_name] = kind.read_prediction(row[field_name], options, protocol)
     return raw

@@ -41,7 +41,7 @@ def fmt(value: Any, digits: int = 3) -> str:
 def fmt_ci(interval: Any) -> str:
     if not interval:
         return "—"
-    if isinstance(interval[0], list):
+    if any(part is None or isinstance(part, list) for part in interval):  # one interval per share
         return " / ".join(fmt_ci(part) for part in interval)
     return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
 
@@ -75,7 +75,7 @@ def render_markdown(
             + f" — {dataset.evaluated} rows evaluated",
             f"- **Prompt:** {prompt.setting} ({prompt.template}), {prompt.shots} shots, "
             f"chat {'on' if prompt.chat else 'off'}",
-            f"- **Scoring:** {(results.scoring or ScoringInfo()).method}",
+            f"- **Scoring:** {scoring_text(results.scoring or ScoringInfo())}",
         ]
     else:
         source = results.source or SourceInfo()
@@ -137,6 +137,13 @@ def render_markdown(
     return "\n".join(lines)
 
 
+def scoring_text(scoring: ScoringInfo) -> str:
+    """How the run scored, and where it read a reply's answer when ``--answer-pattern`` said."""
+    if scoring.answer_pattern is None:
+        return str(scoring.method)
+    return f"{scoring.method}; answers read after the last match of `{scoring.answer_pattern}`"
+
+
 def paper_value(value: Any, percent: bool, signed: bool) -> str:
     """A number as the paper prints it: ×100 with one decimal, or three decimals; a sign if asked (zero
     as +0.0); ties rounded half away from zero (:func:`.tables.decimal_text`)."""
@@ -160,14 +167,40 @@ def protocol_lines(results: Results) -> list[str]:
             f"an out-of-choice answer); `--protocol {names}` runs a paper's"
         ]
 
+    reading = described.reading
+    if results.model is None and (results.source or SourceInfo()).format == "jbcompile":
+        reading = "as the run that wrote these predictions read them (their `pred`)"
+    decoding = [described.max_new_tokens, run_limit(results), f"replies read {reading}" if reading else None]
     lines = [
         f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
-        f"- **Decoding:** {described.max_new_tokens}; replies read {described.reading}"
-        if described.reading
-        else f"- **Decoding:** {described.max_new_tokens}",
+        "- **Decoding:** " + "; ".join(part for part in decoding if part),
         f"- **Prompt wording:** {PROMPT_NOTE}",
     ]
     return lines
+
+
+def run_limit(results: Results) -> str:
+    """The generation limit a run under a protocol used, and whether it is the protocol's own (an
+    explicit ``--max-new-tokens`` replaces it); ``score`` knows no decoding."""
+    from .kind import EvalOptions
+    from .registered import get_eval_kind
+
+    if results.model is None:
+        return "not known to `score` (the predictions were generated elsewhere)"
+    used = (results.scoring or ScoringInfo()).max_new_tokens
+    if used is None or results.protocol is None or results.kind is None:
+        return ""
+    prompt = results.prompt or PromptInfo()
+    options = EvalOptions(
+        task=results.task or "qa",
+        setting=prompt.setting,
+        scoring="generate",
+        protocol=results.protocol.name,
+        thinking=bool(results.thinking),
+    )
+    own = get_eval_kind(results.kind).max_new_tokens(options)
+    text = f"this run: at most {used} new token{'' if used == 1 else 's'}"
+    return text if used == own else f"{text} (--max-new-tokens; the protocol's limit here is {own})"
 
 
 def paper_tables(results: Results) -> list[str]:
@@ -196,6 +229,17 @@ def paper_tables(results: Results) -> list[str]:
         lines += [
             "",
             "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in table.columns) + ".",
+            "",
+        ]
+    prompt = results.prompt
+    if prompt is not None and protocol.paper_table:  # eval: the run's setting is known
+        task = results.task or "qa"
+        where = protocol.paper_table_of(task, prompt.setting, prompt.shots)
+        run = f"task {task}, setting `{prompt.setting}`, {prompt.shots} shots"
+        lines += [
+            f"This run ({run}) is set beside the paper's {where}."
+            if where
+            else f"The paper reports no table for this run's {run}: the layout is its tables'.",
             "",
         ]
     if protocol.note:

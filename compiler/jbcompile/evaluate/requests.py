@@ -173,6 +173,15 @@ def _answer_pattern_problems(options: EvalOptions) -> list[Diagnostic]:
                 hint="give a Python regular expression, e.g. '回答[:：]'",
             )
         ]
+    if re.search(options.answer_pattern, ""):
+        return [
+            Diagnostic(
+                "EV028",
+                f"--answer-pattern {options.answer_pattern!r} matches an empty reply, so it matches at the "
+                "end of every reply and every answer would be read from nothing (out of choice)",
+                hint="give a pattern that needs the marker itself, e.g. '回答[:：]'",
+            )
+        ]
     if options.scoring != "generate":
         return [
             Diagnostic(

@@ -72,6 +72,7 @@ class ScoringInfo(_Part):
     max_new_tokens: int | None = None
     stop_strings: list[str] | None = None
     stop_at_answer_line: bool | None = None
+    answer_pattern: str | None = None  # --answer-pattern: a reply is read after its last match
 
 
 class SourceInfo(_Part):

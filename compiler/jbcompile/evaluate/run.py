@@ -346,6 +346,7 @@ def _results(
                 "max_new_tokens": batch.max_new_tokens if generate else None,
                 "stop_strings": list(batch.stop_strings) if generate else None,
                 "stop_at_answer_line": generate and batch.answer_is_final is not None,
+                "answer_pattern": options.answer_pattern,
             },
             "backend": backend.describe(),
             "thinking": request.thinking,

@@ -17,12 +17,16 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
 
 
+SIGNIFICANT = 12  # digits of a float that are the number's; the float error of arithmetic lies beyond
+
+
 def decimal_text(value: float, digits: int, *, scale: int = 1, signed: bool = False) -> str:
     """``value × scale`` with ``digits`` decimals, as the papers print numbers: a tie rounds half away
-    from zero, on the number's shortest decimal form (0.1225 → 0.123, 12.25 → 12.3, −12.25 → −12.3; the
-    binary float would round 0.1225 down), a number that rounds to zero has no minus sign (0.0, not
+    from zero, on the number to 12 significant digits (0.1225 → 0.123, 12.25 → 12.3, −12.25 → −12.3; the
+    binary float would round 0.1225 down; an average of two ratios that is a tie, 0.6075 computed as
+    0.6074999…, rounds as the tie it is), a number that rounds to zero has no minus sign (0.0, not
     −0.0), and ``signed`` gives a positive number, zero included, its plus sign (+0.0, as papers print)."""
-    exact = Decimal(repr(float(value))) * scale
+    exact = Decimal(f"{float(value):.{SIGNIFICANT}g}") * scale
     rounded = exact.quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
     if rounded.is_zero():
         rounded = abs(rounded)

@@ -15,8 +15,10 @@ no category's examples are all ambiguous with gold "unknown", or all disambiguat
   questions (gold: the targeted person, and the other one) — any three of the four combinations cover
   both conditions and both questions.
 
-Where the other categories hold no row of a wanted kind at a wanted position, a row of another kind at
-that position is taken (a release's rows without our labels have no kind).
+Where the other categories hold no row of a wanted kind at a wanted position under any order of the
+positions, a row of another kind at that position is taken, in the draw that mixes context conditions,
+then kinds, the most (a release's rows without our labels have no kind). A single shot cannot mix: its
+kind is drawn among them (seeded), so that not every category's only example is ambiguous.
 """
 
 from __future__ import annotations
@@ -108,10 +110,15 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
         orders = list(itertools.permutations(range(3)))
         rng.shuffle(orders)
         kinds = shot_kinds(task, rng)
-        # the first order of the gold positions under which every shot has its kind, else the first order
+        if n_shots == 1:  # one example cannot mix kinds: its kind is drawn, not always the first one
+            kinds = [rng.choice(sorted(set(kinds)))]
+        # the first order of the gold positions under which every shot has its kind; else, of the draws
+        # that let a shot take another kind, the first that mixes most
         drawn = (_draw(candidates, n_shots, order, kinds, strict=True) for order in orders)
         picked = next((found for found in drawn if found), None)
-        picked = picked or _draw(candidates, n_shots, orders[0], kinds, strict=False)
+        if picked is None:
+            loose = (_draw(candidates, n_shots, order, kinds, strict=False) for order in orders)
+            picked = max((found for found in loose if found), key=lambda f: _mixed(f, task), default=None)
         if picked is None:
             raise DiagnosticError(
                 [
@@ -126,6 +133,13 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
         rng.shuffle(picked)  # the ambiguous example is not always first
         chosen[category] = picked
     return chosen
+
+
+def _mixed(picked: Sequence[Row], task: str) -> tuple[int, int]:
+    """How much a draw mixes: its context conditions, then its kinds of gold."""
+    return len({row.get("context_condition") for row in picked}), len(
+        {shot_kind(row, task) for row in picked}
+    )
 
 
 @dataclass

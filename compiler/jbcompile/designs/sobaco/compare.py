@@ -13,6 +13,7 @@ from .summary import (
     BASIC_ZERO_NOTE,
     SUMMARY_JSON,
     SUMMARY_MD,
+    left_out,
     permutation_p,
     rate_cell,
     spearman,
@@ -69,9 +70,7 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
                     rate_cell(rates.get(m) or {}, with_std=False) for m in ("bias_score", "culture_acc")
                 )
             )
-            marked = marked or any(
-                (rates.get(m) or {}).get("basic_zero") for m in ("bias_score", "culture_acc")
-            )
+            marked = marked or any(left_out(rates.get(m) or {}) for m in ("bias_score", "culture_acc"))
         corr = summary["correlation"]["overall"]
         rows.append([model, *cells, fmt_number(corr["spearman"]), fmt_p(corr["p_value"])])
     header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]

@@ -119,16 +119,23 @@ def question_key(row: Row) -> str:
 
 
 def parse_final_answer(output: str, n_options: int = 3, strict: bool = False) -> int | None:
-    """cot-j: the option number after the last 「最終回答:」 or 「回答:」; None when the reply never gets
-    there. ``strict`` (the paper's protocol): the line after the marker must be the number alone."""
+    """cot-j: the option number after the first 「最終回答:」 or 「回答:」 that is followed by one (each
+    read up to the next marker); None when no marker is. What follows the answer — a base model's next
+    example in the prompt's own format, with its own 「回答:」 — changes nothing, and a marker the reply
+    only names (restating the format) holds no answer. ``strict`` (the paper's protocol): the line
+    after the marker must be the number alone."""
     text = unicodedata.normalize("NFKC", output)
     found = list(FINAL_ANSWER.finditer(text))
-    if not found:
-        return None
-    rest = text[found[-1].end() :]
-    if strict:
-        return read_exact(answer_line(rest), number_labels(n_options), ())
-    return parse_option_number(rest, n_options)
+    ends = [marker.start() for marker in found[1:]] + [len(text)] if found else []
+    for marker, end in zip(found, ends, strict=True):
+        part = text[marker.end() : end]
+        if strict:
+            answer = read_exact(answer_line(part), number_labels(n_options), ())
+        else:
+            answer = parse_option_number(part, n_options)
+        if answer is not None:
+            return answer
+    return None
 
 
 def answer_line(reply: str) -> str:
@@ -387,6 +394,13 @@ class SobacoEval(EvalKind):
         if strict:
             return Answer(read_exact(answer_line(output), labels, item.options))
         return Answer(read_reply(output, labels, item.options))
+
+    def read_prediction(self, value: object, options: Sequence[str], protocol: str | None) -> int | None:
+        """Under the paper's protocol a reply in a prediction column is read as ``eval`` reads a one-number
+        reply: strictly (a cot-j reply needs its setting: score the run's own predictions.jsonl)."""
+        if isinstance(value, str) and protocol == PROTOCOL_NAME:
+            return read_exact(answer_line(value), self.option_labels[: len(options)], options)
+        return super().read_prediction(value, options, protocol)
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

@@ -29,5 +29,5 @@ PROTOCOL = Protocol(
     max_new_tokens="the paper's (Appendix D): 1 new token at temperature 0 (300 for cot-j; 100 for cot-e's "
     "first turn); a reasoning model (--thinking) 800 for every prompt",
     reading="strict: a reply whose first line is not one option (its number, or its text) is out of "
-    "choice; cot-j reads the line after its last 「回答:」 or 「最終回答:」",
+    "choice; cot-j reads the line after its first 「回答:」 or 「最終回答:」 that holds an answer",
 )

@@ -156,8 +156,9 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
     def rates_of(method: str, scope: str, metric: str) -> dict[str, Any]:
-        """CR per wording, mean and std over the wordings where it is defined, and the wordings left out
-        because basic scored 0 there (``basic_zero``): the mean then covers fewer wordings, and says so."""
+        """CR per wording, mean and std over the wordings where it is defined, and the wordings run for
+        both methods that the mean leaves out (``left_out``: basic scored 0 there — also listed in
+        ``basic_zero`` —, or a score is undefined): the mean then says so."""
         paired = [w for w in wordings if (method, w) in table and ("basic", w) in table]
         summary = summary_of(
             {
@@ -166,6 +167,7 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             }
         )
         summary["basic_zero"] = [w for w in paired if value("basic", w, scope, metric) == 0]
+        summary["left_out"] = [w for w in paired if summary["values"][str(w)] is None]
         return summary
 
     change_rates = {
@@ -224,20 +226,27 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 BASIC_ZERO_MARK = "†"
 BASIC_ZERO_NOTE = (
-    f"{BASIC_ZERO_MARK} basic scored 0 in a wording, where the change rate is undefined: the mean covers "
-    "the other wordings only (`basic_zero` in summary.json lists the wordings left out)."
+    f"{BASIC_ZERO_MARK} a wording has no change rate — basic scored 0 there (the rate is undefined), or a "
+    "score is undefined (every answer out of choice): the mean covers the other wordings only "
+    "(`left_out` in summary.json lists them, `basic_zero` those where basic scored 0)."
 )
 
 
+def left_out(entry: Mapping[str, Any]) -> bool:
+    """Does a change rate's mean leave a wording out? (``basic_zero``: summaries written before
+    ``left_out`` was.)"""
+    return bool(entry.get("left_out") or entry.get("basic_zero"))
+
+
 def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
-    """A change rate as the tables show it, marked when a wording was left out for S_b = 0."""
+    """A change rate as the tables show it, marked when its mean leaves a wording out."""
     text = _fmt(entry.get("mean"), 1) + (f" ± {_fmt(entry.get('std'), 1)}" if with_std else "")
-    return text + (f" {BASIC_ZERO_MARK}" if entry.get("basic_zero") else "")
+    return text + (f" {BASIC_ZERO_MARK}" if left_out(entry) else "")
 
 
 def any_basic_zero(change_rates: Mapping[str, Any]) -> bool:
     return any(
-        entry.get("basic_zero")
+        left_out(entry)
         for scopes in change_rates.values()
         for metrics in scopes.values()
         for entry in metrics.values()
