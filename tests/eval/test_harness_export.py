@@ -294,3 +294,27 @@ def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
         expected = point_metrics(kind.prepare_records(ours), kind.count, kind.count_names, kind.formulas)
         got = {name: utils.metric_value(exported, name) for name in utils.METRICS}
         assert_same_numbers(got, expected, utils.METRICS)
+
+
+@pytest.mark.parametrize(
+    ("labels", "reply", "expected"),
+    [
+        ("AB", "B", "B"),
+        ("AB", "Response B is better.", "B"),
+        ("AB", "応答Bの方が適切です。", "B"),
+        ("AB", "Both responses rely on the situation.", "[none]"),  # the B of "Both" is no label
+        ("AB", "Ａ", "[none]"),  # a full-width letter is not the label lm-eval compares with
+        ("012", "2", "2"),
+        ("012", "答えは1です。", "1"),
+        ("012", "70代の男性です。", "[none]"),  # the 0 of "70" is no option number
+        ("012", "１０代の若者", "[none]"),
+    ],
+)
+def test_the_exported_generation_filter_takes_a_label_standing_alone(
+    labels: str, reply: str, expected: str
+) -> None:
+    from jbcompile.export.lm_eval import option_label_pattern
+    from lm_eval.filters.extraction import RegexFilter
+
+    harness_filter = RegexFilter(regex_pattern=option_label_pattern(labels), fallback="[none]")
+    assert list(harness_filter.apply([[reply]], [{}])) == [[expected]]

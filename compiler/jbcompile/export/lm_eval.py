@@ -9,6 +9,7 @@ of their own (``<kind>/``) beside their ``utils.py``, which carries the prompts 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import yaml
@@ -67,7 +68,7 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
                 "target_delimiter": "",
                 "process_results": "!function utils.process_results",
             }
-            labels = "".join(config.export.option_labels)
+            labels = option_label_pattern(config.export.option_labels)
             documents[f"{config.kind}/{name}_gen.yaml"] = {
                 "task": f"{name}_gen",
                 **common,
@@ -77,7 +78,7 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
                     {
                         "name": "option",
                         "filter": [
-                            {"function": "regex", "regex_pattern": f"([{labels}])", "fallback": "[none]"},
+                            {"function": "regex", "regex_pattern": labels, "fallback": "[none]"},
                             {"function": "take_first"},
                         ],
                     }
@@ -91,6 +92,16 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
         "metadata": {"version": build.version},
     }
     return documents
+
+
+# Letters and digits, half- and full-width: a label next to one is part of a word or a number ("Both",
+# "70代"), not the label on its own.
+_WORD = "0-9A-Za-z０-９Ａ-Ｚａ-ｚ"
+
+
+def option_label_pattern(labels: Sequence[str]) -> str:
+    """The regex (lm-eval's ``regex`` filter, first match) that finds an option label standing alone."""
+    return f"(?<![{_WORD}])([{''.join(labels)}])(?![{_WORD}])"
 
 
 class _FunctionTag(str):
