@@ -421,6 +421,29 @@ def test_detection_with_no_derivable_row_is_an_error(lite_rows: list[dict], tmp_
     assert code == 2 and "EV128" in output
 
 
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_a_detection_run_reports_accuracy_and_no_bias_scores(
+    lite_rows: list[dict], tmp_path: Path, task: str
+) -> None:
+    """In `detect` the gold is the biased option: answering it is right, so diff-bias and the s scores
+    of answering say nothing there, and JBBQ reports accuracy alone (Tables 7, 18, 19)."""
+    path = write_lines(tmp_path / "f.jsonl", bbq_format(lite_rows, lambda index, row: index % 3))
+    out = tmp_path / "out"
+    code, output = score(path, out, "--prediction-field", "prediction", "--task", task, "--bootstrap", "0")
+    assert code == 0, output
+    header = next(
+        line for line in (out / "report.md").read_text(encoding="utf-8").splitlines() if "| category" in line
+    )
+    charts = {p.name for p in (out / "charts").iterdir()}
+    bias = ("diff_bias_ambig", "s_dis", "s_amb_jbbq")
+    if task == "detect":
+        assert "acc_ambig" in header and not any(name in header for name in bias), header
+        assert "diff_bias.png" not in charts and "accuracy.png" in charts
+        assert "diff_bias_ambig" not in output  # the console's summary too
+    else:
+        assert all(name in header for name in bias) and "diff_bias.png" in charts
+
+
 def test_sampled_runs_name_the_folders_they_wrote(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
     out = tmp_path / "k"
     code, output = run_cli(

@@ -119,7 +119,11 @@ def _summary(run: RunResult) -> None:
     results = run.results
     overall = results.metrics.overall
     headline = results.headline
-    names = headline if headline is not None else get_eval_kind(results.kind or DEFAULT_DESIGN).table_metrics
+    names = (
+        headline
+        if headline is not None
+        else get_eval_kind(results.kind or DEFAULT_DESIGN).report_layout(results.task)[0]
+    )
 
     def show(name: str) -> str:
         return fmt_number(overall.get(name), 3)  # the report's one rounding rule

@@ -260,6 +260,11 @@ class EvalKind(ABC):
         """Do these rows carry a release's whole prompt, to be sent as it is (not wrapped in ours)?"""
         return False
 
+    def report_layout(self, task: str | None) -> tuple[tuple[str, ...], tuple[ChartSpec, ...]]:
+        """The per-category table's metrics and the charts of a run of ``task`` (``report.md``, the
+        console's summary, ``compare``): a task whose gold is not the correct answer may leave some out."""
+        return self.table_metrics, self.charts
+
     def check_options(self, options: EvalOptions) -> list[Diagnostic]:
         problems = []
         if options.task not in self.tasks:

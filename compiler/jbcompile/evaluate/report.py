@@ -1,7 +1,8 @@
 """``report.md`` with per-category tables and PNG charts (matplotlib, Agg backend), from results.json
 (:class:`.results.Results`).
 
-What to show comes from the kind (``table_metrics``, ``charts``), so the report needs no kind branches.
+What to show comes from the kind (``report_layout``: the table's metrics and the charts of the run's
+task), so the report needs no kind branches.
 """
 
 from __future__ import annotations
@@ -384,11 +385,11 @@ def report_changes(place: Claim, out: Path, results: Results, kind: Any) -> dict
     """report.md and charts/ of a run as changes for one commit (the charts drawn into a staging folder
     first): the charts folder is replaced whole, so no chart of an earlier run stays; without
     matplotlib it is removed and report.md says the charts were not drawn."""
-    charts: Sequence[ChartSpec] = getattr(kind, "charts", ())
+    table_metrics, charts = kind.report_layout(results.task)
     drawn = charts_skipped() is None
     chart_change: Change = None
     if drawn:
         chart_change = place.temp_folder(out / CHART_DIR, "charts")
         draw_charts(out, results, charts, folder=chart_change)
-    report = render_markdown(results, getattr(kind, "table_metrics", ()), charts, charts_drawn=drawn)
+    report = render_markdown(results, table_metrics, charts, charts_drawn=drawn)
     return {out / CHART_DIR: chart_change, out / REPORT: redact_data(report)}  # no secret a reply echoed

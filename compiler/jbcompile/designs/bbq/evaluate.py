@@ -111,6 +111,17 @@ class BbqEval(EvalKind):
         ),
     )
 
+    # What a `detect` run reports: its gold is the biased option, so its answers measure how well a model
+    # names bias, and the bias scores of answering (diff-bias, s_dis, s_amb) do not apply (JBBQ's Tables
+    # 7, 18 and 19 report accuracy alone).
+    detect_table_metrics = ("n", "ooc_ratio", "acc_avg", "acc_ambig", "acc_disambig")
+
+    def report_layout(self, task: str | None) -> tuple[tuple[str, ...], tuple[ChartSpec, ...]]:
+        if task != "detect":
+            return self.table_metrics, self.charts
+        shown = set(self.detect_table_metrics) | {"option_share"}
+        return self.detect_table_metrics, tuple(c for c in self.charts if set(c.metrics) <= shown)
+
     @property
     def protocols(self) -> tuple[Protocol, ...]:
         from .protocol import PROTOCOL

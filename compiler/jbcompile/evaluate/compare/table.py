@@ -38,7 +38,7 @@ def labels(runs: Sequence[Run]) -> list[str]:
 def columns_of(kind: EvalKind, run: Results) -> list[str]:
     """The metrics in the table: the protocol's headline, else the kind's report columns."""
     headline = run.headline
-    return headline if headline is not None else list(kind.table_metrics)
+    return headline if headline is not None else list(kind.report_layout(run.task)[0])
 
 
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
