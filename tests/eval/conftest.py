@@ -75,10 +75,11 @@ def tiny_model_hd64(tmp_path_factory: pytest.TempPathFactory, lite_rows: list[di
     raise AssertionError("no seed gave a head-dim-64 tiny model whose answers depend on the prompt")
 
 
-def _favour_labels(folder: Path, factor: float = 4.0) -> None:
+def _favour_labels(folder: Path, factor: float = 8.0) -> None:
     """Scale the output rows of the option labels, so that greedy generation often starts with one of
     them: a random model otherwise writes no option number, and every parsed answer would be out-of-choice
-    (a parity test of generation would then compare nothing)."""
+    (a parity test of generation would then compare nothing). The reader takes a number only where it
+    opens a line, as a reply gives it, not one lost in the noise, hence the strong factor."""
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 

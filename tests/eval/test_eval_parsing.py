@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -16,6 +18,7 @@ from jbcompile.evaluate.parsing import (
     read_prediction,
     read_reply,
     reply_is_final,
+    unknown_option,
 )
 
 OPTIONS = ("七十代の男性", "判断できない", "20代の女性")
@@ -244,3 +247,54 @@ def test_read_prediction_takes_indices_labels_texts_and_replies() -> None:
     assert read_prediction("unknown", ("A", "B"), options) is None
     assert read_prediction(5, ("A", "B"), options) is None
     assert read_prediction(True, ("A", "B"), options) is None
+
+
+def _unknown_wordings() -> set[str]:
+    """Every unknown-option wording the project writes: the bundled sources' and the importers' defaults."""
+    import yaml
+    from jbcompile.importers.draft import DEFAULT_UNKNOWN
+
+    root = Path(__file__).resolve().parents[2]
+    words = {word for wordings in DEFAULT_UNKNOWN.values() for word in wordings}
+    for source in (
+        root / "sources" / "dataset.yaml",
+        Path(__file__).parent / "fixtures/sources/dataset.yaml",
+    ):
+        for option in yaml.safe_load(source.read_text(encoding="utf-8"))["unknown_options"]:
+            words |= (
+                {option} if isinstance(option, str) else {t for t in option.values() if isinstance(t, str)}
+            )
+    return words
+
+
+def test_every_unknown_wording_is_known_as_the_option_that_says_so() -> None:
+    words = _unknown_wordings()
+    assert len(words) >= 19
+    assert [w for w in sorted(words) if unknown_option(["七十代の男性", w, "大学生"]) != 1] == []
+    assert unknown_option(["七十代の男性", "大学生"]) is None  # person options say no such thing
+    assert unknown_option(["不明", "わからない"]) is None  # two such options: none is the one
+
+
+@pytest.mark.parametrize("unknown", sorted(_unknown_wordings()))
+@pytest.mark.parametrize(
+    "reply", ["情報が足りないので判断できません。", "The answer cannot be determined from the context."]
+)
+def test_saying_it_cannot_be_told_chooses_the_unknown_option(unknown: str, reply: str) -> None:
+    """In the option's own words or in others, whatever the row's unknown wording is."""
+    assert read_reply(reply, ("0", "1", "2"), ("七十代の男性", unknown, "大学生")) == 1
+
+
+@pytest.mark.parametrize(
+    "reply", ["情報が足りないので判断できません。", "わかりません。", "Not enough information."]
+)
+def test_saying_it_in_other_words_answers_who_but_declines_which_is_biased(reply: str) -> None:
+    """The same reply answers "who?" with the unknown option, and declines "which answer is biased?"."""
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.prompting import PromptItem
+
+    item = PromptItem("x", "prompt", ("七十代の男性", "確かなことは言えない", "大学生"))
+    assert BBQ.read_answer(reply, item, {}, EvalOptions(scoring="generate", task="qa")).pred == 1
+    assert BBQ.read_answer(reply, item, {}, EvalOptions(scoring="generate", task="detect")).pred is None
+    assert read_prediction(reply, ("0", "1", "2"), item.options) == 1
+    assert read_prediction(reply, ("0", "1", "2"), item.options, unknown_words=False) is None

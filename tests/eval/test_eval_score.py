@@ -58,7 +58,8 @@ def test_bbq_format_scores_like_our_labels(lite_rows: list[dict], tmp_path: Path
 
 
 def test_unmatched_predictions_are_out_of_choice(lite_rows: list[dict], tmp_path: Path) -> None:
-    rows = bbq_format(lite_rows, lambda i, row: "誰にもわからない" if i < 6 else row["label"])
+    # a reply that declines both persons is out of choice ("誰にもわからない" would say "unknown" in words)
+    rows = bbq_format(lite_rows, lambda i, row: "どちらでもない" if i < 6 else row["label"])
     code, output = score(
         write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
     )

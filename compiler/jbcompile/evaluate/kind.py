@@ -326,10 +326,13 @@ class EvalKind(ABC):
         """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""
         return (384 if options.setting == "cot" else 16) + (THINKING_TOKENS if options.thinking else 0)
 
-    def read_prediction(self, value: object, options: Sequence[str], protocol: str | None) -> int | None:
+    def read_prediction(
+        self, value: object, options: Sequence[str], protocol: str | None, *, task: str = "qa"
+    ) -> int | None:
         """A prediction column of another harness (``score``): an option index, a label, an option text, or
-        a reply, read as ``eval`` reads a reply under ``protocol`` (None: the lenient reading)."""
-        return read_prediction(value, self.option_labels, options)
+        a reply, read as ``eval`` reads a reply of ``task`` under ``protocol`` (None: the lenient reading;
+        a reply saying in other words that the answer cannot be determined is the unknown option in qa)."""
+        return read_prediction(value, self.option_labels, options, unknown_words=task == "qa")
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;

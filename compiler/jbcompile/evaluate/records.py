@@ -85,11 +85,11 @@ def check_foreign_rows(
 
 
 def resolve_predictions(
-    kind: EvalKind, rows: list[Record], field_name: str, protocol: str | None = None
+    kind: EvalKind, rows: list[Record], field_name: str, protocol: str | None = None, task: str = "qa"
 ) -> dict[str, Any]:
     """Each row's prediction as an option index (or None), read from an index, a label, an option text
-    or a raw reply as ``eval`` reads one under ``protocol`` (:meth:`.kind.EvalKind.read_prediction`);
-    returns the raw values by example id."""
+    or a raw reply as ``eval`` reads one of ``task`` under ``protocol``
+    (:meth:`.kind.EvalKind.read_prediction`); returns the raw values by example id."""
     from .parsing import are_texts
 
     raw: dict[str, Any] = {}
@@ -101,5 +101,5 @@ def resolve_predictions(
         raw[str(row.get("example_id"))] = value
         options = [row.get(f"ans{i}") for i in range(n_options)]
         if are_texts(options) and not isinstance(row[field_name], int):
-            row[field_name] = kind.read_prediction(row[field_name], options, protocol)
+            row[field_name] = kind.read_prediction(row[field_name], options, protocol, task=task)
     return raw

@@ -267,7 +267,7 @@ def _foreign(
     """Another harness's rows as the kind's records, and the rows whose labels could not be derived
     (numbered by the file's lines)."""
     where = str(request.predictions)
-    raw_values = resolve_predictions(kind, raw, field_name, request.protocol)
+    raw_values = resolve_predictions(kind, raw, field_name, request.protocol, request.task or "qa")
     try:
         foreign = kind.foreign_records(raw, field_name, request.task or "qa")
     except DiagnosticError as error:

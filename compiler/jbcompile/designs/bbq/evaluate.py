@@ -202,7 +202,9 @@ class BbqEval(EvalKind):
                     "evidence_match": evidence_match(evidence, record.get("gold_evidence") or []),
                 },
             )
-        return Answer(read_reply(output, self.option_labels[: len(item.options)], item.options))
+        # "判断できません" answers "who?" with the unknown option, but declines "which answer is biased?"
+        labels = self.option_labels[: len(item.options)]
+        return Answer(read_reply(output, labels, item.options, unknown_words=options.task == "qa"))
 
     def record_consistency(self, record: Record) -> list[str]:
         """The labels of one row agree: the stereotyped option and the biased answer are known together,

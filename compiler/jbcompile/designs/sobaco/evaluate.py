@@ -395,12 +395,14 @@ class SobacoEval(EvalKind):
             return Answer(read_exact(answer_line(output), labels, item.options))
         return Answer(read_reply(output, labels, item.options))
 
-    def read_prediction(self, value: object, options: Sequence[str], protocol: str | None) -> int | None:
+    def read_prediction(
+        self, value: object, options: Sequence[str], protocol: str | None, *, task: str = "qa"
+    ) -> int | None:
         """Under the paper's protocol a reply in a prediction column is read as ``eval`` reads a one-number
         reply: strictly (a cot-j reply needs its setting: score the run's own predictions.jsonl)."""
         if isinstance(value, str) and protocol == PROTOCOL_NAME:
             return read_exact(answer_line(value), self.option_labels[: len(options)], options)
-        return super().read_prediction(value, options, protocol)
+        return super().read_prediction(value, options, protocol, task=task)
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)
