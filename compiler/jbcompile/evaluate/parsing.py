@@ -365,44 +365,94 @@ def _kanji_to_digits(match: re.Match[str]) -> str:
     return str(total + current)
 
 
-def _option_forms(option: str) -> list[str]:
-    """The ways a reply writes an option's text: as given, with its numerals in digits (七十代 → 70代), and
-    with a plain negative ending made polite (確かなことは言えない → 確かなことは言えません)."""
+@lru_cache(maxsize=4096)
+def _option_forms(option: str) -> tuple[tuple[str, bool], ...]:
+    """The ways a reply writes an option's text, longest first, each with whether it holds Latin letters
+    (matched in any case): as given, with its numerals in digits (七十代 → 70代), and with a plain negative
+    ending made polite (確かなことは言えない → 確かなことは言えません)."""
     text = unicodedata.normalize("NFKC", option).strip()
     forms = {text, _KANJI_NUMBER.sub(_kanji_to_digits, text)}
     forms |= {form[: -len("ない")] + "ません" for form in forms if form.endswith("ない")}
-    return sorted(forms, key=len, reverse=True)
+    ordered = sorted(forms, key=lambda form: (-len(form), form))
+    return tuple((form, any(c.isascii() and c.isalpha() for c in form)) for form in ordered)
 
 
-@lru_cache(maxsize=4096)
-def _text_readers(
-    labels: tuple[str, ...], options: tuple[str, ...]
-) -> tuple[tuple[re.Pattern[str], str], ...]:
-    """For each option (longest text first), a pattern of its text as a reply writes it and its label.
+_OPEN_QUOTES, _CLOSE_QUOTES = "「『\"'“‘", "」』\"'”’"
 
-    The text may be quoted and followed by の方 ("「大学生」の方です"); glossed by its own label
-    ("2の「確かなことは言えない」", "1. 大学生", "B（状況に基づいた応答）") it is that label once."""
-    readers = []
+
+@lru_cache(maxsize=64)
+def _glosses(label: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """A label glossing the text that follows it ("2の", "1. ", "B（", "Aは"), up to the text, and one
+    glossing the text before it ("（1）")."""
+    own = (
+        r"(?<![A-Za-z0-9])(?:(?:応答|選択肢|option|choice|response)[ \t]*)?"
+        + re.escape(label)
+        + r"(?![A-Za-z0-9])"
+    )
+    before = own + r"[ \t]*番?[ \t]*(?:[.:\-=)]|の|(?P<topic>は|とは|が))?[ \t]*(?P<open>[(])?[ \t]*\Z"
+    return re.compile(before, re.IGNORECASE), re.compile(
+        r"[ \t]*[(][ \t]*" + own + r"[ \t]*[)]", re.IGNORECASE
+    )
+
+
+def _occurrences(text: str, forms: Sequence[tuple[str, bool]]) -> list[tuple[int, int]]:
+    """Where the text holds one of ``forms`` (Latin letters in any case), left to right, not overlapping."""
+    found = []
+    for form, latin in forms:
+        if latin:
+            found += [m.span() for m in re.finditer(re.escape(form), text, re.IGNORECASE)]
+        else:
+            start = text.find(form)
+            while start >= 0:
+                found.append((start, start + len(form)))
+                start = text.find(form, start + len(form))
+    spans: list[tuple[int, int]] = []
+    for start, end in sorted(found, key=lambda span: (span[0], -span[1])):
+        if not spans or start >= spans[-1][1]:
+            spans.append((start, end))
+    return spans
+
+
+def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
+    """The reply with every option's text written as its label (longest text first). The text may be
+    quoted and followed by の方 ("「大学生」の方です"); glossed by its own label
+    ("2の「確かなことは言えない」", "1. 大学生", "B（状況に基づいた応答）") it is that label once, and the
+    line stays one line."""
+    if len(options) != len(labels):
+        return text
     for index in sorted(range(len(options)), key=lambda i: -len(options[i])):
         label, forms = labels[index], _option_forms(options[index])
-        if len(forms[-1]) < 2 or normalize(forms[-1]) in {normalize(x) for x in labels}:
-            continue  # too short to be told from other words
-        text = "(?:" + "|".join(re.escape(form) for form in forms) + ")"
-        quoted = r"(?:[「『\"'“‘]" + text + r"[」』\"'”’]|" + text + r")(?:の(?:方|ほう))?"
-        own = (
-            r"(?<![A-Za-z0-9])(?:(?:応答|選択肢|option|choice|response)[ \t]*)?"
-            + re.escape(label)
-            + r"(?![A-Za-z0-9])"
-        )
-        gloss = (  # within one line: the reply's lines stay its lines
-            own
-            + r"[ \t]*番?[ \t]*(?:[.:\-=)]|の|(?P<topic>は|とは|が))?[ \t]*[(]?[ \t]*"
-            + quoted
-            + r"[ \t]*[)]?"
-            r"|" + quoted + r"[ \t]*[(][ \t]*" + own + r"[ \t]*[)]"
-        )
-        readers.append((re.compile(gloss + "|" + quoted, re.IGNORECASE), label))
-    return tuple(readers)
+        if len(forms[-1][0]) < 2:
+            continue  # too short to be told from other words (a label, a letter)
+        before, after = _glosses(label)
+        pieces, last = [], 0
+        for start, end in _occurrences(text, forms):
+            if start < last:
+                continue
+            if (
+                start > 0
+                and end < len(text)
+                and text[start - 1] in _OPEN_QUOTES
+                and text[end] in _CLOSE_QUOTES
+            ):
+                start, end = start - 1, end + 1
+            end += next((len(s) for s in ("の方", "のほう") if text.startswith(s, end)), 0)
+            topic = ""
+            glossed = before.search(text, max(last, text.rfind("\n", 0, start) + 1), start)
+            if glossed:
+                start, topic = glossed.start(), glossed.group("topic") or ""
+                if glossed.group("open") and (closing := re.match(r"[ \t]*[)]", text[end:])):
+                    end += closing.end()
+            elif glossing := after.match(text, end):
+                end = glossing.end()
+            pad_before = (
+                " " if text[start - 1 : start].isascii() and text[start - 1 : start].isalnum() else ""
+            )
+            pad_after = " " if text[end : end + 1].isascii() and text[end : end + 1].isalnum() else ""
+            pieces.append(text[last:start] + pad_before + label + topic + pad_after)
+            last = end
+        text = "".join(pieces) + text[last:]
+    return text
 
 
 # a kanji numeral standing alone ("二", "答え：二", "二番"), not one inside a word ("二人", "一般")
@@ -434,23 +484,6 @@ def _former_or_latter(m: re.Match[str], labels: Sequence[str]) -> str:
         return m.group()
     word = m.group().casefold()
     return labels[0] if word == "前者" or word.endswith("former") else labels[1]
-
-
-def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
-    """The reply with every option's text written as its label."""
-    if len(options) != len(labels):
-        return text
-    for pattern, label in _text_readers(tuple(labels), tuple(options)):
-
-        def written(m: re.Match[str], label: str = label) -> str:
-            before = m.string[m.start() - 1 : m.start()]
-            after = m.string[m.end() : m.end() + 1]
-            pad_before = " " if before.isascii() and before.isalnum() else ""
-            pad_after = " " if after.isascii() and after.isalnum() else ""
-            return pad_before + label + (m.group("topic") or "") + pad_after
-
-        text = pattern.sub(written, text)
-    return text
 
 
 # ---- reading ----------------------------------------------------------------------------------------
@@ -485,7 +518,7 @@ class _Reader:
     """The reading of replies to one question: its labels and the option that says "cannot be told"."""
 
     def __init__(self, labels: Sequence[str], options: Sequence[str], unknown_words: bool) -> None:
-        self.labels, self.options = labels, options
+        self.options = options
         self.wanted = {label.casefold(): index for index, label in enumerate(labels)}
         self.unknown = unknown_option(options) if unknown_words else None
 
@@ -615,7 +648,11 @@ def reply_is_final(text: str, labels: Sequence[str], options: Sequence[str]) -> 
     cleaned = _cleaned(text)
     if not first_line_ended(cleaned):
         return False
-    readers = (_Reader(labels, options, unknown_words=True), _Reader(labels, (), unknown_words=False))
+    readers = [
+        _Reader(labels, (), unknown_words=False)
+    ]  # what the labels alone settle (read_reply's fallback)
+    if options:
+        readers.append(_Reader(labels, options, unknown_words=True))
     return any(r.first_line(_as_labels(cleaned, labels, r.options), cleaned, whole=False)[0] for r in readers)
 
 
