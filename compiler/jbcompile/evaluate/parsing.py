@@ -72,10 +72,16 @@ def parse_prediction_value(value: object, options: Sequence[str]) -> int | None:
     if isinstance(value, float):
         return int(value) if value.is_integer() and 0 <= value < len(options) else None
     text = str(value)
-    digits = unicodedata.normalize("NFKC", text).strip(_WRAPPERS)
-    if digits.isdigit():
-        return int(digits) if int(digits) < len(options) else None
+    number = _plain_number(text)
+    if number is not None:
+        return number if number < len(options) else None
     return match_option_text(text, options)
+
+
+def _plain_number(text: str) -> int | None:
+    """The text as a written index ("2", "２", "[2]"), or None when it is anything else."""
+    digits = unicodedata.normalize("NFKC", text).strip(_WRAPPERS)
+    return int(digits) if digits.isdigit() else None
 
 
 # ---- free-text replies: one reading for ``eval`` and ``score`` ----------------------------------------
@@ -703,10 +709,6 @@ def read_prediction(
 ) -> int | None:
     """A prediction column of another harness: an option index, a label, an option text or a raw reply
     (read by :func:`read_reply`, with its ``unknown_words``)."""
-    if value is None or isinstance(value, bool | int | float):
+    if value is None or isinstance(value, bool | int | float) or _plain_number(str(value)) is not None:
         return parse_prediction_value(value, options)
-    text = str(value)
-    digits = unicodedata.normalize("NFKC", text).strip(_WRAPPERS)
-    if digits.isdigit():
-        return int(digits) if int(digits) < len(options) else None
-    return read_reply(text, labels, options, unknown_words=unknown_words)
+    return read_reply(str(value), labels, options, unknown_words=unknown_words)
