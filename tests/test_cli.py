@@ -300,3 +300,62 @@ def test_outside_a_terminal_lines_and_tables_are_never_folded(mini_sources: Path
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=60
     )
     assert long_id in printed.stdout and f"wrote {out}\n" in printed.stdout, printed.stdout
+
+
+_LOADED = """
+import sys
+from jbcompile.cli import main
+sys.argv = ["jbcompile", *sys.argv[1:]]
+try:
+    main()
+except SystemExit as end:
+    code = end.code
+print(code, sorted({m for m in sys.modules if m.startswith(("jbcompile.cli.", "jbcompile.evaluate"))}))
+"""
+
+
+def _loaded(*args: str) -> tuple[object, list[str]]:
+    """A command's exit code and the CLI and evaluator modules it imported, in a fresh interpreter."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED, *args], capture_output=True, text=True, encoding="utf-8", check=True
+    )
+    code, modules = done.stdout.strip().splitlines()[-1].split(" ", 1)
+    return code, eval(modules)
+
+
+def test_a_command_imports_its_own_module_and_not_the_evaluator(mini_sources: Path, tmp_path: Path) -> None:
+    code, modules = _loaded("build", "--sources", str(mini_sources), "--out", str(tmp_path / "out"))
+    assert code == "0"
+    assert modules == ["jbcompile.cli.app", "jbcompile.cli.build"]
+    code, modules = _loaded("check", "--sources", str(mini_sources))
+    assert modules == ["jbcompile.cli.app", "jbcompile.cli.check"]
+    # a command whose module has another name (score is in eval.py) is still found
+    code, modules = _loaded("score", "--help")
+    assert code == "0" and "jbcompile.cli.eval" in modules
+
+
+_LISTED = """
+import sys, typer
+from jbcompile.cli import app
+group = typer.main.get_command(app)
+context = group.make_context("jbcompile", [], resilient_parsing=True)
+for name in sys.argv[1:]:
+    assert group.get_command(context, name) is not None, name
+print(group.list_commands(context))
+"""
+
+
+def test_help_lists_every_command_in_one_order_whichever_was_loaded_first() -> None:
+    def listed(*first: str) -> list[str]:
+        done = subprocess.run(
+            [sys.executable, "-c", _LISTED, *first], capture_output=True, text=True, check=True
+        )
+        return eval(done.stdout)
+
+    commands = listed()
+    assert commands[:3] == ["audit", "build", "stats"] and commands[-2:] == ["export", "import"]
+    assert {"eval", "score", "compare", "publish", "verify", "translate", "init", "check"} <= set(commands)
+    for first in (["translate"], ["score", "build"], ["import", "eval"]):
+        assert listed(*first) == commands, first
+    typo = run("biuld")
+    assert typo.returncode == 2 and "Did you mean 'build'?" in typo.stderr

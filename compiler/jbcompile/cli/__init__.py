@@ -1,15 +1,10 @@
-"""Command-line interface: a thin layer over the library. Every module here registers its commands."""
+"""Command-line interface: a thin layer over the library. Every module here registers its commands; a
+module is imported when one of its commands is asked for (see :class:`jbcompile.cli.app.CommandsOnDemand`),
+so `jbcompile build` does not load the evaluator's backends."""
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from .app import app
-
-for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    if _module != "app" and not _module.startswith("_"):
-        importlib.import_module(f"{__name__}.{_module}")
 
 
 def main() -> None:
