@@ -27,6 +27,10 @@ class TurnItem(PromptItem):
     first: str = ""
     first_max_new_tokens: int = 100
 
+    @property
+    def shown(self) -> tuple[str, ...]:
+        return (self.first, self.text)
+
 
 def plain_conversation(exchanges: Sequence[tuple[str, str]], final: str) -> str:
     """Earlier turns and replies, then the final prompt, as one text for a model without chat template."""

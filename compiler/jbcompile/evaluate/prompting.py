@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
+import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,6 +73,11 @@ class PromptItem:
     options: tuple[str, ...]
     prefix_keys: tuple[str, ...] = ()
 
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """Every text the model is shown for this row, in order (one here; a conversation's turns)."""
+        return (self.text,)
+
 
 @dataclass(frozen=True)
 class PromptTemplate:
@@ -110,3 +118,61 @@ def prompt_hash(prompt: Prompt) -> str:
     """16 hex digits of the sha256 of the exact prompt (predictions.jsonl's ``prompt_hash``)."""
     text = prompt.hashed if isinstance(prompt, ChatPrompt) else prompt
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+# A label shown right before an option: one letter or digit standing alone, then nothing but spaces and
+# punctuation up to the option (``1. ``, ``(A) ``, ``2: ``, ``### 応答A⏎``), after NFKC (``１`` is ``1``).
+_LABEL_BEFORE = re.compile(r"(?<![0-9A-Za-z])([0-9A-Za-z])[^\w]*\Z")
+LABEL_CHECK_ITEMS = 20  # prompts looked at for the labels a prompt file shows
+
+
+def shown_option_labels(text: str, options: Sequence[str]) -> list[str] | None:
+    """The label a rendered prompt shows right before each option, or None where that cannot be told.
+
+    The options come last, so they are looked for from the end, the last one first, each before the next:
+    its label is the letter or digit right before it, with only spaces and punctuation between
+    (``1. 七十代の男性``, ``選択肢: 0: 甲 1: 乙``, or a heading ``### 応答A`` on the line above). An option
+    not found, or found with no such label before it, leaves the labels untold."""
+    text = unicodedata.normalize("NFKC", text)
+    shown: list[str] = []
+    end = len(text)
+    for option in reversed(options):
+        wanted = unicodedata.normalize("NFKC", option).strip()
+        start = text.rfind(wanted, 0, end) if wanted else -1
+        if start < 0:
+            return None
+        label = _LABEL_BEFORE.search(text, max(0, start - 40), start)
+        if label is None:
+            return None
+        shown.append(label.group(1))
+        end = label.start()
+    return shown[::-1]
+
+
+def check_shown_labels(items: Sequence[PromptItem], labels: Sequence[str], template: str) -> None:
+    """EV015 when a prompt shows the options with labels other than the ones replies and
+    log-probabilities are read by (options numbered from 1 where answers are read from 0): every
+    answer would go to the option beside the one the model chose. Judged on the first prompt (of the
+    first ``LABEL_CHECK_ITEMS``) whose labels can be told; a prompt that shows none passes."""
+    for item in items[:LABEL_CHECK_ITEMS]:
+        told = (shown_option_labels(text, item.options) for text in item.shown)
+        shown = next((labels for labels in told if labels is not None), None)
+        if shown is None:
+            continue
+        read = [label.upper() for label in labels[: len(item.options)]]
+        if [label.upper() for label in shown] != read:
+            first = shown[0].upper()
+            taken = f"the option shown as {shown[read.index(first)]!r}" if first in read else "out of choice"
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV015",
+                        f"prompt template {template} shows the options as {', '.join(shown)}, but answers "
+                        f"are read as {', '.join(read)}: a model that answers {shown[0]!r} for the first "
+                        f"option would be scored as choosing {taken}",
+                        hint=f"label the options {', '.join(read)} in the prompt, in this order "
+                        "(e.g. `{{ loop.index0 }}. {{ option }}` for 0, 1, 2)",
+                    )
+                ]
+            )
+        return

@@ -26,7 +26,7 @@ from .jsonfile import limited
 from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
-from .prompting import prompt_hash
+from .prompting import check_shown_labels, prompt_hash
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
@@ -151,6 +151,7 @@ def _run_held(
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
     prepared = kind.prepare(loaded.rows_for(options.task), options, template)
+    check_shown_labels(prepared.items, kind.option_labels, template.name)
     items = chosen_rows(
         prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
     )

@@ -1,0 +1,110 @@
+"""A prompt shows the options with the labels its answers are read by (EV015).
+
+A `--prompt-file` that numbers the options from 1 where replies and log-probabilities are read as 0, 1, 2
+would score every answer as the option beside the one the model chose, and still exit 0. The labels a
+prompt shows are read from the rendered prompt; a prompt whose labels cannot be told passes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jbcompile.cli import app
+from jbcompile.designs import get_design
+from jbcompile.diagnostics import DiagnosticError
+from jbcompile.evaluate.dataset import load_rows
+from jbcompile.evaluate.kind import EvalOptions
+from jbcompile.evaluate.promptfiles import bundled_prompt_names, load_prompt_template
+from jbcompile.evaluate.prompting import PromptItem, check_shown_labels, shown_option_labels
+from typer.testing import CliRunner
+
+from tests.designs.conftest import kinds_build as _kinds_build
+
+kinds_build = _kinds_build  # the sobaco and jubaku configs of tests/designs
+
+THREE = ["七十代の男性", "二十代の男性", "判断できない"]
+
+
+@pytest.mark.parametrize(
+    ("text", "options", "labels"),
+    [
+        ("### 選択肢\n0. 七十代の男性\n1. 二十代の男性\n2. 判断できない\n### 回答\n", THREE, ["0", "1", "2"]),
+        ("### 選択肢\n1. 七十代の男性\n2. 二十代の男性\n3. 判断できない\n### 回答\n", THREE, ["1", "2", "3"]),
+        ("選択肢: 0: 七十代の男性 1: 二十代の男性 2: 判断できない \n回答:", THREE, ["0", "1", "2"]),
+        ("(Ａ) 七十代の男性 (Ｂ) 二十代の男性 (Ｃ) 判断できない", THREE, ["A", "B", "C"]),
+        ("選択肢１：七十代の男性\n選択肢２：二十代の男性\n選択肢３：判断できない", THREE, ["1", "2", "3"]),
+        ("### 応答A\nそうですね。\nでも…\n### 応答B\n違います。\n### 回答",
+         ["そうですね。\nでも…", "違います。"], ["A", "B"]),
+        # the options' own digits are not labels; a shot's options earlier in the prompt are not looked at
+        ("1. 20代の人\n2. 30代の人\n3. 不明\n### 回答\n1\n\n0. 40代の人\n1. 50代の人\n2. 不明\n",
+         ["40代の人", "50代の人", "不明"], ["0", "1", "2"]),
+        # no label to tell: bullets, a bare list, an option not shown
+        ("・七十代の男性\n・二十代の男性\n・判断できない", THREE, None),
+        ("選択肢: 七十代の男性、二十代の男性、判断できない", THREE, None),
+        ("0. 七十代の男性\n1. 二十代の男性\n", THREE, None),
+    ],
+)  # fmt: skip
+def test_the_labels_a_prompt_shows(text: str, options: list[str], labels: list[str] | None) -> None:
+    assert shown_option_labels(text, options) == labels
+
+
+def test_a_prompt_numbered_from_one_is_refused_and_says_what_each_answer_would_become() -> None:
+    items = [PromptItem("r1", "1. 甲\n2. 乙\n3. 不明\n### 回答\n", ("甲", "乙", "不明"))]
+    with pytest.raises(DiagnosticError) as caught:
+        check_shown_labels(items, ("0", "1", "2"), "mine.j2")
+    (problem,) = caught.value.diagnostics
+    assert problem.code == "EV015" and "1, 2, 3" in problem.message and "0, 1, 2" in problem.message
+    assert "the option shown as '2'" in problem.message and "loop.index0" in (problem.hint or "")
+    check_shown_labels(items, ("1", "2", "3"), "mine.j2")  # labels that agree pass
+    untold = [PromptItem("r1", "甲、乙、不明のどれ？", ("甲", "乙", "不明"))]
+    check_shown_labels(untold, ("0", "1", "2"), "mine.j2")
+
+
+def _bundled(kind_name: str, build: Path, config: str) -> list[tuple[str, list[PromptItem]]]:
+    kind = get_design(kind_name).evaluator()
+    rows = load_rows(str(build), config).rows
+    prepared = []
+    for setting in bundled_prompt_names(kind_name):
+        options = EvalOptions(setting=setting, shots=0 if kind_name != "bbq" else 2, scoring="generate")
+        template = load_prompt_template(kind_name, setting)
+        prepared.append((setting, kind.prepare(rows, options, template).items[:5]))
+    return prepared
+
+
+@pytest.mark.parametrize(
+    ("kind_name", "config"), [("bbq", "lite"), ("sobaco", "sobaco"), ("jubaku", "jubaku")]
+)
+def test_every_bundled_prompt_shows_the_labels_its_answers_are_read_by(
+    kind_name: str, config: str, build_dir: Path, kinds_build: Path
+) -> None:
+    """So the check is no dead letter: on each bundled layout the labels can be told, and they agree."""
+    kind = get_design(kind_name).evaluator()
+    build = build_dir if kind_name == "bbq" else kinds_build
+    for setting, items in _bundled(kind_name, build, config):
+        for item in items:
+            told = [shown_option_labels(text, item.options) for text in item.shown]
+            wanted = list(kind.option_labels[: len(item.options)])
+            assert wanted in told and all(t in (None, wanted) for t in told), (setting, told)
+
+
+def test_eval_refuses_a_prompt_file_numbered_from_one_before_anything_runs(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    prompt = tmp_path / "mine.j2"
+    prompt.write_text(
+        "{{ context }}\n{{ question }}\n"
+        "{% for option in options %}{{ loop.index }}. {{ option }}\n{% endfor %}答え:",
+        encoding="utf-8",
+    )
+    out = tmp_path / "run"
+    args = ["eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out", str(out), "--quiet",
+            "--limit", "6", "--prompt-file", str(prompt)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "EV015" in result.output and "Traceback" not in result.output and not out.exists()
+    prompt.write_text(
+        prompt.read_text(encoding="utf-8").replace("loop.index", "loop.index0"), encoding="utf-8"
+    )
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
