@@ -111,7 +111,44 @@ def test_cot_j_reads_the_number_after_the_papers_marker_or_ours(
 def test_the_protocol_stops_generating_at_the_end_of_the_answer_line() -> None:
     final = SOBACO.answer_is_final(PAPER)
     assert final is not None and not final("1") and final("考えます。\n")
-    assert SOBACO.answer_is_final(_options(PAPER, "cot-j-1")) is None
+
+
+_PIECES = (
+    "正しい理由: ", "根拠: ", "0は先に着いたから。", "1は…。", "回答: ", "回答：", "最終回答:", "最終",
+    "回答", "回答: 2\n", "最終回答：0\n", "回答: 1です。\n", "回答:\n1\n",
+    ":", "2", "1", "0", "3", "です", "。", "\n", "\n\n", " ", "「回答:」のあとに番号を書きます。",
+    "背景情報: 二人が駅で会った。\n", "選択肢: 0: 甲 1: 乙 2: 不明\n", "二十代の男性", "わかりません",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize("options", [PAPER, OURS], ids=["paper", "ours"])
+def test_cot_j_stops_once_its_answer_is_settled_and_reads_the_same(options: EvalOptions) -> None:
+    """cot-j generates up to 300 tokens; a row stops as soon as the first marker that holds an answer
+    holds one that no more text can change, so what stopping keeps reads as the whole reply would
+    (over 3,000 replies made of the pieces a cot-j reply is made of, at every length)."""
+    import random
+
+    options = _options(options, "cot-j-1")
+    final = SOBACO.answer_is_final(options)
+    assert final is not None
+
+    def read(text: str) -> int | None:
+        return SOBACO.read_answer(text, ITEM, {}, options).pred
+
+    draw, stopped = random.Random(7), 0
+    for _ in range(3000):
+        reply = "".join(draw.choice(_PIECES) for _ in range(draw.randint(1, 14)))
+        whole = read(reply)
+        for end in range(1, len(reply) + 1):
+            if final(reply[:end]):
+                assert read(reply[:end]) == whole, (reply, end)
+                stopped += end < len(reply)
+                break
+    assert stopped > 1000  # the test stops early often enough to mean something
+    # the answer line has ended (the lenient reading waits for what follows a bare number)
+    settled = "正しい理由: …\n回答: 2\n" + ("" if options.protocol else "\n背景情報")
+    assert final(settled) and not final("正しい理由: …\n回答: 2")
+    assert final("回答: 1\n\n背景情報: …\n回答: ") and not final("「回答:」のあとに番号を書きます。\n")
 
 
 def test_the_protocol_describes_its_decoding_and_reading() -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -124,18 +124,45 @@ def parse_final_answer(output: str, n_options: int = 3, strict: bool = False) ->
     example in the prompt's own format, with its own 「回答:」 — changes nothing, and a marker the reply
     only names (restating the format) holds no answer. ``strict`` (the paper's protocol): the line
     after the marker must be the number alone."""
+    return next(
+        (answer for answer, _ in _final_answers(output, n_options, strict) if answer is not None), None
+    )
+
+
+def final_answer_settled(output: str, n_options: int = 3, strict: bool = False) -> bool:
+    """cot-j: whether more text can no longer change :func:`parse_final_answer`'s reading, so generation
+    may stop: a marker before the last holds an answer (text after it only adds markers further on), or
+    the last one holds an answer whose line has ended and settles it."""
+    for answer, last in _final_answers(output, n_options, strict):
+        if answer is not None:
+            return not last or _part_settled(output, n_options, strict)
+    return False
+
+
+def _final_answers(output: str, n_options: int, strict: bool) -> Iterator[tuple[int | None, bool]]:
+    """Each marker's reading, in order, and whether it is the last (the part that may still grow)."""
+    for part, last in _marker_parts(output):
+        if strict:
+            yield read_exact(answer_line(part), number_labels(n_options), ()), last
+        else:
+            yield parse_option_number(part, n_options), last
+
+
+def _marker_parts(output: str) -> Iterator[tuple[str, bool]]:
+    """The text after each answer marker up to the next, and whether it runs to the end of the reply."""
     text = unicodedata.normalize("NFKC", output)
     found = list(FINAL_ANSWER.finditer(text))
-    ends = [marker.start() for marker in found[1:]] + [len(text)] if found else []
-    for marker, end in zip(found, ends, strict=True):
-        part = text[marker.end() : end]
-        if strict:
-            answer = read_exact(answer_line(part), number_labels(n_options), ())
-        else:
-            answer = parse_option_number(part, n_options)
-        if answer is not None:
-            return answer
-    return None
+    ends = [marker.start() for marker in found[1:]] + [len(text)]
+    for index, (marker, end) in enumerate(zip(found, ends, strict=False)):
+        yield text[marker.end() : end], index == len(found) - 1
+
+
+def _part_settled(output: str, n_options: int, strict: bool) -> bool:
+    """Whether the last marker's part reads the same whatever is added to it (or cut by a next marker)."""
+    part = next(part for part, last in _marker_parts(output) if last)
+    if strict:
+        return first_line_ended(strip_thinking(part), None)
+    return reply_is_final(part, number_labels(n_options), ())
 
 
 def answer_line(reply: str) -> str:
@@ -322,7 +349,8 @@ class SobacoEval(EvalKind):
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         if method_of(options) == "cot-j":
-            return None
+            strict, n_options = under_protocol(options), len(self.option_labels)
+            return lambda output: final_answer_settled(output, n_options, strict)
         if under_protocol(options):  # the strict reading takes the first line alone
             return lambda output: first_line_ended(output, None)
         return lambda output: reply_is_final(output, self.option_labels, ())
