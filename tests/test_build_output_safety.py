@@ -173,6 +173,31 @@ def test_broken_card_templates_are_diagnostics_with_their_line(
     assert "Traceback" not in result.stderr and not (tmp_path / "b").exists()
 
 
+@pytest.mark.parametrize(
+    ("template", "where"),
+    [
+        ("# {{ dataset.name }}\n\n評価用\u202eデータ\n", "README.md.j2:3:4: F005"),  # a bidi override
+        ("{% include 'part.md' %}\n", "part.md:1:3: F005"),  # in a file the card includes
+    ],
+)
+def test_a_card_template_with_a_character_no_one_can_see_is_refused(
+    mini_sources: Path, tmp_path: Path, template: str, where: str
+) -> None:
+    """The card is what a dataset's page shows: a character that reorders or hides text in its template
+    would be published unreviewed. A zero-width joiner (part of an emoji) passes."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "README.md.j2").write_text(template, encoding="utf-8")
+    (cards / "part.md").write_text("ok\x1b[2Jx\n", encoding="utf-8")  # an escape sequence's ESC
+    result = cli("build", "--sources", str(mini_sources), "--out", str(tmp_path / "b"), "--cards", str(cards))
+    assert result.returncode == 2 and where in result.stderr, result.stderr
+    assert "U+" in result.stderr and "Traceback" not in result.stderr and not (tmp_path / "b").exists()
+    (cards / "README.md.j2").write_text("# {{ dataset.name }} 👩\u200d💻\n", encoding="utf-8")
+    result = cli("build", "--sources", str(mini_sources), "--out", str(tmp_path / "b"), "--cards", str(cards))
+    assert result.returncode == 0, result.stderr
+    assert "👩\u200d💻" in (tmp_path / "b" / "README.md").read_text(encoding="utf-8")
+
+
 def test_cards_folder_without_a_card_template_is_an_option_error(mini_sources: Path, tmp_path: Path) -> None:
     result = cli(
         "build", "--sources", str(mini_sources), "--out", str(tmp_path / "b"), "--cards", str(tmp_path)

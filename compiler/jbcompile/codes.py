@@ -61,6 +61,7 @@ CODES: tuple[Code, ...] = (
             "F002": "a folder, device, FIFO or socket where a file is read",
             "F003": "a JSON object that holds one key twice",
             "F004": "a zip archive whose end record declares more members or directory than the limit",
+            "F005": "a prompt or card template holding a control, bidirectional or tag character",
         },
     ),
     *declare(

@@ -192,8 +192,41 @@ def read_text(path: Path | str, kind: FileKind, shown: str | None = None, encodi
 
 
 def template_loader(folder: Path | str, kind: FileKind):  # -> jinja2.FileSystemLoader
-    """A jinja2 loader of ``folder`` that bounds each template file it reads (an include too)."""
+    """A jinja2 loader of ``folder`` that bounds each template file it reads (an include too), and
+    refuses one that holds a character a reader cannot see (:func:`refuse_hidden_characters`)."""
     return _bounded_loader_class()(str(folder), kind)
+
+
+def refuse_hidden_characters(text: str, path: str, kind: FileKind) -> None:
+    """F005 for each control character, bidirectional override or tag character written in a template
+    (a prompt, a card): it changes what a model reads or what a published card shows while the file
+    looks the same to whoever reviews it. Zero-width characters pass (a variation selector or a joiner
+    may belong to the text); the sources' own files are the lint rules' (JA120, JA121)."""
+    from .text import describe, hidden, unseen_in_file
+
+    found = [(index, char) for index, char in unseen_in_file(text) if hidden(char)]
+    if not found:
+        return
+    problems: list[Diagnostic] = []
+    for index, char in found[:_HIDDEN_SHOWN]:
+        line = text.count("\n", 0, index) + 1
+        column = index - (text.rfind("\n", 0, index) + 1) + 1
+        problems.append(
+            Diagnostic(
+                "F005",
+                f"{kind.what} holds a character a reader of the file cannot see: {describe(char)}"
+                + (f" ({len(found)} such characters in all)" if len(found) > 1 and not problems else ""),
+                path=str(path),
+                line=line,
+                col=column,
+                hint="delete it; if the text needs it, write it where it shows, as a Jinja string: "
+                f'{{{{ "\\u{ord(char):04x}" }}}}',
+            )
+        )
+    raise DiagnosticError(problems)
+
+
+_HIDDEN_SHOWN = 10  # characters reported by position; the first message gives the count
 
 
 @cache
@@ -213,6 +246,8 @@ def _bounded_loader_class():  # jinja2 is imported only by the commands that ren
                 if os.path.isfile(candidate):
                     check_file(candidate, self.kind)
                     break
-            return super().get_source(environment, template)
+            source, filename, uptodate = super().get_source(environment, template)
+            refuse_hidden_characters(source, filename, self.kind)
+            return source, filename, uptodate
 
     return BoundedFileSystemLoader

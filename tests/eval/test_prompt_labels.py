@@ -1,4 +1,4 @@
-"""A prompt shows the options with the labels its answers are read by (EV015).
+"""A prompt shows the options with the labels its answers are read by (EV015), and nothing hidden (F005).
 
 A `--prompt-file` that numbers the options from 1 where replies and log-probabilities are read as 0, 1, 2
 would score every answer as the option beside the one the model chose, and still exit 0. The labels a
@@ -108,3 +108,25 @@ def test_eval_refuses_a_prompt_file_numbered_from_one_before_anything_runs(
     )
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
+
+
+def test_eval_refuses_a_prompt_file_with_a_character_no_one_can_see(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    """A bidirectional override in a prompt (or in a layout it includes) changes what the model reads
+    while the file looks the same: refused at its line and column, before anything runs."""
+    (tmp_path / "part.j2").write_text("{{ question }}\u2066\n", encoding="utf-8")
+    prompt = tmp_path / "mine.j2"
+    prompt.write_text(
+        "{{ context }}\n{% include 'part.j2' %}"
+        "{% for option in options %}{{ loop.index0 }}. {{ option }}\n{% endfor %}答え:",
+        encoding="utf-8",
+    )
+    out = tmp_path / "run"
+    args = ["eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out", str(out), "--quiet",
+            "--limit", "6", "--prompt-file", str(prompt)]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 2, result.output
+    assert "part.j2:1:15: F005" in result.output and "U+2066" in result.output and not out.exists()
+    (tmp_path / "part.j2").write_text("{{ question }}\n", encoding="utf-8")
+    assert CliRunner().invoke(app, args).exit_code == 0
