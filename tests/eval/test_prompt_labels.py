@@ -88,26 +88,31 @@ def test_every_bundled_prompt_shows_the_labels_its_answers_are_read_by(
             assert wanted in told and all(t in (None, wanted) for t in told), (setting, told)
 
 
+def _eval_with_prompt(model: Path, build: Path, folder: Path, prompt: str) -> tuple[int, str, bool]:
+    """`jbcompile eval` of 6 rows with ``prompt`` as its --prompt-file: exit code, output, whether the run
+    folder exists."""
+    (folder / "mine.j2").write_text(prompt, encoding="utf-8")
+    out = folder / "run"
+    args = ["eval", "--model", str(model), "--dataset", str(build), "--out", str(out), "--quiet",
+            "--limit", "6", "--prompt-file", str(folder / "mine.j2")]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert "Traceback" not in result.output
+    return result.exit_code, result.output, out.exists()
+
+
+_OPTIONS_FROM = "{% for option in options %}{{ loop.INDEX }}. {{ option }}\n{% endfor %}答え:"
+
+
 def test_eval_refuses_a_prompt_file_numbered_from_one_before_anything_runs(
     tiny_model: Path, build_dir: Path, tmp_path: Path
 ) -> None:
-    prompt = tmp_path / "mine.j2"
-    prompt.write_text(
-        "{{ context }}\n{{ question }}\n"
-        "{% for option in options %}{{ loop.index }}. {{ option }}\n{% endfor %}答え:",
-        encoding="utf-8",
+    numbered_from_one = "{{ context }}\n{{ question }}\n" + _OPTIONS_FROM.replace("INDEX", "index")
+    code, output, ran = _eval_with_prompt(tiny_model, build_dir, tmp_path, numbered_from_one)
+    assert code == 2 and "EV015" in output and not ran, output
+    code, output, ran = _eval_with_prompt(
+        tiny_model, build_dir, tmp_path, numbered_from_one.replace("loop.index", "loop.index0")
     )
-    out = tmp_path / "run"
-    args = ["eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out", str(out), "--quiet",
-            "--limit", "6", "--prompt-file", str(prompt)]  # fmt: skip
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 2, result.output
-    assert "EV015" in result.output and "Traceback" not in result.output and not out.exists()
-    prompt.write_text(
-        prompt.read_text(encoding="utf-8").replace("loop.index", "loop.index0"), encoding="utf-8"
-    )
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 0, result.output
+    assert code == 0, output
 
 
 def test_eval_refuses_a_prompt_file_with_a_character_no_one_can_see(
@@ -116,17 +121,8 @@ def test_eval_refuses_a_prompt_file_with_a_character_no_one_can_see(
     """A bidirectional override in a prompt (or in a layout it includes) changes what the model reads
     while the file looks the same: refused at its line and column, before anything runs."""
     (tmp_path / "part.j2").write_text("{{ question }}\u2066\n", encoding="utf-8")
-    prompt = tmp_path / "mine.j2"
-    prompt.write_text(
-        "{{ context }}\n{% include 'part.j2' %}"
-        "{% for option in options %}{{ loop.index0 }}. {{ option }}\n{% endfor %}答え:",
-        encoding="utf-8",
-    )
-    out = tmp_path / "run"
-    args = ["eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--out", str(out), "--quiet",
-            "--limit", "6", "--prompt-file", str(prompt)]  # fmt: skip
-    result = CliRunner().invoke(app, args)
-    assert result.exit_code == 2, result.output
-    assert "part.j2:1:15: F005" in result.output and "U+2066" in result.output and not out.exists()
+    prompt = "{{ context }}\n{% include 'part.j2' %}" + _OPTIONS_FROM.replace("INDEX", "index0")
+    code, output, ran = _eval_with_prompt(tiny_model, build_dir, tmp_path, prompt)
+    assert code == 2 and "part.j2:1:15: F005" in output and "U+2066" in output and not ran, output
     (tmp_path / "part.j2").write_text("{{ question }}\n", encoding="utf-8")
-    assert CliRunner().invoke(app, args).exit_code == 0
+    assert _eval_with_prompt(tiny_model, build_dir, tmp_path, prompt)[0] == 0
