@@ -15,6 +15,8 @@ from jbcompile.evaluate.requests import EvalRequest, check_eval_request
         ("回答: 1 …いや、回答: 2", "回答[:：]", " 2"),  # the last match
         ("Answer is <2>.", r"<(\d)>", "2"),  # the first group, when the pattern has one
         ("no marker here", "回答[:：]", None),  # never matched: out of choice
+        # docs/eval.md's pattern for a base model that goes on after its answer: the first one
+        ("理由…\n回答: 1\n\n背景情報: …\n回答: 2", r"\A[\s\S]*?回答[:：]\s*(\d)", "1"),
     ],
 )
 def test_answer_after(reply: str, pattern: str, expected: str | None) -> None:
