@@ -35,6 +35,8 @@ class CommandsOnDemand(TyperGroup):
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         if cmd_name not in self.commands:
             self._load(cmd_name)
+        if cmd_name not in self.commands:  # not in the module of its name: in another one, or nowhere
+            self._load(None)
         return super().get_command(ctx, cmd_name)
 
     def list_commands(self, ctx: Any) -> list[str]:

@@ -156,7 +156,7 @@ def check_shown_labels(items: Sequence[PromptItem], labels: Sequence[str], templ
     first ``LABEL_CHECK_ITEMS``) whose labels can be told; a prompt that shows none passes."""
     for item in items[:LABEL_CHECK_ITEMS]:
         told = (shown_option_labels(text, item.options) for text in item.shown)
-        shown = next((labels for labels in told if labels is not None), None)
+        shown = next((found for found in told if found is not None), None)
         if shown is None:
             continue
         read = [label.upper() for label in labels[: len(item.options)]]
