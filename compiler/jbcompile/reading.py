@@ -202,15 +202,14 @@ def refuse_hidden_characters(text: str, path: str, kind: FileKind) -> None:
     (a prompt, a card): it changes what a model reads or what a published card shows while the file
     looks the same to whoever reviews it. Zero-width characters pass (a variation selector or a joiner
     may belong to the text); the sources' own files are the lint rules' (JA120, JA121)."""
-    from .text import describe, hidden, unseen_in_file
+    from .text import describe, hidden, line_and_column, unseen_in_file
 
     found = [(index, char) for index, char in unseen_in_file(text) if hidden(char)]
     if not found:
         return
     problems: list[Diagnostic] = []
     for index, char in found[:_HIDDEN_SHOWN]:
-        line = text.count("\n", 0, index) + 1
-        column = index - (text.rfind("\n", 0, index) + 1) + 1
+        line, column = line_and_column(text, index)
         problems.append(
             Diagnostic(
                 "F005",

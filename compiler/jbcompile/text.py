@@ -118,6 +118,11 @@ def may_hide(text: str) -> bool:
     return not text.isprintable() or bool(_KEPT_LETTERS.search(text))
 
 
+def line_and_column(text: str, index: int) -> tuple[int, int]:
+    """1-based line and column (in characters) of ``text[index]``, for a diagnostic."""
+    return text.count("\n", 0, index) + 1, index - text.rfind("\n", 0, index)
+
+
 def unseen_in_file(text: str) -> Iterator[tuple[int, str]]:
     """(index, character) of each hidden or invisible character written in a file's ``text``: its line
     breaks (LF, CR LF) aside, and a byte order mark that opens it (a file signature, not text)."""

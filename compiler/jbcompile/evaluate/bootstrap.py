@@ -176,4 +176,4 @@ def _interval(values: Any, alpha: float) -> list[float] | None:
     if finite.size == 0:
         return None
     low, high = np.quantile(finite, [alpha, 1.0 - alpha])
-    return [float(low) + 0.0, float(high) + 0.0]
+    return [to_json_value(low), to_json_value(high)]

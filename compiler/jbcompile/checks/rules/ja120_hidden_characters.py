@@ -26,7 +26,16 @@ from ...loader import LoadedDocument, parse_yaml
 from ...paths import display_path
 from ...reading import DOCUMENT, SOURCE, read_text
 from ...sourcefiles import SOURCE_SUFFIX, text_files
-from ...text import REMOVABLE_INVISIBLE, describe, hidden, invisible, may_hide, unseen_in_file, visible_part
+from ...text import (
+    REMOVABLE_INVISIBLE,
+    describe,
+    hidden,
+    invisible,
+    line_and_column,
+    may_hide,
+    unseen_in_file,
+    visible_part,
+)
 from ...yamledit import content_span, written_scalars
 from ..base import Finding, Rule, register
 
@@ -135,7 +144,7 @@ def _outside_values(
         if scalar is not None and not scalar.is_key:
             continue  # in a value: reported with the value (escapes included)
         line_start = text.rfind("\n", 0, index) + 1
-        position = (text.count("\n", 0, index) + 1, index - line_start + 1)
+        position = line_and_column(text, index)
         if scalar is not None:
             where, key_path = f"in the key {scalar.key_path[-1]!r}", scalar.key_path
         elif doc is None:

@@ -124,42 +124,37 @@ def parse_final_answer(output: str, n_options: int = 3, strict: bool = False) ->
     example in the prompt's own format, with its own 「回答:」 — changes nothing, and a marker the reply
     only names (restating the format) holds no answer. ``strict`` (the paper's protocol): the line
     after the marker must be the number alone."""
-    return next(
-        (answer for answer, _ in _final_answers(output, n_options, strict) if answer is not None), None
-    )
+    found = (answer for answer, _, _ in _final_answers(output, n_options, strict))
+    return next((answer for answer in found if answer is not None), None)
 
 
 def final_answer_settled(output: str, n_options: int = 3, strict: bool = False) -> bool:
     """cot-j: whether more text can no longer change :func:`parse_final_answer`'s reading, so generation
     may stop: a marker before the last holds an answer (text after it only adds markers further on), or
     the last one holds an answer whose line has ended and settles it."""
-    for answer, last in _final_answers(output, n_options, strict):
+    for answer, part, last in _final_answers(output, n_options, strict):
         if answer is not None:
-            return not last or _part_settled(output, n_options, strict)
+            return not last or _part_settled(part, n_options, strict)
     return False
 
 
-def _final_answers(output: str, n_options: int, strict: bool) -> Iterator[tuple[int | None, bool]]:
-    """Each marker's reading, in order, and whether it is the last (the part that may still grow)."""
-    for part, last in _marker_parts(output):
-        if strict:
-            yield read_exact(answer_line(part), number_labels(n_options), ()), last
-        else:
-            yield parse_option_number(part, n_options), last
-
-
-def _marker_parts(output: str) -> Iterator[tuple[str, bool]]:
-    """The text after each answer marker up to the next, and whether it runs to the end of the reply."""
+def _final_answers(output: str, n_options: int, strict: bool) -> Iterator[tuple[int | None, str, bool]]:
+    """After each answer marker, in order: its reading, the text it reads (up to the next marker), and
+    whether that is the last (the part that may still grow)."""
     text = unicodedata.normalize("NFKC", output)
     found = list(FINAL_ANSWER.finditer(text))
     ends = [marker.start() for marker in found[1:]] + [len(text)]
     for index, (marker, end) in enumerate(zip(found, ends, strict=False)):
-        yield text[marker.end() : end], index == len(found) - 1
+        part = text[marker.end() : end]
+        if strict:
+            answer = read_exact(answer_line(part), number_labels(n_options), ())
+        else:
+            answer = parse_option_number(part, n_options)
+        yield answer, part, index == len(found) - 1
 
 
-def _part_settled(output: str, n_options: int, strict: bool) -> bool:
+def _part_settled(part: str, n_options: int, strict: bool) -> bool:
     """Whether the last marker's part reads the same whatever is added to it (or cut by a next marker)."""
-    part = next(part for part, last in _marker_parts(output) if last)
     if strict:
         return first_line_ended(strip_thinking(part), None)
     return reply_is_final(part, number_labels(n_options), ())
