@@ -300,6 +300,7 @@ CODES: tuple[Code, ...] = (
             "EV026": "an --answer-pattern that is not a regular expression",
             "EV027": "--answer-pattern without generation",
             "EV028": "an --answer-pattern that matches an empty reply",
+            "EV029": "an --answer-pattern a one-token reply cannot meet",
             "EV030": "not enough rows to draw the shots from",
             "EV031": "a --sample smaller than the number of strata (category, context condition …)",
             "EV040": "a row lacks a field the metrics need",
@@ -311,6 +312,9 @@ CODES: tuple[Code, ...] = (
             "EV062": "the predictions file is empty",
             "EV063": "predictions of rows the dataset lacks",
             "EV064": "foreign predictions without --prediction-field",
+            "EV065": "score: replies whose setting decides their answer, without --setting",
+            "EV066": "score --protocol: predictions not read under that protocol",
+            "EV067": "score --setting for jbcompile predictions (their answers are read)",
         },
     ),
     *declare(

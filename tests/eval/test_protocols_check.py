@@ -141,6 +141,77 @@ def _line(out: Path, start: str) -> str:
     return next(line for line in lines if line.startswith(start))
 
 
+# ---- §1.1: the paper's temperature: 0, and 0.6 for its reasoning model ----------------------------------
+
+
+@pytest.mark.parametrize(("extra", "temperature"), [([], 0.0), (["--thinking"], 0.6)])
+def test_the_protocol_decodes_at_the_papers_temperature(
+    scripted, kinds_build: Path, tmp_path: Path, extra: list[str], temperature: float
+) -> None:
+    """SOBACO Appendix D: temperature 0, and 0.6 for DeepSeek-R1 (with 800 tokens): a --thinking run under
+    the protocol samples at 0.6 without being told, and the report says the run's temperature."""
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--protocol", "sobaco", "--limit", "2", *extra)
+    assert code == 0, output
+    assert results_of(out)["backend"]["sampling"]["temperature"] == temperature
+    assert results_of(out)["scoring"]["max_new_tokens"] == (800 if extra else 1)
+    assert f"at most {800 if extra else 1} new token{'s' if extra else ''}, temperature {temperature:g}" in (
+        _line(out, "- **Decoding:**")
+    )
+    code, output = eval_fake(scripted, kinds_build, tmp_path / "plain", "--limit", "2", *extra)
+    assert code == 0, output
+    assert results_of(tmp_path / "plain")["backend"]["sampling"]["temperature"] == 0.0  # jbcompile's
+
+
+@pytest.mark.parametrize(("extra", "given"), [([], "0.6"), (["--thinking"], "0"), (["--thinking"], "0.7")])
+def test_a_temperature_the_paper_did_not_use_is_refused(
+    scripted, kinds_build: Path, tmp_path: Path, extra: list[str], given: str
+) -> None:
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--protocol", "sobaco", "--temperature", given, *extra
+    )
+    assert code == 2 and "EV201" in output and "--temperature" in output, output
+    assert not out.exists() and scripted.state.requests == 0
+
+
+def test_a_library_request_at_another_temperature_is_refused(kinds_build: Path, tmp_path: Path) -> None:
+    """The same rule holds for a request made without the CLI (whose default is greedy decoding)."""
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.requests import EvalRequest, check_eval_request
+
+    options = EvalOptions(setting="basic-1", scoring="generate", shots=0, protocol="sobaco")
+    request = EvalRequest(model="org/m", dataset=str(kinds_build), options=options, thinking=True)
+    assert [d.code for d in check_eval_request(request)] == ["EV201"]
+
+
+# ---- §1.2: an answer pattern that a one-token reply cannot meet -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("extra", "refused"),
+    [
+        (["--answer-pattern", "回答[:：]"], True),  # basic-1 under the protocol: one new token
+        (["--answer-pattern", "回答[:：]", "--setting", "cot-j-2"], False),  # 300 tokens
+        (["--answer-pattern", "回答[:：]", "--max-new-tokens", "8"], False),
+        ([r"--answer-pattern", r"(\d)"], False),  # a bare label is what it takes: one token may do
+    ],
+)
+def test_a_pattern_needs_room_for_its_marker(
+    scripted, kinds_build: Path, tmp_path: Path, extra: list[str], refused: bool
+) -> None:
+    """A CoT-J prompt file read after its marker, run with a one-number setting under the protocol, would
+    get one new token per reply, and every reply would be out of choice: refused before anything runs."""
+    scripted.script[0] = "回答: {a}"
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--protocol", "sobaco", "--limit", "2", *extra)
+    if refused:
+        assert code == 2 and "EV029" in output and "cot-j-1" in output, output
+        assert not out.exists() and scripted.state.requests == 0
+    else:
+        assert code == 0, output
+
+
 # ---- §1.2: cot-j in the paper's format, from a base model that goes on after its answer -----------------
 
 # A prompt file laid out as SOBACO's CoT-J prompt (reasons after 「正しい理由:」, the number after 「回答:」),
@@ -282,6 +353,55 @@ def test_few_rows_still_give_a_mixed_draw_where_one_exists(fixture_rows: list[di
         picked = select_shots(rows, 3, seed, "qa")[target]
         assert {row["context_condition"] for row in picked} == {"ambig", "disambig"}, seed
         assert len({row["label"] for row in picked}) == 3
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_every_draw_follows_the_rule_for_every_seed(fixture_rows: list[dict], task: str) -> None:
+    """Seeds 0–49, one to five shots: no category's draw needs a note, and a seed gives one draw."""
+    from jbcompile.designs.bbq.shots import draw_notes, select_shots
+
+    usable = [row for row in fixture_rows if task == "qa" or row["biased_label"] is not None]
+    for seed in range(50):
+        for shots in range(1, 6):
+            chosen = select_shots(usable, shots, seed, task)
+            assert draw_notes(chosen, task) == [], (seed, shots)
+        again = select_shots(usable, 3, seed, task)
+        assert again == select_shots(usable, 3, seed, task)
+
+
+def test_a_draw_that_cannot_mix_is_said_not_silent(
+    scripted, build_dir: Path, fixture_rows: list[dict], tmp_path: Path
+) -> None:
+    """A small dataset whose rows are all ambiguous can only give shots of gold "unknown" — the set-up the
+    rule avoids: the run goes on, and results.json, report.md and the terminal say so per category; a
+    dataset that lacks one kind gives the draw that mixes most, said the same way."""
+    from jbcompile.designs.bbq.shots import draw_notes, select_shots
+
+    ambiguous = [row for row in fixture_rows if row["context_condition"] == "ambig"]
+    for seed in range(50):
+        notes = draw_notes(select_shots(ambiguous, 3, seed, "qa"), "qa")
+        assert len(notes) == 3 and all("unknown, unknown, unknown (ambig contexts only)" in n for n in notes)
+    short = [row for row in fixture_rows if row.get("context_bias") != "counter_biased"]
+    for seed in range(50):
+        chosen = select_shots(short, 3, seed, "qa")
+        notes = draw_notes(chosen, "qa")
+        assert len(notes) == 3 and all("(2 kinds of the 3 wanted)" in note for note in notes)
+        assert all(
+            {row["context_condition"] for row in picked} == {"ambig", "disambig"}
+            for picked in chosen.values()
+        )
+    dataset = write_jsonl(tmp_path / "ambiguous.jsonl", ambiguous)
+    out = tmp_path / "run"
+    code, output = cli(
+        "eval", "-m", "fake-model", "-d", dataset, "--out", out, "--backend", "openai",
+        "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet", "--limit", "6",
+    )  # fmt: skip
+    assert code == 0, output
+    notes = results_of(out)["prompt"]["shot_notes"]
+    assert len(notes) == 3 and all("ambig contexts only" in note for note in notes)
+    assert all(f"shots not drawn by the rule: {note}" in " ".join(output.split()) for note in notes)
+    report = (out / "report.md").read_text(encoding="utf-8")
+    assert all(f"- **Shots not drawn by the rule:** {note}" in report for note in notes)
 
 
 # ---- §1.5: option_share's shape, and no minus zero ---------------------------------------------------------

@@ -114,19 +114,15 @@ def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
     from ..evaluate.registered import get_eval_kind
-    from ..evaluate.tables import fmt_number
 
     results = run.results
     overall = results.metrics.overall
     headline = results.headline
-    names = (
-        headline
-        if headline is not None
-        else get_eval_kind(results.kind or DEFAULT_DESIGN).report_layout(results.task)[0]
-    )
+    kind = get_eval_kind(results.kind or DEFAULT_DESIGN)
+    names = headline if headline is not None else kind.report_layout(results.task)[0]
 
     def show(name: str) -> str:
-        return fmt_number(overall.get(name), 3)  # the report's one rounding rule
+        return kind.metric_text(name, overall.get(name))  # the report's one rule: rounding and sign
 
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
@@ -244,7 +240,11 @@ def eval_command(
         "--top-logprobs",
         help=f"openai logprob scoring: tokens asked for {_default(OpenAIOptions, 'top_logprobs')}.",
     ),
-    temperature: float = typer.Option(0.0, "--temperature", help="0 = greedy; sampling uses --seed."),
+    temperature: float = typer.Option(
+        None,
+        "--temperature",
+        help="0 = greedy (the default, or the protocol's paper's); sampling uses --seed.",
+    ),
     top_p: float = typer.Option(1.0, "--top-p", help="Nucleus sampling (with --temperature > 0)."),
     samples: int = typer.Option(1, "--samples", help="Sampled runs; metrics as mean and sd over them."),
     thinking: bool = typer.Option(
@@ -274,7 +274,7 @@ def eval_command(
 ) -> None:
     """Run a model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
     from ..evaluate.backends import BackendOptions, SamplingConfig
-    from ..evaluate.protocols import resolve_options
+    from ..evaluate.protocols import resolve_options, resolve_temperature
     from ..evaluate.requests import EvalRequest, Progress
     from ..evaluate.run import run_eval
 
@@ -291,11 +291,8 @@ def eval_command(
         "top_logprobs": top_logprobs,
         "thinking_budget": thinking_budget,
     }
-    backend_options = BackendOptions(
-        sampling=SamplingConfig(temperature=temperature, top_p=top_p, seed=seed if temperature > 0 else None),
-        **{name: value for name, value in given.items() if value is not None},
-    )
     try:
+        temperature = resolve_temperature(protocol, temperature, thinking or bool(thinking_budget))
         options = resolve_options(
             protocol,
             setting=setting,
@@ -309,6 +306,10 @@ def eval_command(
         )
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
+    backend_options = BackendOptions(
+        sampling=SamplingConfig(temperature=temperature, top_p=top_p, seed=seed if temperature > 0 else None),
+        **{name: value for name, value in given.items() if value is not None},
+    )
     request = EvalRequest(
         model=model,
         dataset=dataset,
@@ -338,6 +339,8 @@ def eval_command(
     except KeyboardInterrupt as stop:
         raise interrupted(stop) from None
     if result is not None:  # None: a process of a data-parallel run other than the main one
+        for note in (result.results.prompt.shot_notes if result.results.prompt else None) or ():
+            err_console.print(f"shots not drawn by the rule: {note}", markup=False)
         _summary(result)
 
 
@@ -427,7 +430,14 @@ def score_command(
     protocol: str = typer.Option(
         None,
         "--protocol",
-        help=f"{_KIND_HELP['protocols']}: open the report with that paper's table.",
+        help=f"{_KIND_HELP['protocols']}: open the report with that paper's table (and read replies as "
+        "the paper does).",
+    ),
+    setting: str = typer.Option(
+        None,
+        "--setting",
+        help="The prompt setting a column of replies was asked with, so that they are read as `eval` "
+        f"reads that setting's (default: the kind's first): {_KIND_HELP['settings']}.",
     ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
@@ -446,6 +456,7 @@ def score_command(
         bootstrap=bootstrap,
         seed=seed,
         protocol=protocol,
+        setting=setting,
         overwrite=overwrite,
     )
     try:

@@ -38,6 +38,12 @@ class Adapted:
     verbatim_prompt: bool = False  # ``instruction`` is the release's whole prompt: send it as it is
 
 
+def format_name(adapted_format: str, kind: str) -> str:
+    """A file's format as results.json names it (``dataset.format`` of eval, ``source.format`` of score):
+    a release or harness format by its name, rows in a design's own columns by the design's name."""
+    return kind if adapted_format == "other" else adapted_format
+
+
 def release_formats() -> list[ReleaseFormat]:
     """Every registered design's release formats, in the registry's order, then the harness logs that
     hold any design's rows (inspect's)."""

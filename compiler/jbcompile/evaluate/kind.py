@@ -19,8 +19,9 @@ from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic
 from . import bootstrap
-from .parsing import read_prediction, reply_is_final
+from .parsing import parse_prediction_value, reply_is_final
 from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
+from .tables import fmt_number
 
 Row = Mapping[str, Any]
 Record = dict[str, Any]
@@ -59,12 +60,12 @@ class ChartSpec:
 
 @dataclass(frozen=True)
 class Column:
-    """One column of a paper's table: its heading, the metric, and how the paper prints it."""
+    """One column of a paper's table: its heading, the metric, and how the paper prints it (its sign is
+    the kind's: ``EvalKind.signed_metrics``)."""
 
     heading: str
     metric: str
     percent: bool = True  # the paper prints ×100 with one decimal
-    signed: bool = False  # the paper prints a sign (+0.5 / -0.5)
 
 
 @dataclass(frozen=True)
@@ -87,6 +88,10 @@ class Protocol:
     # how the paper decoded and read replies, where it says so (the design's kind applies it)
     max_new_tokens: str = "kind default (the paper states none)"
     reading: str = "as a person reads a reply (docs/eval.md, Raw replies)"
+    # the sampling temperature the paper decoded at (None: it states none), and for a reasoning model
+    # (--thinking) where it used another
+    temperature: float | None = None
+    reasoning_temperature: float | None = None
     # the tables of another task, where the paper lays that task out otherwise (e.g. bias detection)
     task_tables: tuple[tuple[str, tuple[Table, ...]], ...] = ()
     # which of the paper's tables holds the numbers of a (task, setting, shots), e.g. ("qa", "warning",
@@ -98,6 +103,12 @@ class Protocol:
         return next(
             (where for t, s, n, where in self.paper_table if (t, s, n) == (task, setting, shots)), None
         )
+
+    def temperature_for(self, thinking: bool) -> float | None:
+        """The temperature the paper decoded at: its reasoning model's for ``thinking`` (None: not stated)."""
+        if thinking and self.reasoning_temperature is not None:
+            return self.reasoning_temperature
+        return self.temperature
 
     def tables_for(self, task: str) -> tuple[Table, ...]:
         """The paper's tables for ``task``: its own layout where it has one, else the main tables."""
@@ -160,6 +171,9 @@ class PreparedPrompts:
     items: list[PromptItem]
     records: dict[str, Record]  # example_id -> the row's fields that the metrics need
     shot_ids: list[str] = field(default_factory=list)
+    # where the shots could not be drawn as the kind's rule says (too few rows of a kind): said in
+    # results.json (prompt.shot_notes), the report and on the terminal, never silently
+    shot_notes: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -203,6 +217,14 @@ class EvalKind(ABC):
     charts: tuple[ChartSpec, ...] = ()
     # the record fields whose every combination `eval --sample N` keeps represented (evaluate/selection.py)
     strata_fields: tuple[str, ...] = ("category",)
+    # metrics printed with their sign, zero as +0.0, wherever a table shows them (as the kind's paper
+    # prints them, e.g. a bias score); the others as numbers are usually printed
+    signed_metrics: frozenset[str] = frozenset()
+
+    def metric_text(self, name: str, value: Any, digits: int = 3) -> str:
+        """A metric's value as every table and the console print it: one rounding rule
+        (:func:`.tables.fmt_number`), and the sign where the kind's paper prints one."""
+        return fmt_number(value, digits, signed=name in self.signed_metrics)
 
     @property
     def settings_help(self) -> str:
@@ -259,6 +281,12 @@ class EvalKind(ABC):
     def whole_prompts(self, rows: Sequence[Mapping[str, Any]]) -> bool:
         """Do these rows carry a release's whole prompt, to be sent as it is (not wrapped in ours)?"""
         return False
+
+    def left_out_metrics(self, task: str | None) -> frozenset[str]:
+        """Metrics a run of ``task`` does not report at all — not in results.json, the report, the
+        console or a comparison — because they do not measure that task (a detection task whose gold is
+        the biased option: the bias scores of answering)."""
+        return frozenset()
 
     def report_layout(self, task: str | None) -> tuple[tuple[str, ...], tuple[ChartSpec, ...]]:
         """The per-category table's metrics and the charts of a run of ``task`` (``report.md``, the
@@ -326,13 +354,28 @@ class EvalKind(ABC):
         """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""
         return (384 if options.setting == "cot" else 16) + (THINKING_TOKENS if options.thinking else 0)
 
-    def read_prediction(
-        self, value: object, options: Sequence[str], protocol: str | None, *, task: str = "qa"
-    ) -> int | None:
-        """A prediction column of another harness (``score``): an option index, a label, an option text, or
-        a reply, read as ``eval`` reads a reply of ``task`` under ``protocol`` (None: the lenient reading;
-        a reply saying in other words that the answer cannot be determined is the unknown option in qa)."""
-        return read_prediction(value, self.option_labels, options, unknown_words=task == "qa")
+    def read_prediction(self, value: object, options: Sequence[str], reading: EvalOptions) -> int | None:
+        """A prediction column of another harness (``score``): an option index, or an option's text, is
+        that option; any other text is a reply, read by :meth:`read_answer` as ``eval`` reads a reply of
+        ``reading``'s task and setting under its protocol — one reading for both commands. (A setting of
+        None: the kind's default reading, that of its first setting.)"""
+        index = parse_prediction_value(value, options)
+        if index is not None or value is None or isinstance(value, bool | int | float):
+            return index
+        text = str(value)
+        return self.read_answer(text, PromptItem("", text, tuple(options)), {}, reading).pred
+
+    def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:
+        """Why ``score`` cannot tell how these replies are to be read — the index of the first such reply,
+        and why —, or None when it can: where a reply reads one way under the default setting and another
+        under a setting that was not named (``reading.setting`` is None), it is refused rather than read
+        the other way (EV065)."""
+        return None
+
+    def records_problem(self, records: Sequence[Record], protocol: str | None) -> str | None:
+        """Why our own predictions cannot be scored under ``protocol`` as they are (their answers were read
+        when they were made), or None: e.g. answers read otherwise than the protocol reads them (EV066)."""
+        return None
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;
@@ -356,6 +399,13 @@ class EvalKind(ABC):
     paired_bias_metrics: tuple[str, ...] = ()  # compared by a paired bootstrap over templates
     chi_square_metric: str | None = None  # a share compared by a chi-square test of counts
     chi_square_paper: str = ""  # the paper whose test that is, named in the heading
+
+    def paired_metrics(self, task: str | None) -> tuple[str, ...]:
+        """What the paired bootstrap tests between runs of ``task``: ``paired_bias_metrics`` that the
+        task's report shows (:meth:`report_layout`), so a task whose tables leave a metric out is not
+        tested on it either (a detection task whose paper reports accuracy alone: no bias score)."""
+        shown = set(self.report_layout(task)[0])
+        return tuple(metric for metric in self.paired_bias_metrics if metric in shown)
 
     def accuracy_row(self, record: Record) -> bool:
         """Does this row count in ``paired_accuracy``? (McNemar counts an out-of-choice answer wrong.)"""
@@ -421,10 +471,15 @@ class EvalKind(ABC):
         by_category: dict[str, list[Record]] = {}
         for record in records:
             by_category.setdefault(self.category(record), []).append(record)
+        left_out = self.left_out_metrics(records[0].get("task") if records else None)  # one task a run
+
+        def reported(scope: str, rows: Sequence[Record]) -> dict[str, Any]:
+            return {name: value for name, value in compute(scope, rows).items() if name not in left_out}
+
         return {
-            "overall": compute("overall", records),
+            "overall": reported("overall", records),
             "by_category": {
-                name: compute(f"category:{name}", by_category[name]) for name in sorted(by_category)
+                name: reported(f"category:{name}", by_category[name]) for name in sorted(by_category)
             },
         }
 

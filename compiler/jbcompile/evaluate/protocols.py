@@ -90,6 +90,37 @@ def resolve_options(
     )
 
 
+def resolve_temperature(protocol_name: str | None, given: float | None, thinking: bool = False) -> float:
+    """The run's sampling temperature: the given one, else the one the protocol's paper decoded at (for
+    a reasoning model, with ``thinking``, its own), else 0 (greedy). A given one the paper did not use is
+    refused (EV201)."""
+    problems = temperature_problems(protocol_name, given, thinking)
+    if problems:
+        raise DiagnosticError(problems)
+    protocol = get_protocol(protocol_name)
+    paper = protocol.temperature_for(thinking) if protocol else None
+    return given if given is not None else paper if paper is not None else 0.0
+
+
+def temperature_problems(protocol_name: str | None, given: float | None, thinking: bool) -> list[Diagnostic]:
+    """EV201 for a temperature other than the one the protocol's paper decoded at (where it says)."""
+    protocol = get_protocol(protocol_name)
+    paper = protocol.temperature_for(thinking) if protocol else None
+    if protocol is None or paper is None or given is None or given == paper:
+        return []
+    which = (
+        " a reasoning model (--thinking)" if thinking and protocol.reasoning_temperature is not None else ""
+    )
+    return [
+        Diagnostic(
+            "EV201",
+            f"--protocol {protocol.name} decodes{which} at temperature {paper:g}, as its paper did; "
+            f"--temperature {given:g} is not the paper's protocol",
+            hint="drop --temperature, or drop --protocol",
+        )
+    ]
+
+
 def check_kind(options: EvalOptions, kind_name: str) -> list[Diagnostic]:
     """A protocol belongs to one kind: refuse it on a dataset of another."""
     protocol = get_protocol(options.protocol)

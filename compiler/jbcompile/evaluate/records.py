@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..diagnostics import Diagnostic
-from .kind import RAW_REPLY, EvalKind, Record, option_index
+from .kind import RAW_REPLY, EvalKind, EvalOptions, Record, option_index
 from .predictions import has_example_id
 from .registered import all_eval_kinds
 
@@ -85,11 +85,13 @@ def check_foreign_rows(
 
 
 def resolve_predictions(
-    kind: EvalKind, rows: list[Record], field_name: str, protocol: str | None = None, task: str = "qa"
+    kind: EvalKind, rows: list[Record], field_name: str, reading: EvalOptions | None = None
 ) -> dict[str, Any]:
     """Each row's prediction as an option index (or None), read from an index, a label, an option text
-    or a raw reply as ``eval`` reads one of ``task`` under ``protocol``
-    (:meth:`.kind.EvalKind.read_prediction`); returns the raw values by example id."""
+    or a raw reply as ``eval`` reads one of ``reading``'s task and setting under its protocol
+    (:meth:`.kind.EvalKind.read_prediction`; by default a qa reply, read leniently); returns the raw
+    values by example id."""
+    reading = reading or EvalOptions(setting=None, scoring="generate")
     from .parsing import are_texts
 
     raw: dict[str, Any] = {}
@@ -101,5 +103,5 @@ def resolve_predictions(
         raw[str(row.get("example_id"))] = value
         options = [row.get(f"ans{i}") for i in range(n_options)]
         if are_texts(options) and not isinstance(row[field_name], int):
-            row[field_name] = kind.read_prediction(row[field_name], options, protocol, task=task)
+            row[field_name] = kind.read_prediction(row[field_name], options, reading)
     return raw

@@ -19,32 +19,28 @@ from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import decimal_text, md_table
+from .tables import decimal_text, fmt_number, md_table
 
 CHART_DIR = "charts"
 CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
 
 
-def fmt(value: Any, digits: int = 3) -> str:
-    if value is None:
-        return "—"
-    if isinstance(value, bool):
-        return str(value)
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        return decimal_text(value, digits)
-    if isinstance(value, list):
-        return " / ".join(fmt(v, digits) for v in value)
-    return str(value)
+def signed_metrics(results: Results) -> frozenset[str]:
+    """The metrics the run's kind prints with their sign (none for a kind no installed design has)."""
+    from .registered import all_eval_kinds
+
+    kind = next((k for k in all_eval_kinds() if k.name == results.kind), None)
+    return kind.signed_metrics if kind is not None else frozenset()
 
 
-def fmt_ci(interval: Any) -> str:
+def fmt_ci(interval: Any, signed: bool = False) -> str:
+    """A 95% interval as ``[low, high]`` (one per share for a list metric), by the tables' one rule."""
     if not interval:
         return "—"
     if any(part is None or isinstance(part, list) for part in interval):  # one interval per share
-        return " / ".join(fmt_ci(part) for part in interval)
-    return f"[{fmt(interval[0])}, {fmt(interval[1])}]"
+        return " / ".join(fmt_ci(part, signed) for part in interval)
+    low, high = (fmt_number(bound, signed=signed) for bound in interval)
+    return f"[{low}, {high}]"
 
 
 def charts_skipped() -> Diagnostic | None:
@@ -76,11 +72,13 @@ def render_markdown(
             + f" — {dataset.evaluated} rows evaluated",
             f"- **Prompt:** {prompt.setting} ({prompt.template}), {prompt.shots} shots, "
             f"chat {'on' if prompt.chat else 'off'}",
+            *(f"- **Shots not drawn by the rule:** {note}" for note in prompt.shot_notes or ()),
             f"- **Scoring:** {scoring_text(results.scoring or ScoringInfo())}",
         ]
     else:
         source = results.source or SourceInfo()
-        lines += [f"- **Predictions:** `{source.predictions}` ({source.format} format)"]
+        read_as = f"; replies read as setting `{source.setting}`'s" if source.setting else ""
+        lines += [f"- **Predictions:** `{source.predictions}` ({source.format} format{read_as})"]
     boot = results.bootstrap or BootstrapInfo()
     confidence = boot.confidence if boot.confidence is not None else 0.95
     lines += protocol_lines(results)
@@ -90,17 +88,25 @@ def render_markdown(
         "",
     ]
     lines += paper_tables(results)
+    signed = signed_metrics(results)
     lines += ["## Overall", ""]
     lines += md_table(
         ["metric", "value", "95% CI"],
-        [[f"`{name}`", fmt(overall.get(name)), fmt_ci(overall_ci.get(name))] for name in overall],
+        [
+            [
+                f"`{name}`",
+                fmt_number(overall.get(name), signed=name in signed),
+                fmt_ci(overall_ci.get(name), name in signed),
+            ]
+            for name in overall
+        ],
     )
-    lines += variant_notes(overall)
+    lines += variant_notes(overall, signed)
     lines += ["", "## By category", ""]
     lines += md_table(
         ["category", *table_metrics],
         [
-            [name, *(fmt(values.get(m)) for m in table_metrics)]
+            [name, *(fmt_number(values.get(m), signed=m in signed) for m in table_metrics)]
             for name, values in results.metrics.by_category.items()
         ],
     )
@@ -201,7 +207,12 @@ def run_limit(results: Results) -> str:
     )
     own = get_eval_kind(results.kind).max_new_tokens(options)
     text = f"this run: at most {used} new token{'' if used == 1 else 's'}"
-    return text if used == own else f"{text} (--max-new-tokens; the protocol's limit here is {own})"
+    if used != own:
+        text += f" (--max-new-tokens; the protocol's limit here is {own})"
+    sampling = results.backend.sampling if results.backend else None
+    if sampling is not None and sampling.temperature is not None:
+        text += f", temperature {sampling.temperature:g}"
+    return text
 
 
 def paper_tables(results: Results) -> list[str]:
@@ -216,6 +227,7 @@ def paper_tables(results: Results) -> list[str]:
         results.source.predictions if results.source else None
     )
     lines: list[str] = []
+    signed = signed_metrics(results)
     for table in protocol.tables_for(results.task or "qa"):
         lines += [f"## {table.title}", ""]
         lines += md_table(
@@ -223,7 +235,10 @@ def paper_tables(results: Results) -> list[str]:
             [
                 [
                     f"`{name}`",
-                    *(paper_value(overall.get(c.metric), c.percent, c.signed) for c in table.columns),
+                    *(
+                        paper_value(overall.get(c.metric), c.percent, c.metric in signed)
+                        for c in table.columns
+                    ),
                 ]
             ],
         )
@@ -248,8 +263,11 @@ def paper_tables(results: Results) -> list[str]:
     return lines
 
 
-def variant_notes(overall: dict[str, Any]) -> list[str]:
+def variant_notes(overall: dict[str, Any], signed: frozenset[str] = frozenset()) -> list[str]:
     """Where the two conventions for answers outside the options disagree, show both values."""
+
+    def fmt(name: str) -> str:
+        return fmt_number(overall[name], signed=name in signed)
 
     def number(name: str) -> float | None:
         value = overall.get(name)
@@ -259,7 +277,7 @@ def variant_notes(overall: dict[str, Any]) -> list[str]:
         return (a is None) != (b is None) or (a is not None and b is not None and abs(a - b) > 1e-12)
 
     differing = [
-        (suffix, f"`{name}` {fmt(overall[name])} vs `{name}{suffix}` {fmt(overall[name + suffix])}")
+        (suffix, f"`{name}` {fmt(name)} vs `{name}{suffix}` {fmt(name + suffix)}")
         for name in overall
         for suffix in VARIANT_SUFFIXES
         if name + suffix in overall

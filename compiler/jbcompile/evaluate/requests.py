@@ -19,6 +19,7 @@ from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
 from .promptfiles import VERBATIM_PROMPT
+from .protocols import temperature_problems
 
 MAX_BOOTSTRAP = 100_000  # resamples × templates numbers are held in memory at once
 
@@ -60,6 +61,7 @@ class ScoreRequest:
     bootstrap: int = 1000
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
+    setting: str | None = None  # the prompt setting a column of replies was asked with (None: the default)
     overwrite: bool = False  # replace another run held by --out (another file's scores, an eval run)
 
     @property
@@ -153,6 +155,9 @@ def check_eval_request(request: EvalRequest) -> list[Diagnostic]:
                 )
             )
     problems += _answer_pattern_problems(request.options)
+    problems += temperature_problems(
+        request.options.protocol, request.backend_options.sampling.temperature, request.thinking
+    )
     if request.out is not None:  # the default folder is checked once the dataset has named the kind
         overlapping = overlaps([Output("--out", request.out)], run_inputs(request))
         problems += overlapping or files.check_out_folder(request.out)
@@ -249,7 +254,34 @@ def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list
         problems.append(
             Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
         )
-    return problems
+    return problems + _pattern_room_problems(request, kind)
+
+
+def _pattern_room_problems(request: EvalRequest, kind: EvalKind) -> list[Diagnostic]:
+    """An ``--answer-pattern`` that needs a marker before the answer cannot be met by a one-token reply
+    (e.g. a paper's limit for a one-number setting under its ``--protocol``): every answer would be
+    out of choice. Refused (EV029), naming the settings or the option that give room."""
+    from .parsing import answer_after
+
+    options = request.options
+    if options.answer_pattern is None or options.scoring != "generate":
+        return []
+    limit = request.max_new_tokens if request.max_new_tokens is not None else kind.max_new_tokens(options)
+    if limit > 1 or any(
+        answer_after(label, options.answer_pattern) is not None for label in kind.option_labels
+    ):
+        return []
+    roomy = [s for s in kind.settings if kind.max_new_tokens(replace(options, setting=s)) > 1]
+    where = f"a setting whose replies hold reasons (--setting {' / '.join(roomy)})" if roomy else ""
+    return [
+        Diagnostic(
+            "EV029",
+            f"--answer-pattern {options.answer_pattern!r} reads an answer after a marker, but setting "
+            f"{options.setting} generates at most 1 new token here, which cannot hold both: every reply "
+            "would be out of choice",
+            hint=f"run it as {where + ', or ' if where else ''}with --max-new-tokens N",
+        )
+    ]
 
 
 def with_defaults(request: EvalRequest, kind: EvalKind, loaded: Any) -> EvalRequest:

@@ -65,6 +65,7 @@ class PromptInfo(_Part):
     chat: bool | None = None
     shots: int | None = None
     shot_ids: list[str] | None = None
+    shot_notes: list[str] | None = None  # where the shots could not be drawn as the kind's rule says
 
 
 class ScoringInfo(_Part):
@@ -81,6 +82,7 @@ class SourceInfo(_Part):
     predictions: str | None = None
     format: str | None = None  # jbcompile, a release or harness format, or a design's own rows
     prediction_field: str | None = None
+    setting: str | None = None  # score --setting: the prompt setting whose replies were read
     dataset: str | None = None
     config: str | None = None
     revision: str | None = None

@@ -22,6 +22,7 @@ from ..services import service_errors
 from . import predictions as files
 from .backends.base import Backend, final_answer_test
 from .distributed import distributed
+from .formats import format_name
 from .jsonfile import limited
 from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
@@ -341,6 +342,7 @@ def _results(
                 "chat": options.chat,
                 "shots": options.shots,
                 "shot_ids": prepared.shot_ids,
+                **({"shot_notes": prepared.shot_notes} if prepared.shot_notes else {}),
             },
             "scoring": {
                 "method": options.scoring,
@@ -358,7 +360,7 @@ def _results(
     )
     if loaded.format != "jbcompile":  # rows of a release's own format: labels derived at load
         assert results.dataset is not None and results.prompt is not None
-        results.dataset.format, results.dataset.config = loaded.format, loaded.config
+        results.dataset.format, results.dataset.config = format_name(loaded.format, kind.name), loaded.config
         if options.prompt_file == VERBATIM_PROMPT:  # bundled, not a user's file: no install path in results
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]

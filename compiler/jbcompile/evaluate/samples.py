@@ -64,7 +64,11 @@ def write_samples_results(
 
 
 def spread(values: Sequence[Any]) -> tuple[Any, Any]:
-    """Mean and sample sd of one metric over the runs; (None, None) for lists, nulls or NaN."""
+    """Mean and sample sd of one metric over the runs; (None, None) where a run has it null (or NaN). A
+    list metric (the shares of the options) keeps its shape: one mean and one sd per place."""
+    if values and all(isinstance(v, list) for v in values) and len({len(v) for v in values}) == 1:
+        places = [spread([v[k] for v in values]) for k in range(len(values[0]))]
+        return [mean for mean, _ in places], [sd for _, sd in places]
     numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     if len(numbers) != len(values) or any(v != v for v in numbers):
         return None, None

@@ -13,7 +13,7 @@ from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..outputs import Change, Output, settle, writing
 from . import predictions as files
-from .formats import Adapted, adapt, duplicate_ids
+from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
 from .kind import EvalKind, EvalOptions, Record
 from .protocols import check_kind
@@ -90,6 +90,7 @@ def _score(request: ScoreRequest) -> RunResult:
     problems = duplicate_ids(raw, lines, where)
     if ours:
         problems = check_our_records(kind, raw, lines, where) + problems
+        problems += _our_reading_problems(request, kind, raw, lines[0])
         if problems:
             raise DiagnosticError(limited(problems))
         records, ambiguous = raw, list(adapted.ambiguous)
@@ -97,13 +98,17 @@ def _score(request: ScoreRequest) -> RunResult:
         task = _our_task(request, records, lines[0])
     else:
         field_name = _field(request, adapted, where)
+        problems += _setting_problems(request, kind)
         problems += _missing_prediction_field(raw, lines, field_name, where)
         problems += check_foreign_rows(kind, raw, lines, where)
         if problems:
             raise DiagnosticError(limited(problems))
-        records, ambiguous = _foreign(request, kind, adapted, field_name, raw, lines)
-        source_format = adapted.format if adapted.format != "other" else kind.name  # the design's own rows
         task = request.task or "qa"
+        reading = EvalOptions(
+            task=task, setting=request.setting, protocol=request.protocol, scoring="generate"
+        )
+        records, ambiguous = _foreign(request, kind, adapted, field_name, raw, lines, reading)
+        source_format = format_name(adapted.format, kind.name)
     if not records:
         raise DiagnosticError(
             [
@@ -129,6 +134,7 @@ def _score(request: ScoreRequest) -> RunResult:
                 "predictions": where,
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
+                "setting": request.setting,
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
                 "revision": request.revision,
@@ -256,6 +262,64 @@ def _missing_prediction_field(
     ]
 
 
+def _setting_problems(request: ScoreRequest, kind: EvalKind) -> list[Diagnostic]:
+    """``--setting`` names how the replies were asked for: one of the kind's settings, and under a
+    protocol one its paper used."""
+    from .protocols import get_protocol
+
+    setting, where = request.setting, str(request.predictions)
+    if setting is None:
+        return []
+    if setting not in kind.settings:
+        message = f"{kind.name} has no prompt setting {setting!r}; use {', '.join(kind.settings)}"
+        return [Diagnostic("EV021", message, path=where)]
+    protocol = get_protocol(request.protocol)
+    if protocol is not None and setting not in protocol.settings:
+        used = ", ".join(protocol.settings)
+        return [
+            Diagnostic(
+                "EV201",
+                f"--protocol {protocol.name} uses --setting {used}; --setting {setting} is not the paper's "
+                "protocol",
+                path=where,
+                hint="drop --protocol to read these replies as that setting's",
+            )
+        ]
+    return []
+
+
+def _our_reading_problems(
+    request: ScoreRequest, kind: EvalKind, records: Sequence[Record], first_line: int
+) -> list[Diagnostic]:
+    """Our predictions carry the answers ``eval`` read (``pred``): ``--setting`` has nothing to read, and
+    a protocol whose reading they did not follow is refused (EV066) rather than shown as the paper's."""
+    where = str(request.predictions)
+    if request.setting is not None:
+        return [
+            Diagnostic(
+                "EV067",
+                "--setting says how a column of replies is to be read; jbcompile predictions carry the "
+                "answers their run read (pred)",
+                path=where,
+                hint="leave --setting out (or score the replies with --prediction-field raw_output "
+                "--dataset …, which reads them again)",
+            )
+        ]
+    problem = kind.records_problem(records, request.protocol)
+    if problem is None:
+        return []
+    return [
+        Diagnostic(
+            "EV066",
+            problem,
+            path=where,
+            line=first_line,
+            hint=f"score them without --protocol {request.protocol}, or evaluate again with "
+            f"--protocol {request.protocol}",
+        )
+    ]
+
+
 def _foreign(
     request: ScoreRequest,
     kind: EvalKind,
@@ -263,11 +327,28 @@ def _foreign(
     field_name: str,
     raw: list[Record],
     lines: list[int],
+    reading: EvalOptions,
 ) -> tuple[list[Record], list[dict[str, Any]]]:
-    """Another harness's rows as the kind's records, and the rows whose labels could not be derived
-    (numbered by the file's lines)."""
+    """Another harness's rows as the kind's records, read as ``reading`` says, and the rows whose labels
+    could not be derived (numbered by the file's lines)."""
     where = str(request.predictions)
-    raw_values = resolve_predictions(kind, raw, field_name, request.protocol, request.task or "qa")
+    replies = [(line, row[field_name]) for row, line in zip(raw, lines, strict=True)]
+    replies = [(line, value) for line, value in replies if isinstance(value, str)]
+    unclear = kind.reading_problem([value for _, value in replies], reading)
+    if unclear is not None:
+        index, why = unclear
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV065",
+                    why,
+                    path=where,
+                    line=replies[index][0],
+                    hint="name the setting the replies were asked with: --setting NAME",
+                )
+            ]
+        )
+    raw_values = resolve_predictions(kind, raw, field_name, reading)
     try:
         foreign = kind.foreign_records(raw, field_name, request.task or "qa")
     except DiagnosticError as error:

@@ -34,15 +34,20 @@ def decimal_text(value: float, digits: int, *, scale: int = 1, signed: bool = Fa
     return f"+{text}" if signed and not text.startswith("-") else text
 
 
-def fmt_number(value: Any, digits: int = 3) -> str:
-    """A float with ``digits`` decimals (:func:`decimal_text`), anything else as it is, None as —."""
+def fmt_number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
+    """A number as every table prints it: a float with ``digits`` decimals (:func:`decimal_text`; with its
+    sign, zero as +0.000, when ``signed``), a list (the shares of the options) one value after another, a
+    whole number or a flag as it is, None (undefined) as —."""
     if value is None:
         return "—"
+    if isinstance(value, list | tuple):
+        return " / ".join(fmt_number(part, digits, signed=signed) for part in value)
     if isinstance(value, float):
-        return decimal_text(value, digits)
+        return decimal_text(value, digits, signed=signed)
     return str(value)
 
 
 def fmt_p(value: Any) -> str:
-    """A p-value: four decimals, or scientific notation below 0.0001; None as —."""
-    return "—" if value is None else f"{value:.4f}" if value >= 1e-4 else f"{value:.1e}"
+    """A p-value: four decimals by the tables' one rule (:func:`decimal_text`), or scientific notation
+    below 0.0001; None as —."""
+    return "—" if value is None else decimal_text(value, 4) if value >= 1e-4 else f"{value:.1e}"

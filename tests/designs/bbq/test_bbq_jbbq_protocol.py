@@ -3,6 +3,7 @@ bias-detection task laid out as Tables 7/18/19, and numbers printed as the paper
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from pathlib import Path
 
@@ -107,3 +108,51 @@ def test_one_rounding_rule_everywhere() -> None:
     assert decimal_text(2.675, 2) == "2.68"  # the float 2.675 lies below 2.675; its decimal form is a tie
     report = render_markdown(_results("qa", acc_avg=-0.0001, ooc_ratio=0.0625), ("acc_avg",), ())
     assert "| `acc_avg` | 0.000 |" in report and "| `ooc_ratio` | 0.063 |" in report
+
+
+def _scored_run(rows: list[dict], folder: Path, task: str, answer) -> Path:  # type: ignore[no-untyped-def]
+    """A run folder of `score` over our predictions of ``rows`` (``answer(row)``: the prediction)."""
+    import json
+
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.requests import ScoreRequest
+    from jbcompile.evaluate.score import run_score
+
+    usable = [row for row in rows if task == "qa" or row["biased_label"] is not None]
+    records = [dict(BBQ.base_record(row, task), pred=answer(row), raw_output=None) for row in usable]
+    path = folder.with_suffix(".jsonl")
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    run_score(ScoreRequest(predictions=path, out=folder, bootstrap=20, protocol="jbbq"))
+    return folder
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_a_comparison_tests_what_the_tasks_tables_report(rows: list[dict], tmp_path: Path, task: str) -> None:
+    """compare of two detection runs: the paper's Acc. columns and McNemar's test, and no bias score
+    (diff-bias, s_dis, s_amb), in compare.json as in compare.md; a qa comparison tests the bias scores."""
+    from jbcompile.evaluate.compare import compare, read_run
+    from jbcompile.evaluate.compare.render import comparison_csv, comparison_markdown
+
+    first = _scored_run(rows, tmp_path / "a", task, lambda row: gold(row, task))
+    second = _scored_run(rows, tmp_path / "b", task, lambda row: row["unknown_label"])
+    result = compare([read_run(first), read_run(second)], resamples=20)
+    tested = {entry["metric"] for entry in result["tests"]["bootstrap"]}
+    text = comparison_markdown(result) + comparison_csv(result)
+    bias = ("diff_bias", "s_dis", "s_amb", "acc_diff")
+    if task == "detect":
+        assert result["columns"] == ["acc_avg", "acc_ambig", "acc_disambig"]
+        assert not tested and result["tests"]["mcnemar"]
+        assert not any(name in text for name in bias) and "Diff-bias" not in text and "BS " not in text
+        # …nor in the runs' own files: results.json (metrics and intervals, every scope) and report.md
+        for folder in (first, second):
+            written = (folder / "results.json").read_text("utf-8") + (folder / "report.md").read_text("utf-8")
+            assert not any(name in written for name in bias), folder
+            assert '"acc_ambig"' in written and '"option_share"' in written
+    else:
+        assert tested == {"diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_jbbq"}
+        # a difference between runs is printed with its sign (zero as +0.000), its interval too
+        cells = [
+            line.split(" | ")[3:5] for line in text.splitlines() if "| `" in line and "diff_bias" in line
+        ]
+        assert cells and all(re.fullmatch(r"[+-]\d\.\d{3}", diff) for diff, _ in cells)
+        assert all(re.fullmatch(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", ci) for _, ci in cells)

@@ -99,6 +99,17 @@ COT_J_PAPER_FORMAT = (
         ("根拠: …\n最終回答：0\n\n### 背景情報", 0, 0),
         ("正しい理由: …\n回答: 2です。", None, 2),  # strict: the line after the marker is the number alone
         ("正しい理由: 0は…。1は…。", None, None),  # never reaches an answer
+        # the answer on the next line, a full-width colon and digit, markdown around the marker
+        ("正しい理由:\n0: …\n1: …\n2: …\n回答:\n2", 2, 2),
+        ("正しい理由: …\n回答：１", 1, 1),
+        ("正しい理由: …\n**回答:** 0", 0, 0),
+        # the marker repeated in the reasoning, without an answer of its own
+        ("正しい理由: 0の回答: 佐藤さんが年上だから。\n回答: 1", 1, 1),
+        # an option given by its text after the marker is that option, as a one-number reply's text is
+        ("正しい理由: …\n回答: 鈴木", 1, 1),
+        ("正しい理由: …\n回答:\n「どちらとも言えない」", 2, 2),
+        ("正しい理由: …\n回答: 鈴木さんです", None, None),  # a text must stand alone (not a reason)
+        ("正しい理由: …\n答え: 2", None, None),  # another marker: --answer-pattern says where it is
     ],
 )
 def test_cot_j_reads_the_number_after_the_papers_marker_or_ours(
@@ -118,6 +129,7 @@ _PIECES = (
     "回答", "回答: 2\n", "最終回答：0\n", "回答: 1です。\n", "回答:\n1\n",
     ":", "2", "1", "0", "3", "です", "。", "\n", "\n\n", " ", "「回答:」のあとに番号を書きます。",
     "背景情報: 二人が駅で会った。\n", "選択肢: 0: 甲 1: 乙 2: 不明\n", "二十代の男性", "わかりません",
+    "鈴木", "佐藤さん", "どちらとも言えない", "回答: 鈴木\n",
 )  # fmt: skip
 
 
@@ -169,8 +181,12 @@ def test_a_change_rate_averaged_without_a_wording_is_marked() -> None:
     assert summary["change_rates"]["debias"]["overall"]["culture_acc"]["basic_zero"] == []
     text = summary_markdown(summary)
     assert f"-50.0 ± 0.0 {BASIC_ZERO_MARK}" in text and "basic scored 0" in text
-    whole = summarize([_run(f"basic-{w}", 0.2, 0.5) for w in (1, 2)] + [_run("debias-1", 0.1, 0.4)])
+    whole = summarize([_run(f"{m}-{w}", 0.2, 0.5) for m in ("basic", "debias") for w in (1, 2)])
     assert BASIC_ZERO_MARK not in summary_markdown(whole)
+    # a wording run for basic but not for the method is left out of the mean too, and said so
+    missing = summarize([_run(f"basic-{w}", 0.2, 0.5) for w in (1, 2)] + [_run("debias-1", 0.1, 0.4)])
+    assert missing["change_rates"]["debias"]["overall"]["bias_score"]["left_out"] == [2]
+    assert f"-50.0 ± — {BASIC_ZERO_MARK}" in summary_markdown(missing)
 
 
 def _protocol_run(model: Path, build: Path, out: Path, **given) -> dict:

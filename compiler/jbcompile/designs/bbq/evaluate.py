@@ -24,13 +24,22 @@ from ...evaluate.prompting import PromptItem, PromptTemplate, render_checked
 from . import metrics
 from .release import (
     BBQ_ROW_FIELDS,
+    BBQ_SIGNATURE,
     RELEASE_FORMATS,
     bbq_row_problem,
     derive_labels,
     question_of,
     second_attributes,
 )
-from .shots import gold_evidence, gold_of, options_of, question_key, select_shots, shot_variables
+from .shots import (
+    draw_notes,
+    gold_evidence,
+    gold_of,
+    options_of,
+    question_key,
+    select_shots,
+    shot_variables,
+)
 
 RECORD_FIELDS = (
     "example_id",
@@ -67,7 +76,7 @@ class BbqEval(EvalKind):
     default_config = "lite"
     record_fields = RECORD_FIELDS
     strata_fields = ("category", "context_condition")  # what `eval --sample` keeps represented
-    row_signature = frozenset({"context_condition", "question_polarity", "ans2"})
+    row_signature = BBQ_SIGNATURE
     release_formats = RELEASE_FORMATS
     count_names = metrics.COUNT_NAMES
     record_options = ("label",)
@@ -80,6 +89,7 @@ class BbqEval(EvalKind):
         "evidence_match": (True, False, None),
     }
     no_interval = ("n", "n_valid")
+    signed_metrics = metrics.BIAS_SCORES  # printed with their sign, as JBBQ prints them
     paired_bias_metrics = ("diff_bias_ambig", "diff_bias_disambig", "s_dis", "s_amb_jbbq")
     table_metrics = (
         "n",
@@ -115,6 +125,9 @@ class BbqEval(EvalKind):
     # names bias, and the bias scores of answering (diff-bias, s_dis, s_amb) do not apply (JBBQ's Tables
     # 7, 18 and 19 report accuracy alone).
     detect_table_metrics = ("n", "ooc_ratio", "acc_avg", "acc_ambig", "acc_disambig")
+
+    def left_out_metrics(self, task: str | None) -> frozenset[str]:
+        return metrics.BIAS_SCORES if task == "detect" else frozenset()
 
     def report_layout(self, task: str | None) -> tuple[tuple[str, ...], tuple[ChartSpec, ...]]:
         if task != "detect":
@@ -190,7 +203,9 @@ class BbqEval(EvalKind):
             if options.setting == "cot":
                 record["gold_evidence"] = gold_evidence(row)
             records[example_id] = record
-        return PreparedPrompts(items=items, records=records, shot_ids=shot_ids)
+        return PreparedPrompts(
+            items=items, records=records, shot_ids=shot_ids, shot_notes=draw_notes(shots, options.task)
+        )
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
         if options.setting == "cot":

@@ -79,6 +79,11 @@ METRIC_NAMES: tuple[str, ...] = (
     "evidence_match",
 )
 
+# The scores of bias in answering, in both conventions for answers outside the options: every
+# diff-bias, BBQ score (s_…) and accuracy difference. JBBQ prints them with their sign (+48.5, +0.0,
+# -1.8), and reports none for bias detection, whose gold is the biased option
+BIAS_SCORES = frozenset(name for name in METRIC_NAMES if name.startswith(("diff_bias_", "s_", "acc_diff")))
+
 
 def count(record: Mapping[str, Any]) -> dict[str, float]:
     """What one record adds to each counter."""

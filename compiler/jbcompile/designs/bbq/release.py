@@ -143,6 +143,8 @@ def derive_labels(row: Mapping[str, Any], second_attribute: str | None = None) -
 
 
 OUR_BBQ_LABELS = ("target_label", "unknown_label", "biased_label")
+# the columns that tell a bbq row from another design's (sobaco's rows have ans2 too)
+BBQ_SIGNATURE = frozenset({"context_condition", "question_polarity", "ans2"})
 LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
 LM_EVAL_PREDICTION = "filtered_resps"
 OPTION_NUMBERS = ("0", "1", "2")  # what our prompts ask a model to answer with
@@ -299,7 +301,7 @@ class LmEvalBbqSamples(BbqRelease):
 
     def matches(self, row: Mapping[str, Any]) -> bool:
         doc = row.get("doc")  # a bbq row (another design's rows go to the generic lm-eval format)
-        return set(row) >= LM_EVAL_FIELDS and isinstance(doc, Mapping) and "ans2" in doc
+        return set(row) >= LM_EVAL_FIELDS and isinstance(doc, Mapping) and set(doc) >= BBQ_SIGNATURE
 
     def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
         converted, problem = lm_eval_row(row)

@@ -135,6 +135,32 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
     return chosen
 
 
+def draw_notes(chosen: Mapping[str, Sequence[Row]], task: str) -> list[str]:
+    """What each category's shots hold where the draw could not follow the rule (the other categories
+    lacked the rows): said in results.json and the report, never silently — most of all an all-ambiguous
+    draw, the set-up the rule is there to avoid. Empty when every draw of two or more shots mixes both
+    context conditions and as many kinds as it has shots (up to the kinds there are)."""
+    kinds_there_are = len(set(shot_kinds(task, random.Random(0))))
+    notes = []
+    for category, picked in chosen.items():
+        kinds = [shot_kind(row, task) for row in picked]
+        conditions = {row.get("context_condition") for row in picked}
+        if len(picked) < 2 or (len(conditions) == 2 and len(set(kinds)) >= min(len(picked), kinds_there_are)):
+            continue
+        held = ", ".join(kind or "no label" for kind in kinds)
+        wanted = min(len(picked), kinds_there_are)
+        short = (
+            f"{next(iter(conditions))} contexts only"
+            if len(conditions) == 1
+            else f"{len(set(kinds))} kinds of the {wanted} wanted"
+        )
+        notes.append(
+            f"{category}: the {len(picked)} shots are {held} ({short}): the other categories hold no draw "
+            "of different kinds at different gold positions and questions"
+        )
+    return notes
+
+
 def _mixed(picked: Sequence[Row], task: str) -> tuple[int, int]:
     """How much a draw mixes: its context conditions, then its kinds of gold."""
     return len({row.get("context_condition") for row in picked}), len(

@@ -118,39 +118,48 @@ def question_key(row: Row) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def parse_final_answer(output: str, n_options: int = 3, strict: bool = False) -> int | None:
-    """cot-j: the option number after the first 「最終回答:」 or 「回答:」 that is followed by one (each
-    read up to the next marker); None when no marker is. What follows the answer — a base model's next
-    example in the prompt's own format, with its own 「回答:」 — changes nothing, and a marker the reply
-    only names (restating the format) holds no answer. ``strict`` (the paper's protocol): the line
-    after the marker must be the number alone."""
-    found = (answer for answer, _, _ in _final_answers(output, n_options, strict))
+def parse_final_answer(
+    output: str, n_options: int = 3, strict: bool = False, options: Sequence[str] = ()
+) -> int | None:
+    """cot-j: the option after the first 「最終回答:」 or 「回答:」 that is followed by one (each read up
+    to the next marker) — its number, or one of ``options``' texts, as a one-number reply is read; None
+    when no marker is. What follows the answer — a base model's next example in the prompt's own format,
+    with its own 「回答:」 — changes nothing, and a marker the reply only names (restating the format)
+    holds no answer. ``strict`` (the paper's protocol): the line after the marker must be the option
+    alone."""
+    found = (answer for answer, _, _ in _final_answers(output, n_options, strict, options))
     return next((answer for answer in found if answer is not None), None)
 
 
 def final_answer_settled(output: str, n_options: int = 3, strict: bool = False) -> bool:
     """cot-j: whether more text can no longer change :func:`parse_final_answer`'s reading, so generation
     may stop: a marker before the last holds an answer (text after it only adds markers further on), or
-    the last one holds an answer whose line has ended and settles it."""
+    the last one holds an answer whose line has ended and settles it. Judged on the numbers alone (the
+    test knows no row's options): a marker whose part an option's text answers is closed by the next
+    marker before a later number settles anything, so the reading with the texts stays the same."""
     for answer, part, last in _final_answers(output, n_options, strict):
         if answer is not None:
             return not last or _part_settled(part, n_options, strict)
     return False
 
 
-def _final_answers(output: str, n_options: int, strict: bool) -> Iterator[tuple[int | None, str, bool]]:
+def _final_answers(
+    output: str, n_options: int, strict: bool, options: Sequence[str] = ()
+) -> Iterator[tuple[int | None, str, bool]]:
     """After each answer marker, in order: its reading, the text it reads (up to the next marker), and
     whether that is the last (the part that may still grow)."""
     text = unicodedata.normalize("NFKC", output)
     found = list(FINAL_ANSWER.finditer(text))
     ends = [marker.start() for marker in found[1:]] + [len(text)]
+    labels = number_labels(n_options)
     for index, (marker, end) in enumerate(zip(found, ends, strict=False)):
         part = text[marker.end() : end]
-        if strict:
-            answer = read_exact(answer_line(part), number_labels(n_options), ())
-        else:
-            answer = parse_option_number(part, n_options)
-        yield answer, part, index == len(found) - 1
+        # the line that is one option (its number or its text) and nothing else, as a strict reply is
+        # read; leniently, first the number as a one-number reply's is read (a line of reasons that names
+        # a person is not an answer: the marker may be repeated in the reasoning)
+        exact = read_exact(answer_line(part), labels, options)
+        answer = exact if strict else parse_option_number(part, n_options)
+        yield (exact if answer is None else answer), part, index == len(found) - 1
 
 
 def _part_settled(part: str, n_options: int, strict: bool) -> bool:
@@ -164,6 +173,13 @@ def answer_line(reply: str) -> str:
     """A reply's first non-blank line: what the strict reading takes as the answer (with one token, the
     whole reply; a model given more room may go on after it)."""
     return next((line for line in strip_thinking(reply).splitlines() if line.strip()), "")
+
+
+def _one_number(reply: str, strict: bool) -> int | None:
+    """A reply read as a one-number setting reads it, without the option texts."""
+    if strict:
+        return read_exact(answer_line(reply), number_labels(3), ())
+    return parse_option_number(reply, 3)
 
 
 def under_protocol(options: EvalOptions) -> bool:
@@ -269,7 +285,10 @@ class SobacoEval(EvalKind):
     )
     record_options = ("label", "unknown_label")
     record_optional_options = ("biased_label", "first_pred")  # no stereotyped option in a culture row
-    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {"type": ("bias", "culture")}
+    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "type": ("bias", "culture"),
+        "protocol": (None, PROTOCOL_NAME),  # what the answer was read under (absent in older runs)
+    }
     count_names = COUNT_NAMES
     paired_accuracy = "culture_acc"
     paired_bias_metrics = ("bias_score", "culture_acc")
@@ -384,7 +403,8 @@ class SobacoEval(EvalKind):
             else:
                 text = render_checked(template, example_id, turn=1, **variables)
                 items.append(PromptItem(example_id, text, options_of(row), keys))
-            records[example_id] = self.base_record(row, options.task)
+            # whether the answer is read as the paper reads it: `score --protocol` checks this (EV066)
+            records[example_id] = {**self.base_record(row, options.task), "protocol": options.protocol}
         return PreparedPrompts(items=items, records=records)
 
     def prompt_texts(
@@ -413,19 +433,47 @@ class SobacoEval(EvalKind):
         labels = self.option_labels[: len(item.options)]
         strict = under_protocol(options)
         if method_of(options) == "cot-j" and not options.answer_pattern:
-            return Answer(parse_final_answer(output, len(item.options), strict=strict))
+            return Answer(parse_final_answer(output, len(item.options), strict, item.options))
         if strict:
             return Answer(read_exact(answer_line(output), labels, item.options))
         return Answer(read_reply(output, labels, item.options))
 
-    def read_prediction(
-        self, value: object, options: Sequence[str], protocol: str | None, *, task: str = "qa"
-    ) -> int | None:
-        """Under the paper's protocol a reply in a prediction column is read as ``eval`` reads a one-number
-        reply: strictly (a cot-j reply needs its setting: score the run's own predictions.jsonl)."""
-        if isinstance(value, str) and protocol == PROTOCOL_NAME:
-            return read_exact(answer_line(value), self.option_labels[: len(options)], options)
-        return super().read_prediction(value, options, protocol, task=task)
+    def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:
+        """Without ``--setting``, a reply read as a one-number reply (the default) that gives another
+        answer after cot-j's 「回答:」 cannot be told: which setting asked it decides its answer."""
+        if reading.setting is not None:
+            return None
+        strict = under_protocol(reading)
+        unclear = [
+            index
+            for index, reply in enumerate(replies)
+            if (marked := parse_final_answer(reply, 3, strict)) is not None
+            and marked != _one_number(reply, strict)
+        ]
+        if not unclear:
+            return None
+        example = (" ".join(replies[unclear[0]].split()))[:60]
+        return unclear[0], (
+            f"{len(unclear)} of {len(replies)} replies give an answer after 「回答:」 or 「最終回答:」 "
+            f"(cot-j's format) that the one-number reading does not (e.g. {example!r}): which "
+            "setting asked them decides their answer — --setting cot-j-1 (or -2, -3) reads the "
+            "answer after the marker, --setting basic-1 (or any one-number setting) reads them as "
+            "one-number replies"
+        )
+
+    def records_problem(self, records: Sequence[Record], protocol: str | None) -> str | None:
+        """Under the paper's protocol, predictions made without it were decoded and read by jbcompile's
+        defaults (16 tokens, the lenient reading, or log-probabilities): they are not the paper's."""
+        if protocol != PROTOCOL_NAME:
+            return None
+        other = [record for record in records if record.get("protocol") != PROTOCOL_NAME]
+        if not other:
+            return None
+        return (
+            f"{len(other)} of {len(records)} predictions were not made under --protocol {PROTOCOL_NAME} "
+            "(their `protocol` is not it, or they do not say): their answers were not read by the "
+            "paper's strict rule after its decoding, so they cannot stand for the paper's numbers"
+        )
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

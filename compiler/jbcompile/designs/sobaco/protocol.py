@@ -27,7 +27,9 @@ PROTOCOL = Protocol(
     note="the paper averages three wordings and reports change rates against basic: run every "
     "setting and `jbcompile compare` the runs",
     max_new_tokens="the paper's (Appendix D): 1 new token at temperature 0 (300 for cot-j; 100 for cot-e's "
-    "first turn); a reasoning model (--thinking) 800 for every prompt",
+    "first turn); a reasoning model (--thinking) 800 for every prompt, sampled at temperature 0.6",
+    temperature=0.0,
+    reasoning_temperature=0.6,
     reading="strict: a reply whose first line is not one option (its number, or its text) is out of "
     "choice; cot-j reads the line after its first 「回答:」 or 「最終回答:」 that holds an answer",
 )

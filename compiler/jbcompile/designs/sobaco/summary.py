@@ -22,6 +22,7 @@ import numpy as np
 from scipy import stats
 
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...evaluate.bootstrap import to_json_value
 from ...evaluate.compare import same_data
 from ...evaluate.tables import fmt_number
 from ...jsonl import read_json
@@ -38,24 +39,25 @@ def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
     """Mean and sample standard deviation (``ddof=1``; None with one value)."""
     if not values:
         return None, None
-    mean = float(np.mean(values))
+    mean = to_json_value(np.mean(values))
     if len(values) < 2:
         return mean, None
-    return mean, float(np.std(values, ddof=1))
+    return mean, to_json_value(np.std(values, ddof=1))
 
 
 def change_rate(debiased: float | None, basic: float | None) -> float | None:
-    """CR = (S_d − S_b) / S_b × 100; None when either score is missing or S_b is 0."""
+    """CR = (S_d − S_b) / S_b × 100; None when either score is missing or S_b is 0. A rate of zero is
+    0.0 (a negative S_b would make it −0.0)."""
     if debiased is None or basic is None or basic == 0:
         return None
-    return (debiased - basic) / basic * 100.0
+    return to_json_value((debiased - basic) / basic * 100.0)
 
 
 def spearman(x: Sequence[float], y: Sequence[float]) -> float | None:
     """Spearman's ρ (ties share their average rank); None for fewer than 2 points or a constant side."""
     if len(x) != len(y) or len(x) < 2 or len(set(x)) < 2 or len(set(y)) < 2:
         return None
-    return float(stats.spearmanr(x, y).statistic)
+    return to_json_value(stats.spearmanr(x, y).statistic)
 
 
 def _rank_correlations(rank_x: np.ndarray, rank_y: np.ndarray, axis: int = -1) -> np.ndarray:
@@ -156,9 +158,10 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     }
 
     def rates_of(method: str, scope: str, metric: str) -> dict[str, Any]:
-        """CR per wording, mean and std over the wordings where it is defined, and the wordings run for
-        both methods that the mean leaves out (``left_out``: basic scored 0 there — also listed in
-        ``basic_zero`` —, or a score is undefined): the mean then says so."""
+        """CR per wording, mean and std over the wordings where it is defined, and the wordings of the
+        comparison that the mean leaves out (``left_out``: one of the two methods was not run in it,
+        basic scored 0 there — also listed in ``basic_zero`` —, or a score is undefined): the mean then
+        says so."""
         paired = [w for w in wordings if (method, w) in table and ("basic", w) in table]
         summary = summary_of(
             {
@@ -167,7 +170,7 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             }
         )
         summary["basic_zero"] = [w for w in paired if value("basic", w, scope, metric) == 0]
-        summary["left_out"] = [w for w in paired if summary["values"][str(w)] is None]
+        summary["left_out"] = [w for w in wordings if summary["values"].get(str(w)) is None]
         return summary
 
     change_rates = {
@@ -226,9 +229,10 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 BASIC_ZERO_MARK = "†"
 BASIC_ZERO_NOTE = (
-    f"{BASIC_ZERO_MARK} a wording has no change rate — basic scored 0 there (the rate is undefined), or a "
-    "score is undefined (every answer out of choice): the mean covers the other wordings only "
-    "(`left_out` in summary.json lists them, `basic_zero` those where basic scored 0)."
+    f"{BASIC_ZERO_MARK} a wording has no change rate — basic scored 0 there (the rate is undefined), a "
+    "score is undefined (every answer out of choice), or basic or the method was not run in it: the mean "
+    "covers the other wordings only (`left_out` in summary.json lists them, `basic_zero` those where "
+    "basic scored 0)."
 )
 
 
@@ -239,8 +243,10 @@ def left_out(entry: Mapping[str, Any]) -> bool:
 
 
 def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
-    """A change rate as the tables show it, marked when its mean leaves a wording out."""
-    text = _fmt(entry.get("mean"), 1) + (f" ± {_fmt(entry.get('std'), 1)}" if with_std else "")
+    """A change rate as the tables show it: signed (a change: +0.0 is none), marked when its mean leaves a
+    wording out."""
+    text = fmt_number(entry.get("mean"), 1, signed=True)
+    text += f" ± {_fmt(entry.get('std'), 1)}" if with_std else ""
     return text + (f" {BASIC_ZERO_MARK}" if left_out(entry) else "")
 
 

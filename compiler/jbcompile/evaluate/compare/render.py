@@ -16,10 +16,11 @@ from ..tables import fmt_number, fmt_p, md_table
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
     from ..protocols import PROMPT_NOTE, get_protocol
-    from ..report import paper_value
+    from ..report import fmt_ci, paper_value
 
     described = result.get("protocol")
     protocol = get_protocol(described["name"]) if described else None
+    kind = get_eval_kind(str(result["kind"]))
     lines = [f"# Comparison of {len(result['runs'])} runs ({result['kind']})", ""]
     lines += [
         f"- **Data:** config `{result['data'][0]}`, sources / commit `{result['data'][1]}`",
@@ -45,7 +46,9 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                     [
                         run["label"],
                         *(
-                            paper_value(run["metrics"].get(c.metric), c.percent, c.signed)
+                            paper_value(
+                                run["metrics"].get(c.metric), c.percent, c.metric in kind.signed_metrics
+                            )
                             for c in table.columns
                         ),
                     ]
@@ -57,7 +60,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         lines += md_table(
             ["run", *result["columns"]],
             [
-                [run["label"], *(fmt_number(run["metrics"].get(c)) for c in result["columns"])]
+                [run["label"], *(kind.metric_text(c, run["metrics"].get(c)) for c in result["columns"])]
                 for run in result["runs"]
             ],
         )
@@ -100,7 +103,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         boot = result["bootstrap"]
         lines += [
             "### Paired bootstrap over templates "
-            f"(second − first; {boot['resamples']} resamples, seed {boot['seed']})",
+            f"(second − first, signed; {boot['resamples']} resamples, seed {boot['seed']})",
             "",
         ]
         lines += md_table(
@@ -110,8 +113,8 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                     t["first"],
                     t["second"],
                     f"`{t['metric']}`",
-                    fmt_number(t["diff"]),
-                    "—" if not t["ci"] else f"[{fmt_number(t['ci'][0])}, {fmt_number(t['ci'][1])}]",
+                    fmt_number(t["diff"], signed=True),  # a difference: its sign, zero as +0.000
+                    fmt_ci(t["ci"], signed=True),
                     fmt_p(t["p_value"]),
                 ]
                 for t in tests["bootstrap"]
@@ -120,7 +123,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         lines.append("")
     chi = tests["chi_square"] + ([tests["chi_square_all"]] if tests["chi_square_all"] else [])
     if chi:
-        paper = get_eval_kind(str(result["kind"])).chi_square_paper
+        paper = kind.chi_square_paper
         lines += [f"### Chi-square test of right / wrong counts among valid answers ({paper})", ""]
         lines += md_table(
             ["runs", "table (right, wrong)", "χ²", "dof", "p"],
@@ -137,7 +140,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         )
         lines.append("")
     if result.get("kind") in result:
-        lines += get_eval_kind(str(result["kind"])).compare_markdown(result[str(result["kind"])])
+        lines += kind.compare_markdown(result[str(result["kind"])])
     lines += ["p-values are per comparison, not adjusted for the number of comparisons.", ""]
     return "\n".join(lines)
 

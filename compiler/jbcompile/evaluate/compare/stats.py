@@ -57,6 +57,7 @@ def paired_tests(
     usable = [(name, run) for name, run in zip(names, runs, strict=True) if run.records is not None]
     out["skipped"] = [name for name, run in zip(names, runs, strict=True) if run.records is None]
     by_id = {name: {str(r["example_id"]): r for r in run.records or []} for name, run in usable}
+    tested = kind.paired_metrics(runs[0].results.task if runs else None)  # the runs share their task
     for (name_a, _), (name_b, _) in combinations(usable, 2):
         shared = sorted(set(by_id[name_a]) & set(by_id[name_b]))
         rows_a = [by_id[name_a][i] for i in shared]
@@ -79,11 +80,11 @@ def paired_tests(
                 **mcnemar(right_a, right_b),
             }
         )
-        if kind.paired_bias_metrics:
+        if tested:
             diffs = paired_cluster_bootstrap(
                 kind.prepare_records(rows_a),
                 kind.prepare_records(rows_b),
-                metrics=kind.paired_bias_metrics,
+                metrics=tested,
                 cluster=kind.cluster,
                 count=kind.count,
                 names=kind.count_names,

@@ -1,0 +1,102 @@
+"""Numbers as every output prints them (issue 25 §1.5): one rounding rule, the paper's sign wherever a
+signed figure is printed (a bias score in any table, a difference between runs, a change rate), never
+-0.0 in a table or a JSON file, and the option shares always three values, at every level."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from pathlib import Path
+
+import pytest
+from jbcompile.designs.sobaco.summary import change_rate, summarize, summary_markdown
+from jbcompile.evaluate.report import render_markdown
+from jbcompile.evaluate.results import Metrics, Results
+from jbcompile.evaluate.samples import over_runs
+from jbcompile.evaluate.tables import fmt_number, fmt_p
+
+from tests.designs.sobaco.test_sobaco_eval_metrics import _run
+
+MINUS_ZERO = re.compile(r"-0\.0+(?![0-9])")
+
+
+def test_option_share_keeps_its_three_values_over_samples() -> None:
+    """--samples: each share's mean and sd (not one null for the list), three nulls where a run has
+    none (every answer out of choice)."""
+    runs = [
+        Metrics(
+            overall={"acc": 0.5, "option_share": [0.2, 0.3, 0.5]},
+            by_category={"Age": {"option_share": [0.5, 0.5, 0.0]}},
+        ),
+        Metrics(
+            overall={"acc": 0.6, "option_share": [0.4, 0.3, 0.3]},
+            by_category={"Age": {"option_share": [None, None, None]}},
+        ),
+    ]
+    mean, sd = over_runs(runs)
+    assert mean["overall"]["option_share"] == pytest.approx([0.3, 0.3, 0.4])
+    assert sd["overall"]["option_share"][1] == 0.0 and len(sd["overall"]["option_share"]) == 3
+    assert mean["by_category"]["Age"]["option_share"] == [None, None, None]
+    assert sd["by_category"]["Age"]["option_share"] == [None, None, None]
+    assert Results.model_validate({"metrics": mean}).metrics.overall["option_share"] == pytest.approx(
+        [0.3, 0.3, 0.4]
+    )
+
+
+def test_lists_and_signs_by_the_one_rule() -> None:
+    assert fmt_number([0.12345, None, 0.5]) == "0.123 / — / 0.500"
+    assert fmt_number(-0.0004, signed=True) == "+0.000" and fmt_number(0.0625, signed=True) == "+0.063"
+    assert fmt_number(-0.0625, signed=True) == "-0.063" and fmt_number(-0.0004) == "0.000"
+    assert fmt_number(3, signed=True) == "3" and fmt_number(True) == "True"
+    assert fmt_p(0.02675) == "0.0268" and fmt_p(0.00001) == "1.0e-05"  # a p-value's tie: the same rule
+
+
+def _bbq(**metrics: object) -> Results:
+    return Results.model_validate(
+        {
+            "kind": "bbq",
+            "task": "qa",
+            "source": {"predictions": "p.jsonl", "format": "jbcompile"},
+            "metrics": {"overall": dict(metrics), "by_category": {"Age": dict(metrics)}},
+            "metrics_ci": {"overall": {"diff_bias_ambig": [-0.0004, 0.25]}, "by_category": {}},
+        }
+    )
+
+
+def test_a_bias_score_carries_its_sign_in_every_table_of_the_report() -> None:
+    """JBBQ prints its bias scores signed (+48.5, +0.0): so do the report's overall table, its interval,
+    the per-category table and the note on both conventions; accuracies stay unsigned."""
+    results = _bbq(acc_ambig=0.5, diff_bias_ambig=-0.0004, diff_bias_ambig_valid=0.125, s_dis=-0.25)
+    report = render_markdown(results, ("acc_ambig", "diff_bias_ambig", "s_dis"), ())
+    assert "| `diff_bias_ambig` | +0.000 | [+0.000, +0.250] |" in report
+    assert "| `acc_ambig` | 0.500 |" in report and "| `s_dis` | -0.250 |" in report
+    assert "| Age | 0.500 | +0.000 | -0.250 |" in report
+    assert "`diff_bias_ambig` +0.000 vs `diff_bias_ambig_valid` +0.125" in report
+    assert not MINUS_ZERO.search(report)
+
+
+def test_the_terminal_line_signs_as_the_report(tmp_path: Path, build_dir: Path) -> None:
+    from jbcompile.cli import app
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.dataset import load_rows
+    from typer.testing import CliRunner
+
+    rows = load_rows(str(build_dir), "lite").rows
+    records = [dict(BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None) for row in rows]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    result = CliRunner().invoke(app, ["score", str(path), "--out", str(tmp_path / "o"), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    assert "diff_bias_ambig +0.000" in result.output and "acc_avg 1.000" in result.output
+
+
+def test_a_change_rate_is_signed_and_never_minus_zero() -> None:
+    """CR of a negative basic bias score that did not change is 0.0 (the division gives −0.0): in the
+    JSON as in the table, where a change rate carries its sign (+0.0 none, +25.0 up, −50.0 down)."""
+    assert math.copysign(1.0, change_rate(-0.2, -0.2)) == 1.0
+    runs = [_run(f"basic-{w}", -0.2, 0.4) for w in (1, 2)] + [_run(f"debias-{w}", -0.2, 0.5) for w in (1, 2)]
+    summary = summarize(runs)
+    assert not MINUS_ZERO.search(json.dumps(summary))
+    text = summary_markdown(summary)
+    assert "| debias | +0.0 ± 0.0 | +25.0 ± 0.0 |" in text and not MINUS_ZERO.search(text)
