@@ -305,7 +305,17 @@ def _our_reading_problems(
                 "--dataset …, which reads them again)",
             )
         ]
+    from .protocols import get_protocol
+
+    protocol = get_protocol(request.protocol)
+    by_logprob = [record for record in records if record.get("option_logprobs") is not None]
     problem = kind.records_problem(records, request.protocol)
+    if protocol is not None and protocol.scoring == "generate" and by_logprob:
+        problem = (
+            f"{len(by_logprob)} of {len(records)} predictions were scored by log-probability "
+            f"(option_logprobs): --protocol {protocol.name}'s paper generated its answers, which can "
+            "fall outside the options"
+        )
     if problem is None:
         return []
     return [

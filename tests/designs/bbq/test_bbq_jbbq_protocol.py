@@ -156,3 +156,33 @@ def test_a_comparison_tests_what_the_tasks_tables_report(rows: list[dict], tmp_p
         ]
         assert cells and all(re.fullmatch(r"[+-]\d\.\d{3}", diff) for diff, _ in cells)
         assert all(re.fullmatch(r"\[[+-]\d\.\d{3}, [+-]\d\.\d{3}\]", ci) for _, ci in cells)
+
+
+def test_log_probability_predictions_are_not_the_papers_under_its_protocol(
+    rows: list[dict], tmp_path: Path
+) -> None:
+    """JBBQ generated its answers (out of choice counts); predictions scored by log-probability never
+    fall outside the options: `score --protocol jbbq` refuses them (EV066) rather than head them with
+    the paper's table, and scores them without the protocol."""
+    import json
+
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.diagnostics import DiagnosticError
+    from jbcompile.evaluate.requests import ScoreRequest
+    from jbcompile.evaluate.score import run_score
+
+    records = [
+        dict(
+            BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None, option_logprobs=[-1.0, -2.0, -3.0]
+        )
+        for row in rows[:30]
+    ]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    with pytest.raises(DiagnosticError) as raised:
+        run_score(ScoreRequest(predictions=path, out=tmp_path / "s", bootstrap=0, protocol="jbbq"))
+    assert [d.code for d in raised.value.diagnostics] == ["EV066"] and not (tmp_path / "s").exists()
+    assert (
+        run_score(ScoreRequest(predictions=path, out=tmp_path / "plain", bootstrap=0)).results.protocol
+        is None
+    )
