@@ -186,3 +186,51 @@ def test_log_probability_predictions_are_not_the_papers_under_its_protocol(
         run_score(ScoreRequest(predictions=path, out=tmp_path / "plain", bootstrap=0)).results.protocol
         is None
     )
+
+
+@pytest.mark.parametrize(
+    ("task", "setting", "reply"),
+    [
+        ("qa", None, "判断できません。"),  # the unknown option said in other words: an answer in qa…
+        ("detect", None, "判断できません。"),  # …and no answer when asked which option is biased
+        ("qa", "cot", "文脈には【何も書かれていない】ので、答えは【{option}】です。"),  # cot: the last 【】
+    ],
+)
+def test_an_lm_eval_reply_is_read_as_eval_reads_the_task_and_setting(
+    rows: list[dict], tmp_path: Path, task: str, setting: str | None, reply: str
+) -> None:
+    """A generate_until reply of an lm-eval log was read once, when the log was converted, as a qa reply
+    of a one-number setting whatever `score --task` and `--setting` said; it is read by eval's reader."""
+    import json
+
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.prompting import PromptItem
+    from jbcompile.evaluate.requests import ScoreRequest
+    from jbcompile.evaluate.score import run_score
+
+    usable = [row for row in rows if row["biased_label"] is not None][:60]
+    path = tmp_path / "samples_bbq.jsonl"
+    with path.open("w", encoding="utf-8") as handle:
+        for index, row in enumerate(usable):
+            text = reply.format(option=row[f"ans{row['label']}"])
+            sample = {"doc_id": index, "doc": row, "arguments": [], "filtered_resps": [text]}
+            handle.write(json.dumps(sample, ensure_ascii=False) + "\n")
+    request = ScoreRequest(predictions=path, out=tmp_path / "s", bootstrap=0, task=task, setting=setting)
+    results = run_score(request).results
+    assert results.source is not None and results.source.format == "lm-eval-bbq"
+    options = EvalOptions(task=task, setting=setting or "basic", scoring="generate")
+    expected = [
+        BBQ.read_answer(
+            reply.format(option=row[f"ans{row['label']}"]),
+            PromptItem("", "", (row["ans0"], row["ans1"], row["ans2"])),
+            {},
+            options,
+        ).pred
+        for row in usable
+    ]
+    assert results.metrics.overall["n_valid"] == sum(pred is not None for pred in expected)
+    if task == "detect":
+        assert results.metrics.overall["n_valid"] < len(usable)  # declining to name one is no answer
+    if setting == "cot":
+        assert results.metrics.overall["acc"] == 1.0

@@ -6,8 +6,8 @@
 - **lm-evaluation-harness ``--log_samples`` lines of its ``bbq`` tasks** (``doc_id``, ``doc``,
   ``arguments``, ``filtered_resps`` …): the doc is a BBQ row; the prediction is the highest
   log-likelihood choice (multiple choice; ``arguments`` as ``gen_args_<k>`` requests or, from older
-  lm-eval versions, [context, continuation] pairs) or the generated reply read by
-  :func:`jbcompile.evaluate.parsing.read_reply`; ``--prediction-field`` does not apply to them.
+  lm-eval versions, [context, continuation] pairs) or the generated reply, which ``score`` reads as
+  ``eval`` reads a reply of the run's task and setting; ``--prediction-field`` does not apply to them.
 
 Labels of BBQ-format rows that lack our explicit columns are derived as BBQ's own analysis does.
 
@@ -29,7 +29,7 @@ from typing import Any
 
 from ...diagnostics import Diagnostic
 from ...evaluate.kind import RAW_REPLY, ReleaseFormat, option_index
-from ...evaluate.parsing import are_texts, read_prediction
+from ...evaluate.parsing import are_texts
 
 # The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
 BBQ_ROW_FIELDS = frozenset(
@@ -202,7 +202,8 @@ def _loglikelihood(response: Any) -> float | None:
 
 
 def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
-    """The BBQ doc of an lm-eval sample with its prediction (option index or None) in ``filtered_resps``."""
+    """The BBQ doc of an lm-eval sample with its prediction in ``filtered_resps``: the option index of
+    the highest log-likelihood, or the generated reply (read by ``score`` with the others)."""
     doc = sample.get("doc")
     if not isinstance(doc, Mapping):
         return None, "doc is not an object"
@@ -216,8 +217,8 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     if row.get("example_id") is None:
         row["example_id"] = sample.get("doc_id")
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: one reply
-        row[RAW_REPLY] = responses[0]
-        row[LM_EVAL_PREDICTION] = read_prediction(responses[0], OPTION_NUMBERS, options)
+        # kept as the reply: `score` reads it as `eval` reads one of its task and setting
+        row[RAW_REPLY] = row[LM_EVAL_PREDICTION] = responses[0]
         return row, None
     scores = [_loglikelihood(response) for response in responses]
     if any(score is None for score in scores):
