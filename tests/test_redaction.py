@@ -165,3 +165,32 @@ def test_the_scrubbing_installs_itself_again_where_a_library_replaced_it(
     finally:
         logging.setLogRecordFactory(original_factory)
         warnings.formatwarning = original_format
+
+
+def test_the_token_hf_auth_login_saved_is_scrubbed_without_the_hub_client(tmp_path) -> None:
+    """The saved token is a secret too; it is read from its file alone, in a fresh process: not through
+    huggingface_hub.get_token, which would exchange a token over the network where HF_OIDC_RESOURCE is
+    set (the exchange fails here: no network), and would load the Hub client's HTTP stack at start-up."""
+    import os
+    import subprocess
+    import sys
+
+    saved = "hf_SavedByLogin0123456789abcdefXYZ"
+    (tmp_path / "token").write_text(saved + "\n", encoding="utf-8")
+    script = (
+        "import sys\n"
+        "from jbcompile.redaction import known_secrets, redact\n"
+        f"print(redact('the token is {saved} and its part {saved[3:20]}'))\n"
+        f"print({saved!r} in known_secrets())\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('huggingface_hub.utils', 'httpx'))))\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_TOKEN", "HUGGING_FACE_HUB"))}
+    env.update(HF_HOME=str(tmp_path), HF_OIDC_RESOURCE="user/model", HF_HUB_OFFLINE="1")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    message, held, loaded = done.stdout.splitlines()
+    assert saved not in message and saved[3:20] not in message and MASK in message
+    assert held == "True"
+    assert loaded == "[]"

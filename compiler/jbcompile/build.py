@@ -24,7 +24,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from .checks import run_checks
 from .compiled import Compiled, ConfigRows, ProgressCallback
 from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
@@ -50,7 +49,10 @@ RowSink = Callable[[ConfigSpec, Sequence[Row]], None]
 
 
 def run_source_checks(project: Project, *, release: bool = False) -> list[Diagnostic]:
-    """The lint rules of `jbcompile check` (always installed: a build never skips them)."""
+    """The lint rules of `jbcompile check` (always installed: a build never skips them). Imported here:
+    a large build runs them in its side process, so its own start-up does not pay for the rules."""
+    from .checks import run_checks
+
     return list(run_checks(project, release=release))
 
 

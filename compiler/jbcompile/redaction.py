@@ -138,15 +138,27 @@ def _looks_like_path(value: str) -> bool:
     return value.startswith(("/", "~", "./", "../")) or os.path.sep in value and os.path.exists(value)
 
 
+# The most of a saved token file that is read: a token is a few dozen characters.
+_TOKEN_FILE_LIMIT = 4096
+
+
 @cache
 def _saved_hub_token() -> str | None:
-    """The token ``hf auth login`` saved (read once per process; None when there is none)."""
-    try:
-        from huggingface_hub import get_token
+    """The token ``hf auth login`` saved (read once per process; None when there is none).
 
-        return get_token()
-    except Exception:  # noqa: BLE001 - no huggingface_hub, or an unreadable token file: nothing to hide
+    Read from the file the Hub client keeps it in (``huggingface_hub.constants.HF_TOKEN_PATH``), not
+    through ``huggingface_hub.get_token``: that may exchange or refresh a token over the network (OIDC,
+    OAuth), and scrubbing a message must never touch the network or rewrite the user's token file. It
+    also keeps every command's start-up from loading the Hub client's HTTP stack.
+    """
+    try:
+        from huggingface_hub import constants
+
+        with open(constants.HF_TOKEN_PATH, "rb") as file:
+            token = file.read(_TOKEN_FILE_LIMIT).decode("utf-8", "replace").strip()
+    except Exception:  # noqa: BLE001 - no huggingface_hub, no token file, an unreadable one: nothing to hide
         return None
+    return token or None
 
 
 def known_secrets() -> tuple[str, ...]:

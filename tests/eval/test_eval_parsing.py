@@ -154,11 +154,12 @@ def test_cot_answer_and_evidence_match() -> None:
 
 
 # replies made of what matters to the parsers: digits, letters, wrappers, spaces, every kind of line break,
-# lead-ins, negations and refusals
+# lead-ins, negations and refusals, predicates and their endings, marks, keys and tags
 REPLY = st.lists(
     st.sampled_from(
         [*"012３AＢb答え：:*.「」 　\t\n\r\x0b\u2028\u3000あ", "応答", "どちらも", "ない", "ではなく"]
-        + ["と", "回答は"]
+        + ["と", "回答は", "です", "ね", "か？", "を選び", "ました", "と思", "われ", "が", "の方が", "適切"]
+        + ["○", "×", "|", "<answer>", '"answer": ', "❷", "〜", "No.", "is probably", "も"]
     ),
     max_size=12,
 ).map("".join)

@@ -239,3 +239,39 @@ def test_bfloat16_weights_run_on_the_cpu_too(tiny_model: Path, build_dir: Path, 
     else:
         assert all(isinstance(r["raw_output"], str) for r in records)
         assert results["scoring"]["stop_at_answer_line"] is True  # basic: the answer is the first line
+
+
+@pytest.mark.parametrize(
+    ("opening", "thinks"),
+    [("<think>\n", True), ("<think>\n\n</think>\n\n", False), ("", False)],
+    ids=["template-opens-thinking", "template-closes-it-again", "no-think-block"],
+)
+def test_a_chat_template_that_opens_a_think_block_makes_the_run_a_reasoning_models(
+    tiny_model: Path, build_dir: Path, tmp_path: Path, opening: str, thinks: bool
+) -> None:
+    """A template that ends its generation prompt inside <think> (as DeepSeek-R1's does) makes every
+    reply begin as thinking, with or without --thinking: no early stop on a line of its thinking, no
+    stop string, and a reply cut off before </think> has no answer."""
+    model = tmp_path / "model"
+    shutil.copytree(tiny_model, model)
+    config_path = model / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    template = config.get("chat_template") or (model / "chat_template.jinja").read_text(encoding="utf-8")
+    assert "<|assistant|>\n{% endif %}" in template
+    template = template.replace("<|assistant|>\n{% endif %}", "<|assistant|>\n" + opening + "{% endif %}")
+    if "chat_template" in config:
+        config["chat_template"] = template
+        config_path.write_text(json.dumps(config), encoding="utf-8")
+    else:
+        (model / "chat_template.jinja").write_text(template, encoding="utf-8")
+    out = tmp_path / "run"
+    code, output = run_cli(*eval_args(model, build_dir, out, "--scoring", "generate", "--chat",
+                                      "--limit", "4", "--max-new-tokens", "6"))  # fmt: skip
+    assert code == 0, output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["thinking"] is thinks
+    assert results["scoring"]["stop_strings"] == ([] if thinks else results["scoring"]["stop_strings"])
+    if thinks:  # six tokens of a random model never close the block: cut off while thinking
+        assert all(r["pred"] is None for r in lines(out / "predictions.jsonl"))
+    else:
+        assert results["scoring"]["stop_strings"]

@@ -20,7 +20,7 @@ from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
 from ..services import service_errors
 from . import predictions as files
-from .backends.base import Backend, final_answer_test
+from .backends.base import Backend, final_answer_test, opens_thinking
 from .distributed import distributed
 from .formats import format_name
 from .jsonfile import limited
@@ -278,6 +278,11 @@ def _plan(
             if options.scoring == "logprob"
             else None
         )
+    # A chat template that opens a think block itself makes every reply begin as thinking, with or
+    # without --thinking: its budget, stop strings, early stop and reading are then a reasoning model's.
+    thinking = request.thinking or (options.chat and any(opens_thinking(text) for text in texts))
+    if thinking != options.thinking:
+        options = replace(options, thinking=thinking)
     max_new = request.max_new_tokens if request.max_new_tokens is not None else kind.max_new_tokens(options)
     # a reply read after a pattern of the user's may state its answer again later: no early stop then
     is_final = None if options.answer_pattern else kind.answer_is_final(options)
@@ -291,9 +296,9 @@ def _plan(
         hashes=hashes,
         label_ids=label_ids,
         max_new_tokens=max_new,
-        stop_strings=() if request.thinking else STOP_STRINGS,  # a model may write "###" while it thinks
-        answer_is_final=final_answer_test(is_final, request.thinking),
-        thinking=request.thinking,
+        stop_strings=() if thinking else STOP_STRINGS,  # a model may write "###" while it thinks
+        answer_is_final=final_answer_test(is_final, thinking),
+        thinking=thinking,
     )
     return batch, batches
 
@@ -352,7 +357,7 @@ def _results(
                 "answer_pattern": options.answer_pattern,
             },
             "backend": backend.describe(),
-            "thinking": request.thinking,
+            "thinking": batch.thinking,
             "seeds": {"shots": options.seed, "bootstrap": options.seed},
             "versions": library_versions(["torch", "transformers", "accelerate", "datasets", "numpy"]),
             **block,

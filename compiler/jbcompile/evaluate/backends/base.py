@@ -22,6 +22,13 @@ from .options import BackendOptions, Options, SamplingConfig
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
 
 
+def opens_thinking(prompt: object) -> bool:
+    """Whether a rendered prompt ends inside a think block, opened by the model's chat template (as
+    DeepSeek-R1's ends its generation prompt with ``<think>``): the reply then begins as thinking."""
+    text = str(prompt)
+    return text.rfind(THINK_OPEN) > text.rfind(THINK_CLOSE)
+
+
 @dataclass(frozen=True)
 class BackendConfig:
     """What a backend is built from; each backend reads only the fields it needs."""
