@@ -102,8 +102,12 @@ def resolve_temperature(protocol_name: str | None, given: float | None, thinking
     return given if given is not None else paper if paper is not None else 0.0
 
 
-def temperature_problems(protocol_name: str | None, given: float | None, thinking: bool) -> list[Diagnostic]:
-    """EV201 for a temperature other than the one the protocol's paper decoded at (where it says)."""
+def temperature_problems(
+    protocol_name: str | None, given: float | None, thinking: bool, *, detected: bool = False
+) -> list[Diagnostic]:
+    """EV201 for a temperature other than the one the protocol's paper decoded at (where it says);
+    ``detected``: the run is a reasoning model's because its chat template opens a think block (no
+    --thinking was given, so the temperature was chosen for another model)."""
     protocol = get_protocol(protocol_name)
     paper = protocol.temperature_for(thinking) if protocol else None
     if protocol is None or paper is None or given is None or given == paper:
@@ -111,14 +115,17 @@ def temperature_problems(protocol_name: str | None, given: float | None, thinkin
     which = (
         " a reasoning model (--thinking)" if thinking and protocol.reasoning_temperature is not None else ""
     )
-    return [
-        Diagnostic(
-            "EV201",
-            f"--protocol {protocol.name} decodes{which} at temperature {paper:g}, as its paper did; "
-            f"--temperature {given:g} is not the paper's protocol",
-            hint="drop --temperature, or drop --protocol",
+    paper_text = f"--protocol {protocol.name} decodes{which} at temperature {paper:g}, as its paper did"
+    if detected:
+        message = (
+            "the model's chat template opens a think block, so it runs as a reasoning model; "
+            f"{paper_text}, and this run's temperature is {given:g}"
         )
-    ]
+        hint = "add --thinking (it sets the paper's temperature), or drop --protocol"
+    else:
+        message = f"{paper_text}; --temperature {given:g} is not the paper's protocol"
+        hint = "drop --temperature, or drop --protocol"
+    return [Diagnostic("EV201", message, hint=hint)]
 
 
 def check_kind(options: EvalOptions, kind_name: str) -> list[Diagnostic]:

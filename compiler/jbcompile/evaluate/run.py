@@ -28,6 +28,7 @@ from .kind import EvalKind
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
 from .prompting import check_shown_labels, prompt_hash
+from .protocols import temperature_problems
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
@@ -205,6 +206,18 @@ def _run_held(
             active.close()
         kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
         raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
+    # A chat template that opens a think block itself makes every reply begin as thinking, with or
+    # without --thinking: its budget, stop strings, early stop, reading — and a protocol's temperature for
+    # a reasoning model (EV201 when the run's is not it) — are then a reasoning model's.
+    thinking = request.thinking or (options.chat and any(opens_thinking(text) for text in texts))
+    if thinking and not request.thinking:
+        problems = temperature_problems(
+            options.protocol, request.backend_options.sampling.temperature, thinking, detected=True
+        )
+        if problems:
+            if owned:
+                active.close()
+            raise DiagnosticError(problems)
     hashes = [prompt_hash(text) for text in texts]
     done = {
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
@@ -218,7 +231,7 @@ def _run_held(
     dist.barrier()
 
     with calls("tokenizing the prompts"):
-        batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done)
+        batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done, thinking)
     batch.service = service
     try:
         run_rounds(batches, batch, log, dist, progress)
@@ -257,8 +270,10 @@ def _plan(
     texts: list,
     hashes: list[str],
     done: set[int],
+    thinking: bool,
 ) -> tuple[Batch, list[list[int]]]:
-    """How the rows left are run (scoring or generation settings), and their batches."""
+    """How the rows left are run (scoring or generation settings, ``thinking``: a reasoning model's), and
+    their batches."""
     from .backends import plan_batches
 
     options = request.options
@@ -278,9 +293,6 @@ def _plan(
             if options.scoring == "logprob"
             else None
         )
-    # A chat template that opens a think block itself makes every reply begin as thinking, with or
-    # without --thinking: its budget, stop strings, early stop and reading are then a reasoning model's.
-    thinking = request.thinking or (options.chat and any(opens_thinking(text) for text in texts))
     if thinking != options.thinking:
         options = replace(options, thinking=thinking)
     max_new = request.max_new_tokens if request.max_new_tokens is not None else kind.max_new_tokens(options)

@@ -235,3 +235,44 @@ def test_the_protocol_generates_one_token(kinds_model: Path, kinds_build: Path, 
         assert record["pred"] is None or record["raw_output"].strip() == str(record["pred"])
     report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
     assert "- **Decoding:** the paper's (Appendix D): 1 new token" in report
+
+
+def test_a_reasoning_model_told_by_its_chat_template_gets_the_papers_temperature(
+    kinds_model: Path, kinds_build: Path, tmp_path: Path
+) -> None:
+    """A chat template that opens a think block (as DeepSeek-R1's does) makes the run a reasoning model's
+    without --thinking: under the protocol its temperature is then the paper's 0.6, which greedy
+    decoding is not — refused before any reply (EV201), and run as the paper did with --thinking."""
+    import shutil
+
+    from jbcompile.cli import app
+    from typer.testing import CliRunner
+
+    model = tmp_path / "model"
+    shutil.copytree(kinds_model, model)
+    template_file = model / "chat_template.jinja"
+    config_path = model / "tokenizer_config.json"
+    config = json.loads(config_path.read_text(encoding="utf-8"))
+    template = config.get("chat_template") or template_file.read_text(encoding="utf-8")
+    assert "<|assistant|>\n{% endif %}" in template
+    template = template.replace("<|assistant|>\n{% endif %}", "<|assistant|>\n<think>\n{% endif %}")
+    if "chat_template" in config:
+        config_path.write_text(json.dumps({**config, "chat_template": template}), encoding="utf-8")
+    else:
+        template_file.write_text(template, encoding="utf-8")
+
+    def run(out: Path, *extra: str) -> tuple[int, str]:
+        args = ["eval", "-m", model, "-d", kinds_build, "--config", "sobaco", "--protocol", "sobaco",
+                "--chat", "--limit", "2", "--bootstrap", "0", "--out", out, "-q", *extra]  # fmt: skip
+        result = CliRunner().invoke(app, [str(a) for a in args])
+        return result.exit_code, result.output
+
+    code, output = run(tmp_path / "greedy")
+    assert code == 2 and "EV201" in output and "think block" in output and "--thinking" in output, output
+    assert not (tmp_path / "greedy").exists()
+    code, output = run(tmp_path / "paper", "--thinking")
+    assert code == 0, output
+    results = json.loads((tmp_path / "paper" / "results.json").read_text(encoding="utf-8"))
+    assert (
+        results["backend"]["sampling"]["temperature"] == 0.6 and results["scoring"]["max_new_tokens"] == 800
+    )
