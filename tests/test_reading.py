@@ -86,7 +86,7 @@ ALLOWED = {
     "emit/data.py": "writes the data files",
     "outputs.py": "reads its own lock file and journal, bounded (MAX_JOURNAL_BYTES, one header line)",
     # below the reader (diagnostics scrub messages with it, and the reader reports through diagnostics)
-    "redaction.py": "reads the saved Hub token, at most 4 KiB (_TOKEN_FILE_LIMIT)",
+    "redaction.py": "reads the saved Hub token, a regular file only, at most 4 KiB (_TOKEN_FILE_LIMIT)",
 }
 
 

@@ -194,3 +194,19 @@ def test_the_token_hf_auth_login_saved_is_scrubbed_without_the_hub_client(tmp_pa
     assert saved not in message and saved[3:20] not in message and MASK in message
     assert held == "True"
     assert loaded == "[]"
+
+
+def test_a_fifo_where_the_saved_token_should_be_is_not_opened(tmp_path) -> None:
+    """Opening a FIFO blocks until something writes to it: a message must never wait on one."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "token")
+    script = "from jbcompile.redaction import redact\nprint(redact('nothing to hide'))\n"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_TOKEN", "HUGGING_FACE_HUB"))}
+    env.update(HF_HOME=str(tmp_path), HF_HUB_OFFLINE="1")
+    done = subprocess.run(
+        [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "nothing to hide", done.stderr

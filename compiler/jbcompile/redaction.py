@@ -154,6 +154,8 @@ def _saved_hub_token() -> str | None:
     try:
         from huggingface_hub import constants
 
+        if not os.path.isfile(constants.HF_TOKEN_PATH):  # a FIFO there would block the open
+            return None
         with open(constants.HF_TOKEN_PATH, "rb") as file:
             token = file.read(_TOKEN_FILE_LIMIT).decode("utf-8", "replace").strip()
     except Exception:  # noqa: BLE001 - no huggingface_hub, no token file, an unreadable one: nothing to hide
