@@ -703,11 +703,20 @@ def _match_at(pattern: re.Pattern[str], text: str, at: int) -> re.Match[str]:
     return found
 
 
+def _inflection_after(text: str, end: int) -> re.Match[str]:
+    """What inflects the predicate ending at ``end`` (:data:`_INFLECTION`). Spaces before kana are read
+    through ("0 なら" is "0なら"); before anything else they end the predicate ("Answer: B because")."""
+    gap = len(text) - end - len(text[end:].lstrip(" \t"))
+    if gap and "\u3041" <= text[end + gap : end + gap + 1] <= "\u309f":
+        end += gap
+    return _match_at(_INFLECTION, text, end)
+
+
 def _asserted(text: str, end: int, subordinate: re.Pattern[str] | None = None) -> bool:
     """Whether the predicate that ends at ``end`` is the sentence's verdict: its inflection is none of
     :data:`_NOT_ASSERTED`'s (nor, for a chosen label, ``subordinate``: "Bが適切で、…", "Bだから") and the
     clause ends after it (not "Aが適切だと考える人", "Aを選んだ場合")."""
-    inflection = _match_at(_INFLECTION, text, end)
+    inflection = _inflection_after(text, end)
     if _NOT_ASSERTED.search(inflection.group()):
         return False
     if subordinate is not None and (
@@ -820,7 +829,7 @@ class _Reader:
         label_end = _OPENING_LABEL.match(line)
         assert label_end is not None  # opening is not None
         if _OPENING_WRONG.match(line, label_end.end()) or _OPENING_NOT_ASSERTED.search(
-            _match_at(_INFLECTION, line, label_end.end()).group()
+            _inflection_after(line, label_end.end()).group()
         ):
             return False, None
         may_be_item = _BULLET.match(line) or _ITEM.match(line, label_end.end())
