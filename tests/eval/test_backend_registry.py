@@ -46,7 +46,7 @@ def test_an_unknown_backend_is_refused_with_the_names_it_could_be() -> None:
     with pytest.raises(DiagnosticError) as error:
         backend_class("nope")
     (diagnostic,) = error.value.diagnostics
-    assert diagnostic.code == "EV300" and "transformers, vllm, openai, anthropic" in diagnostic.message
+    assert diagnostic.code == "EV300" and "transformers, vllm, openai, anthropic" in (diagnostic.hint or "")
     assert [d.code for d in check_options("nope", BackendOptions())] == ["EV300"]
 
 

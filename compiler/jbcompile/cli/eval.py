@@ -387,8 +387,8 @@ def _engine_args(pairs: list[str]) -> tuple[tuple[str, object], ...]:
         try:
             parsed.append((name, loads(value)))
         except DuplicateKey as duplicate:  # which of the two values vllm would take is a guess
-            message = f"--vllm-arg {name}: {duplicate}"
-            raise fail(DiagnosticError([Diagnostic("EV308", message)]), code=EXIT_INPUT) from None
+            problem = Diagnostic("EV308", f"--vllm-arg {name}: {duplicate}", hint="give each key once")
+            raise fail(DiagnosticError([problem]), code=EXIT_INPUT) from None
         except ValueError:
             parsed.append((name, value))
     return tuple(parsed)

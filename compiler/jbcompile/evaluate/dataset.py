@@ -121,7 +121,14 @@ def _read_build(folder: Path, dataset: str, config: str) -> LoadedRows:
     if config not in build.rows:
         configs = ", ".join(build.rows) or "none"
         raise DiagnosticError(
-            [Diagnostic("EV004", f"cannot load config {config!r}: this build has {configs}", path=dataset)]
+            [
+                Diagnostic(
+                    "EV004",
+                    f"cannot load config {config!r}: this build has {configs}",
+                    path=dataset,
+                    hint=f"choose one with --config ({configs})",
+                )
+            ]
         )
     table, digests = verified_table(build, config)
     manifest = {
@@ -154,7 +161,14 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
             raise
         except Exception as error:  # noqa: BLE001 - pyarrow raises several types for a broken file
             raise DiagnosticError(
-                [Diagnostic("EV141", f"cannot read the parquet file: {_first_line(error)}", path=str(path))]
+                [
+                    Diagnostic(
+                        "EV141",
+                        f"cannot read the parquet file: {_first_line(error)}",
+                        path=str(path),
+                        hint="rebuild or download the dataset again; the file is damaged or not parquet",
+                    )
+                ]
             ) from None
         records = list(enumerate(rows, start=1))
     else:
@@ -303,7 +317,12 @@ def _load_problem(dataset: str, config: str) -> Callable[[Exception], Diagnostic
         if isinstance(error, ValueError) and not isinstance(
             error, DatasetsError
         ):  # unknown config, bad split
-            return Diagnostic("EV004", f"cannot load config {config!r}: {_first_line(error)}", path=dataset)
+            return Diagnostic(
+                "EV004",
+                f"cannot load config {config!r}: {_first_line(error)}",
+                path=dataset,
+                hint="choose a config the dataset has with --config (its card lists them)",
+            )
         if isinstance(error, OSError | DatasetsError | HfHubHTTPError):  # a missing repo or file, the network
             return Diagnostic(
                 "EV005",

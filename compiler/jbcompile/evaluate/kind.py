@@ -297,13 +297,16 @@ class EvalKind(ABC):
         problems = []
         if options.task not in self.tasks:
             problems.append(
-                Diagnostic("EV020", f"{self.name} has no task {options.task!r}; use {', '.join(self.tasks)}")
+                Diagnostic(
+                    "EV020", f"{self.name} has no task {options.task!r}", hint=f"use {', '.join(self.tasks)}"
+                )
             )
         if options.prompt_file is None and options.setting not in self.settings:
             problems.append(
                 Diagnostic(
                     "EV021",
-                    f"{self.name} has no prompt setting {options.setting!r}; use {', '.join(self.settings)}",
+                    f"{self.name} has no prompt setting {options.setting!r}",
+                    hint=f"use {', '.join(self.settings)}, or give your own with --prompt-file",
                 )
             )
         if options.setting in self.generation_only_settings and options.scoring != "generate":
@@ -315,7 +318,7 @@ class EvalKind(ABC):
                 )
             )
         if options.shots < 0:
-            problems.append(Diagnostic("EV023", "--shots must be 0 or more"))
+            problems.append(Diagnostic("EV023", f"--shots {options.shots}", hint="give --shots 0 or more"))
         return problems
 
     @abstractmethod

@@ -92,7 +92,13 @@ def read_records(
     for number, record in lines.records:
         if not has_example_id(record):
             problems.append(
-                Diagnostic("EV115", "a prediction without an example_id", path=str(path), line=number)
+                Diagnostic(
+                    "EV115",
+                    "a prediction without an example_id",
+                    path=str(path),
+                    line=number,
+                    hint="give each prediction the example_id of its dataset row",
+                )
             )
         else:
             named.append((number, record))

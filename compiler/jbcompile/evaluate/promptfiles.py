@@ -80,7 +80,13 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
         if not path.is_file():
             known = ", ".join(bundled_prompt_names(kind))
             raise DiagnosticError(
-                [Diagnostic("EV011", f"no bundled prompt {setting!r} for {kind}; known: {known}")]
+                [
+                    Diagnostic(
+                        "EV011",
+                        f"no bundled prompt {setting!r} for {kind}",
+                        hint=f"use one of {known}, or give your own with --prompt-file",
+                    )
+                ]
             )
     environment = jinja2.Environment(
         loader=jinja2.ChoiceLoader(loaders),

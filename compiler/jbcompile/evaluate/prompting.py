@@ -95,7 +95,13 @@ def render_checked(template: PromptTemplate, where: str, **variables: Any) -> st
         return template.render(**variables)
     except jinja2.TemplateError as error:
         raise DiagnosticError(
-            [Diagnostic("EV013", f"prompt template {template.name} failed on {where}: {error}")]
+            [
+                Diagnostic(
+                    "EV013",
+                    f"prompt template {template.name} failed on {where}: {error}",
+                    hint="use only the variables docs/eval.md lists for prompt templates",
+                )
+            ]
         ) from None
 
 

@@ -29,6 +29,16 @@ def row_kind(row: Record) -> str | None:
     return next((k.name for k in all_eval_kinds() if k.recognises_row(row)), None)
 
 
+# What to do about each problem of a line of our predictions.jsonl: it is a file eval wrote.
+_OUR_RECORD_HINTS = {
+    "EV127": "score one task's predictions at a time",
+}
+_WRITTEN_BY_EVAL = (
+    "score predictions.jsonl as eval wrote it; for another tool's file name its answer column with "
+    "--prediction-field"
+)
+
+
 def check_our_records(
     kind: EvalKind, rows: Sequence[Record], lines: Sequence[int], path: str
 ) -> list[Diagnostic]:
@@ -65,7 +75,12 @@ def check_our_records(
             found.append(
                 ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
             )
-        problems += [Diagnostic(code, message, path=path, line=line) for code, message in found]
+        problems += [
+            Diagnostic(
+                code, message, path=path, line=line, hint=_OUR_RECORD_HINTS.get(code, _WRITTEN_BY_EVAL)
+            )
+            for code, message in found
+        ]
     return problems
 
 
@@ -76,10 +91,25 @@ def check_foreign_rows(
     problems = []
     for row, line in zip(rows, lines, strict=True):
         if not has_category(row):
-            problems.append(Diagnostic("EV122", "a row without a category", path=path, line=line))
+            problems.append(
+                Diagnostic(
+                    "EV122",
+                    "a row without a category",
+                    path=path,
+                    line=line,
+                    hint="give each row its category",
+                )
+            )
             continue
         problems += [
-            Diagnostic("EV125", message, path=path, line=line) for message in kind.foreign_row_problems(row)
+            Diagnostic(
+                "EV125",
+                message,
+                path=path,
+                line=line,
+                hint="fix the row's labels, or name the design of the file with --kind",
+            )
+            for message in kind.foreign_row_problems(row)
         ]
     return problems
 

@@ -20,7 +20,15 @@ def all_eval_kinds() -> list[EvalKind]:
 
 def get_eval_kind(name: str) -> EvalKind:
     if name not in design_names():
-        raise DiagnosticError([Diagnostic("EV001", f"the evaluator does not know the kind {name!r}")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV001",
+                    f"the evaluator does not know the kind {name!r}",
+                    hint=f"use {', '.join(sorted(design_names()))}, or install the package of that design",
+                )
+            ]
+        )
     return get_design(name).evaluator()
 
 

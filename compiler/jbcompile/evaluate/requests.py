@@ -252,7 +252,7 @@ def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list
             problems += files.check_other_run(request.out, "eval")
     if options.scoring not in ("logprob", "generate"):
         problems.append(
-            Diagnostic("EV025", f"unknown --scoring {options.scoring!r}; use logprob or generate")
+            Diagnostic("EV025", f"unknown --scoring {options.scoring!r}", hint="use logprob or generate")
         )
     return problems + _pattern_room_problems(request, kind)
 
@@ -307,13 +307,21 @@ def check_score_request(request: ScoreRequest) -> list[Diagnostic]:
     problems = check_common_options(request.bootstrap, request.seed)
     if request.kind is not None and request.kind not in design_names():
         names = ", ".join(sorted(design_names()))
-        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}; use {names}"))
+        problems.append(Diagnostic("EV106", f"no kind {request.kind!r}", hint=f"use {names}"))
     if request.dataset is None and request.revision is not None:
-        problems.append(Diagnostic("EV109", "--revision needs --dataset (it picks the dataset's version)"))
+        problems.append(
+            Diagnostic(
+                "EV109",
+                "--revision without --dataset",
+                hint="add --dataset ORG/NAME (--revision picks its version), or leave --revision out",
+            )
+        )
     if request.dataset is not None and request.revision is not None and Path(request.dataset).exists():
         problems.append(
             Diagnostic(
-                "EV104", f"--revision picks a version on the Hub, but {request.dataset!r} is a local path"
+                "EV104",
+                f"--revision picks a version on the Hub, but {request.dataset!r} is a local path",
+                hint="leave --revision out for a local build, or give the Hub name ORG/NAME",
             )
         )
     if not request.predictions.is_file():  # reported when it is read (EV060, EV116): nothing to guard

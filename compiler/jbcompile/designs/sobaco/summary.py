@@ -111,14 +111,30 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         setting = (run.get("prompt") or {}).get("setting", "")
         parsed = split_setting(setting)
         if run.get("kind") != "sobaco" or parsed is None:
-            problems.append(Diagnostic("SB303", f"not a sobaco run with a bundled setting: {setting!r}"))
+            problems.append(
+                Diagnostic(
+                    "SB303",
+                    f"not a sobaco run with a bundled setting: {setting!r}",
+                    hint="pass run folders of `jbcompile eval` on a sobaco build with a bundled --setting",
+                )
+            )
         elif parsed in table:
-            problems.append(Diagnostic("SB304", f"two runs with the setting {setting!r}"))
+            problems.append(
+                Diagnostic(
+                    "SB304",
+                    f"two runs with the setting {setting!r}",
+                    hint="pass one run per setting (the table has one column per setting)",
+                )
+            )
         else:
             table[parsed] = _scopes(run["metrics"])
     models = {json.dumps((run.get("model") or {}).get("name")) for run in runs}
     if len(models) > 1:
-        problems.append(Diagnostic("SB305", "the runs are of different models; compare one model at a time"))
+        problems.append(
+            Diagnostic(
+                "SB305", "the runs are of different models", hint="summarise one model's runs at a time"
+            )
+        )
     if not same_data(runs):
         problems.append(
             Diagnostic(
@@ -214,12 +230,19 @@ def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
     for folder in folders:
         path = Path(folder) / "results.json"
         if not path.is_file():
-            raise DiagnosticError([Diagnostic("SB306", "no results.json here", path=str(folder))])
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "SB306", "no results.json here", path=str(folder), hint="pass run folders of eval"
+                    )
+                ]
+            )
         try:
             runs.append(read_json(path, RECORD))
         except (OSError, ValueError) as error:
             message = f"results.json cannot be read: {error}"
-            raise DiagnosticError([Diagnostic("SB306", message, path=str(path))]) from None
+            hint = "rerun the eval that wrote it, or leave this folder out"
+            raise DiagnosticError([Diagnostic("SB306", message, path=str(path), hint=hint)]) from None
     return runs
 
 

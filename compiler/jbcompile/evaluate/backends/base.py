@@ -179,7 +179,10 @@ class LocalTokens:
             raise DiagnosticError(
                 [
                     Diagnostic(
-                        "EV051", f"option labels {list(labels)} share their first token in this tokenizer"
+                        "EV051",
+                        f"option labels {list(labels)} share their first token in this tokenizer",
+                        hint="score with --scoring generate, or use a prompt whose labels differ in their "
+                        "first token",
                     )
                 ]
             )

@@ -23,7 +23,7 @@ BACKENDS: dict[str, str] = {
 
 
 def unknown_backend(name: str) -> Diagnostic:
-    return Diagnostic("EV300", f"unknown --backend {name!r}; use {', '.join(BACKENDS)}")
+    return Diagnostic("EV300", f"unknown --backend {name!r}", hint=f"use {', '.join(BACKENDS)}")
 
 
 def backend_class(name: str) -> type[Backend]:
@@ -63,6 +63,9 @@ def check_options(name: str, given: BackendOptions) -> list[Diagnostic]:
             + ("s" if len(owners) > 1 else "")
             if owners
             else f"no backend takes {_names(flags)}",
+            hint=f"add --backend {owners[0]}, or leave {_names(flags)} out"
+            if owners
+            else f"leave {_names(flags)} out",
         )
         for owners, flags in takers.items()
     ]

@@ -757,5 +757,5 @@ def _resolve_dtype(name: str, cuda: bool):
         return {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}[name]
     except KeyError:
         raise DiagnosticError(
-            [Diagnostic("EV053", f"unknown --dtype {name!r}; use auto, float32, bfloat16 or float16")]
+            [Diagnostic("EV053", f"unknown --dtype {name!r}", hint="use auto, float32, bfloat16 or float16")]
         ) from None

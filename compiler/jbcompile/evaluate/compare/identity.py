@@ -52,7 +52,11 @@ def check_comparable(runs: Sequence[Run]) -> None:
     kinds = {run.results.kind for run in runs}
     if len(kinds) > 1:
         problems.append(
-            Diagnostic("EV211", f"the runs are of different kinds: {', '.join(sorted(map(str, kinds)))}")
+            Diagnostic(
+                "EV211",
+                f"the runs are of different kinds: {', '.join(sorted(map(str, kinds)))}",
+                hint="compare runs of one benchmark design at a time",
+            )
         )
     if not same_data([run.results for run in runs]):
         problems.append(

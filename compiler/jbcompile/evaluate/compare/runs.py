@@ -32,10 +32,14 @@ def read_run(folder: Path) -> Run:
     try:
         results = read_results(path)
     except ValueError as error:
-        raise DiagnosticError([Diagnostic("EV210", results_problem(error), path=str(path))]) from None
+        hint = "rerun the eval that wrote it, or leave this folder out"
+        raise DiagnosticError(
+            [Diagnostic("EV210", results_problem(error), path=str(path), hint=hint)]
+        ) from None
     except OSError as error:
         message = f"cannot read results.json: {error.strerror or error}"
-        raise DiagnosticError([Diagnostic("EV210", message, path=str(path))]) from None
+        hint = "check that the file can be read"
+        raise DiagnosticError([Diagnostic("EV210", message, path=str(path), hint=hint)]) from None
     candidates = [folder / files.PREDICTIONS]
     source = results.source
     if source is not None and source.format == "jbcompile" and source.predictions:

@@ -44,7 +44,9 @@ def columns_of(kind: EvalKind, run: Results) -> list[str]:
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison of runs; raises DiagnosticError when they cannot be compared."""
     if not runs:
-        raise DiagnosticError([Diagnostic("EV214", "no runs to compare")])
+        raise DiagnosticError(
+            [Diagnostic("EV214", "no runs to compare", hint="pass two or more run folders of eval")]
+        )
     check_comparable(runs)
     first = runs[0].results
     kind = get_eval_kind(str(first.kind or DEFAULT_DESIGN))
