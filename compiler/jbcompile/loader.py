@@ -333,7 +333,14 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
         raw = reading.read_bytes(path, reading.SOURCE, shown)
     except OSError as exc:
         raise DiagnosticError(
-            [Diagnostic(code="Y004", message=f"cannot read file: {exc.strerror}", path=shown)]
+            [
+                Diagnostic(
+                    code="Y004",
+                    message=f"cannot read file: {exc.strerror}",
+                    path=shown,
+                    hint="check that the file exists and can be read",
+                )
+            ]
         ) from None
     try:
         text = raw.decode("utf-8-sig")

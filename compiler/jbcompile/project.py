@@ -60,7 +60,7 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     settle(root)  # a commit into the sources that a kill cut short is finished before they are read
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
-        raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
+        raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}", hint="use ja or en")])
     if not (root / "dataset.yaml").is_file():
         raise DiagnosticError(
             [

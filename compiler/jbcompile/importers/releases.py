@@ -52,7 +52,14 @@ def read_release_rows(
         try:  # the shown path names the same file (relative to the working folder where it can be)
             lines = read_json_lines(Path(display), json_codes, RELEASE)
         except OSError as exc:
-            unopened.append(Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display))
+            unopened.append(
+                Diagnostic(
+                    code="IM001",
+                    message=f"cannot read {display}: {exc}",
+                    path=display,
+                    hint="check the path and that the file can be read",
+                )
+            )
             continue
         except DiagnosticError as error:  # not a regular file, or beyond the bound of a release (F001/F002)
             unopened.extend(error.diagnostics)

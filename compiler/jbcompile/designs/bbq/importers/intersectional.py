@@ -110,6 +110,7 @@ def import_intersectional_file(
                 path=rows[0].path if rows else None,
                 line=1,
                 col=1,
+                hint="give BBQ's intersectional template file as released (its header row included)",
             ),
         )
         report.template(f"{category} (file)").rows += sum(1 for r in rows if r.get("Ambiguous_Context"))

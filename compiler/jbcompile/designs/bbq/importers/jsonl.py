@@ -239,7 +239,11 @@ def import_bbq_jsonl(
         lang = detected
     if lang not in ("en", "ja"):
         raise DiagnosticError(
-            [Diagnostic(code="IM002", message=f"--lang takes en, ja or auto, not {lang!r}")]
+            [
+                Diagnostic(
+                    code="IM002", message=f"unknown --lang {lang!r}", hint="give --lang en, ja or auto"
+                )
+            ]
         )
     draft = SourcesDraft(lang=lang, name="bbq-import", pretty_name="Imported BBQ-format benchmark")
     unknown = Counter(row.options[row.unknown_index] for row in rows)

@@ -139,7 +139,12 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
 
 
 # A line that is not JSON is IM001, a row that does not fit BBQ's format IM002 (tests pin both).
-ROW_CODES = RowCodes(unreadable="IM001", unfit="IM002")
+ROW_CODES = RowCodes(
+    unreadable="IM001",
+    unfit="IM002",
+    hint="BBQ rows: example_id, question_index, question_polarity, context_condition, category, "
+    "answer_info (ans0–ans2 → [text, tag], one tagged unknown), context, question, ans0–ans2, label",
+)
 
 
 def read_rows(paths: Sequence[Path], report: ImportReport) -> list[SourceRow]:

@@ -151,7 +151,15 @@ def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
             start = reader.line_num + 1
     except csv.Error as exc:
         raise DiagnosticError(
-            [Diagnostic(code="IM001", message=f"malformed CSV: {exc}", path=display, line=reader.line_num)]
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"malformed CSV: {exc}",
+                    path=display,
+                    line=reader.line_num,
+                    hint="fix the CSV at this line (quotes must be closed; one row per line)",
+                )
+            ]
         ) from None
     return list(reader.fieldnames or []), rows
 
@@ -639,6 +647,7 @@ def import_bbq_templates(
                     line=1,
                     col=1,
                     severity=Severity.WARNING if not_templates else Severity.ERROR,
+                    hint="give BBQ's template CSV as released, with its header row",
                 ),
             )
             if not not_templates:  # its template rows count as not imported (a whole unreadable file: one)
