@@ -46,7 +46,7 @@ def test_every_area_sees_the_same_problems_under_its_own_codes(tmp_path: Path) -
 def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -> None:
     report = ImportReport()
     rows = read_release_rows(
-        [_file(tmp_path)], lambda data, path, line: line, report, RowCodes("IM001", "IM002")
+        [_file(tmp_path)], lambda data, path, line: line, report, RowCodes("IM001", "IM002", "rows: a, b")
     )
     assert rows == [1, 7]
     assert report.total_rows == 4 and report.reproduced_rows == 0
@@ -56,6 +56,7 @@ def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -
         ("IM001", 5),
         ("IM001", 6),
     ]
+    assert {d.hint for d in report.diagnostics} == {"rows: a, b"}  # each skipped row says what a row is
 
 
 def test_half_a_surrogate_pair_is_refused_where_it_stands_and_a_whole_pair_is_read(tmp_path: Path) -> None:

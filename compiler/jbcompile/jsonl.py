@@ -51,7 +51,9 @@ class Lines:
     cut_tail: bool = False  # the last line has no line break (a write that an interruption cut short)
 
 
-def _problem(code: str, message: str, path: Path, line: int, col: int | None = None, hint: str | None = None):
+def _problem(
+    code: str, message: str, path: Path, line: int, col: int | None = None, *, hint: str
+) -> Diagnostic:
     return Diagnostic(code, message, path=str(path), line=line, col=col, hint=hint)
 
 
@@ -364,7 +366,9 @@ def _parse_document(path: Path, data: bytes, codes: JsonCodes) -> Document:
         line = data.count(b"\n", 0, error.start) + 1
         col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
         return Document(
-            problem=_problem(codes.not_text, "bytes that are not UTF-8", path, line, col, hint="give a UTF-8 file")
+            problem=_problem(
+                codes.not_text, "bytes that are not UTF-8", path, line, col, hint="give a UTF-8 file"
+            )
         )
     value, problem = parse_value(text, path, 1, codes)
     if problem is not None:

@@ -212,21 +212,31 @@ def import_sobaco_json(
 ) -> tuple[SourcesDraft, ImportReport, dict[str, tuple[Problem, Problem]]]:
     """Read SOBACO's template file into a draft of pair templates; returns the pairs per template id."""
     if any(not name.strip() for name in names):
-        raise DiagnosticError([Diagnostic(code="IM033", message="a --name is empty", hint="give family names, e.g. --name 佐藤")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM033", message="a --name is empty", hint="give family names, e.g. --name 佐藤"
+                )
+            ]
+        )
     if len(set(names)) < 2:
-        raise DiagnosticError([
+        raise DiagnosticError(
+            [
                 Diagnostic(
                     code="IM033",
                     message="fewer than two different --name values",
                     hint="give at least two different --name values",
                 )
-            ])
+            ]
+        )
     if not unknown:
-        raise DiagnosticError([
+        raise DiagnosticError(
+            [
                 Diagnostic(
                     code="IM033", message="no --unknown wording", hint="give at least one --unknown wording"
                 )
-            ])
+            ]
+        )
     report = ImportReport()
     problems = read_problems(path, report, len(set(names)))
     draft = SourcesDraft(lang="ja", name="sobaco-import", pretty_name="Imported SOBACO-format benchmark")

@@ -52,9 +52,11 @@ class SourceRow:
         gold = UNKNOWN if self.label == unknown else self.options[self.label]
         return (self.context, self.question, options, gold)
 
-    def diagnostic(self, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    def diagnostic(
+        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
+    ) -> Diagnostic:
         return Diagnostic(
-            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity
+            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
 
 
