@@ -22,13 +22,33 @@ os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="jbcompile-tests-datas
 atexit.register(shutil.rmtree, os.environ["HF_DATASETS_CACHE"], True)
 os.environ.pop("DEEPL_AUTH_KEY", None)
 
+import sys  # noqa: E402
 from collections.abc import Iterator  # noqa: E402
 from pathlib import Path  # noqa: E402
+from types import FrameType  # noqa: E402
 
 import pytest  # noqa: E402
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).resolve().parent.parent
+PACKAGE = REPO / "compiler" / "jbcompile"
+# The evaluator's errors get their hints next (they were being edited when the hint checks came): a
+# path here (relative to the package) is let off both checks until every error it makes has a hint
+# (tests/test_hints.py says when to remove one).
+HINT_PENDING = frozenset(
+    {
+        "evaluate",
+        "designs/bbq/evaluate.py",
+        "designs/jubaku/evaluate.py",
+        "designs/sobaco/evaluate.py",
+        "designs/sobaco/summary.py",
+        "cli/eval.py",
+    }
+)
+
+
+def hint_pending(path: str) -> bool:
+    return any(path == pending or path.startswith(pending + "/") for pending in HINT_PENDING)
 
 
 @pytest.fixture
@@ -52,3 +72,44 @@ def _forget_registered_secrets() -> Iterator[None]:
 
     yield
     redaction._registered.clear()
+
+
+@pytest.fixture(autouse=True)
+def _every_error_says_what_to_do(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Every error diagnostic the tool makes while a test runs has a hint: the test that makes one
+    without fails, naming where it was made (tests/test_hints.py reads the code for the same)."""
+    from jbcompile.diagnostics import Diagnostic, Severity
+
+    made = Diagnostic.__init__
+    unexplained: list[str] = []
+
+    def checked(self: Diagnostic, *args: object, **kwargs: object) -> None:
+        made(self, *args, **kwargs)  # type: ignore[arg-type]
+        if self.severity is Severity.ERROR and not self.hint:
+            where = _made_where(sys._getframe(1))
+            if where is not None:
+                unexplained.append(f"{where}: {self.code} {self.message}")
+
+    monkeypatch.setattr(Diagnostic, "__init__", checked)
+    yield
+    assert not unexplained, "errors without a hint (pass hint= saying what to do):\n" + "\n".join(unexplained)
+
+
+def _made_where(frame: FrameType | None) -> str | None:
+    """``path:line`` in the package where a diagnostic was made; None when a test made it itself, when
+    it is a copy (``dataclasses.replace``: the original was judged), or when the evaluator (still
+    pending) is among its callers."""
+    if frame is not None and Path(frame.f_code.co_filename).name == "dataclasses.py":
+        return None
+    first = None
+    while frame is not None:
+        path = Path(frame.f_code.co_filename)
+        if path.is_relative_to(PACKAGE):
+            inside = path.relative_to(PACKAGE).as_posix()
+            if hint_pending(inside):
+                return None
+            first = first or f"compiler/jbcompile/{inside}:{frame.f_lineno}"
+        elif first is None and path.is_relative_to(REPO / "tests"):
+            return None  # a test's own diagnostic
+        frame = frame.f_back
+    return first

@@ -46,7 +46,7 @@ def test_every_area_sees_the_same_problems_under_its_own_codes(tmp_path: Path) -
 def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -> None:
     report = ImportReport()
     rows = read_release_rows(
-        [_file(tmp_path)], lambda data, path, line: line, report, RowCodes("IM001", "IM002")
+        [_file(tmp_path)], lambda data, path, line: line, report, RowCodes("IM001", "IM002", "rows: a, b")
     )
     assert rows == [1, 7]
     assert report.total_rows == 4 and report.reproduced_rows == 0
@@ -56,6 +56,7 @@ def test_an_importer_counts_each_unreadable_line_as_a_row_lost(tmp_path: Path) -
         ("IM001", 5),
         ("IM001", 6),
     ]
+    assert {d.hint for d in report.diagnostics} == {"rows: a, b"}  # each skipped row says what a row is
 
 
 def test_half_a_surrogate_pair_is_refused_where_it_stands_and_a_whole_pair_is_read(tmp_path: Path) -> None:
@@ -67,3 +68,44 @@ def test_half_a_surrogate_pair_is_refused_where_it_stands_and_a_whole_pair_is_re
     assert [number for number, _ in lines.records] == [1] and lines.records[0][1]["a"] == "ok \U0001f600"
     (problem,) = lines.problems
     assert (problem.code, problem.line, problem.col) == (EVALUATOR.not_text, 2, 9), problem
+
+
+UNREADABLE = {
+    "rows.jsonl": [
+        b"{oops",  # not JSON
+        b"[1, 2]",  # JSON, not an object
+        b"[" * 100_000 + b"]" * 100_000,  # too deep
+        b'{"b": "\xff"}',  # not UTF-8
+        b'{"d": "\\ud800"}',  # half a surrogate pair
+    ],
+    "rows.json": [b'[{"id": 1},', b'  3, {"id": 2}', b"]"],  # a list element that is not an object
+    "cut.json": [b'[{"id": 1},', b'{"id": 2'],  # a document cut short
+    "latin.json": [b'[{"id": "\xe9"}]'],  # a document that is not UTF-8
+    "predictions.csv": [b"id,prediction", b"3,1"],  # CSV where JSON Lines are read
+}
+
+
+def test_every_unreadable_input_says_what_to_do(tmp_path: Path) -> None:
+    """Each problem the one reader finds, in lines or in a whole document, comes with a hint."""
+    from jbcompile.jsonl import read_json_records
+
+    for name, lines in UNREADABLE.items():
+        path = tmp_path / name
+        path.write_bytes(b"\n".join(lines) + b"\n")
+        problems = read_json_records(path, EVALUATOR, RELEASE).problems
+        assert problems, name
+        for problem in problems:
+            assert problem.hint, (name, problem.message)
+
+
+def test_a_csv_file_is_named_as_csv_and_a_bad_list_element_by_its_place(tmp_path: Path) -> None:
+    from jbcompile.jsonl import read_json_records
+
+    path = tmp_path / "predictions.csv"
+    path.write_text("id,prediction\n3,1\n")
+    first = read_json_records(path, EVALUATOR, RELEASE).problems[0]
+    assert (first.line, "CSV" in first.message, "JSON Lines" in (first.hint or "")) == (1, True, True)
+    path = tmp_path / "rows.json"
+    path.write_text('[{"id": 1},\n  3, {"id": 2}\n]\n')
+    (problem,) = read_json_records(path, EVALUATOR, RELEASE).problems
+    assert (problem.line, "row 2 of the list" in problem.message) == (2, True)

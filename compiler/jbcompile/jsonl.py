@@ -51,7 +51,9 @@ class Lines:
     cut_tail: bool = False  # the last line has no line break (a write that an interruption cut short)
 
 
-def _problem(code: str, message: str, path: Path, line: int, col: int | None = None, hint: str | None = None):
+def _problem(
+    code: str, message: str, path: Path, line: int, col: int | None = None, *, hint: str
+) -> Diagnostic:
     return Diagnostic(code, message, path=str(path), line=line, col=col, hint=hint)
 
 
@@ -139,9 +141,11 @@ def duplicate_key_problem(text: str, error: DuplicateKey, path: Path | str, line
     )
 
 
-def parse_value(text: str, path: Path, line: int, codes: JsonCodes) -> tuple[Any, Diagnostic | None]:
+def parse_value(
+    text: str, path: Path, line: int, codes: JsonCodes, hint: str = "fix the JSON at this position"
+) -> tuple[Any, Diagnostic | None]:
     """One JSON value; a decoding problem (syntax, nesting too deep, a key twice) comes back as a
-    diagnostic."""
+    diagnostic, ``hint`` saying what to do about a syntax error where the value stands."""
     try:
         return loads(text), None
     except DuplicateKey as error:
@@ -164,6 +168,7 @@ def parse_value(text: str, path: Path, line: int, codes: JsonCodes) -> tuple[Any
             path,
             line + error.lineno - 1,
             error.colno,
+            hint=hint,
         )
     except RecursionError:
         return None, _problem(
@@ -219,11 +224,26 @@ def _json_lines(path: Path, data: bytes, codes: JsonCodes, tail_may_be_cut: bool
             continue
         if "\0" in text:
             result.problems.append(
-                _problem(codes.not_text, "a NUL character: this looks like a binary file", path, number)
+                _problem(
+                    codes.not_text,
+                    "a NUL character: this looks like a binary file",
+                    path,
+                    number,
+                    hint="give a UTF-8 JSON Lines file",
+                )
             )
             continue
-        value, problem = parse_value(text, path, number, codes)
+        value, problem = parse_value(text, path, number, codes, hint=_ONE_OBJECT_PER_LINE)
         if problem is not None:
+            if not result.records and _looks_like_csv(text):
+                problem = Diagnostic(
+                    problem.code,
+                    "not JSON: this looks like CSV",
+                    path=problem.path,
+                    line=problem.line,
+                    col=problem.col,
+                    hint=f"convert it to JSON Lines: {_ONE_OBJECT_PER_LINE}",
+                )
             result.problems.append(problem)
             continue
         if not isinstance(value, dict):
@@ -233,6 +253,7 @@ def _json_lines(path: Path, data: bytes, codes: JsonCodes, tail_may_be_cut: bool
                     f"a line must be a JSON object, found {type(value).__name__}",
                     path,
                     number,
+                    hint=_ONE_OBJECT_PER_LINE,
                 )
             )
             continue
@@ -248,7 +269,13 @@ def limited(problems: list[Diagnostic]) -> list[Diagnostic]:
     last = problems[MAX_REPORTED]
     return [
         *problems[:MAX_REPORTED],
-        Diagnostic(last.code, f"… and {rest} more problem(s) like these", path=last.path, line=last.line),
+        Diagnostic(
+            last.code,
+            f"… and {rest} more problem(s) like these",
+            path=last.path,
+            line=last.line,
+            hint=last.hint or "fix the problems above, then run the command again to see the rest",
+        ),
     ]
 
 
@@ -338,16 +365,33 @@ def _parse_document(path: Path, data: bytes, codes: JsonCodes) -> Document:
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
         col = error.start - (data.rfind(b"\n", 0, error.start) + 1) + 1
-        return Document(problem=_problem(codes.not_text, "bytes that are not UTF-8", path, line, col))
+        return Document(
+            problem=_problem(
+                codes.not_text, "bytes that are not UTF-8", path, line, col, hint="give a UTF-8 file"
+            )
+        )
     value, problem = parse_value(text, path, 1, codes)
     if problem is not None:
         last = max(1, len(text.rstrip().splitlines()))  # an unexpected end is on the last line with text
         if problem.line is not None and problem.line > last:
             problem = Diagnostic(
-                problem.code, problem.message + " (the file ends here)", path=str(path), line=last
+                problem.code,
+                problem.message + " (the file ends here)",
+                path=str(path),
+                line=last,
+                hint="complete the JSON document: a bracket or brace is not closed",
             )
         return Document(text, problem=problem)
     return Document(text, value)
+
+
+_ONE_OBJECT_PER_LINE = 'write one JSON object per line ({"id": …, …})'
+
+
+def _looks_like_csv(line: str) -> bool:
+    """A header or row of comma- or tab-separated values: a file given where JSON Lines are read."""
+    stripped = line.strip()
+    return stripped[:1] not in ("{", "[", '"') and ("," in stripped or "\t" in stripped)
 
 
 def read_json_records(path: Path, codes: JsonCodes, kind: FileKind) -> Lines:
@@ -401,16 +445,17 @@ def _read_rows_document(path: Path, data: bytes, codes: JsonCodes) -> Lines:
             )
         )
         return result
-    for line, element in zip(document.element_lines(start), elements, strict=True):
+    for number, (line, element) in enumerate(zip(document.element_lines(start), elements, strict=True), 1):
         if isinstance(element, dict):
             result.records.append((line, element))
         else:
             result.problems.append(
                 _problem(
                     codes.not_object,
-                    f"a row must be a JSON object, found {type(element).__name__}",
+                    f"a row must be a JSON object, found {type(element).__name__} (row {number} of the list)",
                     path,
                     line,
+                    hint='give a list of JSON objects ([{"id": …, …}, …])',
                 )
             )
     return result

@@ -165,7 +165,7 @@ class _Builder:
                         key_node,
                         "Y003",
                         "a mapping key must be a plain value",
-                        hint=QUOTE_BRACES_HINT if brace else None,
+                        hint=QUOTE_BRACES_HINT if brace else "write the key as a plain word or string",
                     )
                 )
                 continue
@@ -197,7 +197,7 @@ class _Builder:
             )
         return loader.construct_object(node, deep=True)
 
-    def _problem(self, node: yaml.Node, code: str, message: str, hint: str | None = None) -> Diagnostic:
+    def _problem(self, node: yaml.Node, code: str, message: str, hint: str) -> Diagnostic:
         pos = self._pos(node)
         return Diagnostic(
             code=code, message=message, path=self.doc.path, line=pos.line, col=pos.col, hint=hint
@@ -333,7 +333,14 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
         raw = reading.read_bytes(path, reading.SOURCE, shown)
     except OSError as exc:
         raise DiagnosticError(
-            [Diagnostic(code="Y004", message=f"cannot read file: {exc.strerror}", path=shown)]
+            [
+                Diagnostic(
+                    code="Y004",
+                    message=f"cannot read file: {exc.strerror}",
+                    path=shown,
+                    hint="check that the file exists and can be read",
+                )
+            ]
         ) from None
     try:
         text = raw.decode("utf-8-sig")

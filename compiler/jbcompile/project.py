@@ -60,7 +60,9 @@ def load_project(root: Path, lang: str = "ja") -> Project:
     settle(root)  # a commit into the sources that a kill cut short is finished before they are read
     problems: list[Diagnostic] = []
     if lang not in LANGUAGES:
-        raise DiagnosticError([Diagnostic(code="S010", message=f"unknown language {lang!r}; use ja or en")])
+        raise DiagnosticError(
+            [Diagnostic(code="S010", message=f"unknown language {lang!r}", hint="use ja or en")]
+        )
     if not (root / "dataset.yaml").is_file():
         raise DiagnosticError(
             [
@@ -122,7 +124,15 @@ def load_project(root: Path, lang: str = "ja") -> Project:
             continue
         data = doc.data
         if not isinstance(data, dict):
-            problems.append(doc.diagnostic((), "S004", "a template file holds one mapping of fields"))
+            problems.append(
+                doc.diagnostic(
+                    (),
+                    "S004",
+                    "a template file holds one mapping of fields",
+                    hint="write the template as `field: value` pairs (id, category, …: see "
+                    "`jbcompile schema`)",
+                )
+            )
             continue
         kind_name = data.get("kind", DEFAULT_DESIGN)
         if kind_name not in kind_names():

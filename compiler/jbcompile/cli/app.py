@@ -206,8 +206,9 @@ def print_table(table: Table, console: Console = out_console) -> None:
         console.width = width
 
 
-def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit:
-    """A bad command-line option as a coded diagnostic (CL0xx); return the Exit(2) to raise."""
+def option_error(code: str, message: str, hint: str) -> typer.Exit:
+    """A bad command-line option as a coded diagnostic (CL0xx) with what to give instead; return the
+    Exit(2) to raise."""
     print_diagnostics([Diagnostic(code=code, message=message, hint=hint)])
     return typer.Exit(EXIT_INPUT)
 
@@ -215,7 +216,11 @@ def option_error(code: str, message: str, hint: str | None = None) -> typer.Exit
 def check_choice(option: str, value: str, choices: Sequence[str]) -> str:
     """Refuse an option value outside its choices with CL001, naming the choices."""
     if value not in choices:
-        raise option_error("CL001", f"{option} {value!r} is not one of: {', '.join(choices)}")
+        raise option_error(
+            "CL001",
+            f"{option} {value!r} is not one of: {', '.join(choices)}",
+            f"pass one of them, e.g. {option} {choices[0]}",
+        )
     return value
 
 

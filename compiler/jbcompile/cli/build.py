@@ -142,7 +142,11 @@ def build(
     formats = [f.strip() for f in format.split(",") if f.strip()]
     unknown = [f for f in formats if f not in FORMATS]
     if unknown or "parquet" not in formats:
-        raise option_error("CL001", f"--format takes parquet or parquet,jsonl; got {format!r}")
+        raise option_error(
+            "CL001",
+            f"--format takes parquet or parquet,jsonl; got {format!r}",
+            "pass --format parquet, or --format parquet,jsonl for a JSON Lines copy beside it",
+        )
     check_choice("--lang", lang, ("ja", "en"))
     check_cards(cards)
     choice = choose_sources(sources)

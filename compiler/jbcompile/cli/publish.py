@@ -35,7 +35,11 @@ def _repo_id_or_exit(repo: str) -> str:
     from ..publish.hub import parse_repo_id
 
     if parse_repo_id(repo) is None:
-        raise option_error("CL001", f"--repo takes ORG/NAME (e.g. my-lab/ja-bias-bench); got {repo!r}")
+        raise option_error(
+            "CL001",
+            f"--repo takes ORG/NAME; got {repo!r}",
+            "name the Hub dataset repository as ORG/NAME, e.g. --repo my-lab/ja-bias-bench",
+        )
     return repo
 
 
@@ -90,7 +94,13 @@ def publish(
         token = resolve_token()
     except Exception as error:  # e.g. a failed OIDC exchange; its message never holds the token
         token = None
-        note(Diagnostic(code="P007", message=f"no usable token: {type(error).__name__}"))
+        note(
+            Diagnostic(
+                code="P007",
+                message=f"no usable token: {type(error).__name__}",
+                hint="set HF_TOKEN to a write token, or run `hf auth login`",
+            )
+        )
     session = open_session(token)
     try:
         plan = prepare_release(

@@ -151,8 +151,44 @@ class Kind(ABC):
         return None
 
 
+def alternative_problems(template: SourceTemplate, lang: str, what: str, hint: str) -> list[Diagnostic]:
+    """The template's lexical alternatives (``words``; ``what`` a design calls one): R010 for one without
+    a ``lang`` text (``hint`` on what to do), R001 for one that holds a slot."""
+    from ..schema import text_in
+    from ..templating import slots_in
+
+    problems: list[Diagnostic] = []
+    for slot, alternatives in template.model.words.items():
+        for index, alternative in enumerate(alternatives):
+            text = text_in(alternative, lang)
+            if text is None:
+                problems.append(
+                    template.diagnostic(("words", slot, index), "R010", f"no {lang!r} text", hint=hint)
+                )
+            elif slots_in(text):
+                problems.append(
+                    template.diagnostic(
+                        ("words", slot, index),
+                        "R001",
+                        f"{what} cannot hold a slot",
+                        hint="write it out in words; the persons go into the texts as {{NAME1}} / {{NAME2}}",
+                    )
+                )
+    return problems
+
+
+def invariant_hint(look_at: str) -> str:
+    """The hint of a failed build invariant: what in the sources to look at; when that is right, the
+    compiler is at fault (an invariant holds for every source that validates)."""
+    return f"{look_at}; if that is right, it is a bug of the design's compiler: please report it"
+
+
 def config_problem(
-    code: str, config: str, message: str, project: Project, hint: str | None = None
+    code: str,
+    config: str,
+    message: str,
+    project: Project,
+    hint: str = "the sources validate, so it is a bug of the design's compiler: please report it",
 ) -> Diagnostic:
     """A problem of a whole config (a build invariant), reported at the dataset file: ``[config] message``."""
     from ..diagnostics import Diagnostic
@@ -161,10 +197,14 @@ def config_problem(
 
 
 def repeated_id_problems(
-    code: str, config: str, repeated: Mapping[str, int], project: Project
+    code: str,
+    config: str,
+    repeated: Mapping[str, int],
+    project: Project,
+    hint: str = invariant_hint("give every template an id of its own"),
 ) -> list[Diagnostic]:
     """One diagnostic per example id that occurs more than once in ``config``."""
     return [
-        config_problem(code, config, f"example_id {example_id} occurs {count} times", project)
+        config_problem(code, config, f"example_id {example_id} occurs {count} times", project, hint)
         for example_id, count in repeated.items()
     ]

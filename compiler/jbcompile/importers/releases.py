@@ -31,7 +31,7 @@ class RowCodes:
 
     unreadable: str  # a line that is not JSON (nor UTF-8 text, nor shallow enough to parse)
     unfit: str  # a JSON line that is not a row of the format (not an object, a field missing or wrong)
-    hint: str | None = None  # what the format's rows look like
+    hint: str  # what the format's rows look like (the hint of every row skipped)
 
 
 def read_release_rows(
@@ -52,7 +52,14 @@ def read_release_rows(
         try:  # the shown path names the same file (relative to the working folder where it can be)
             lines = read_json_lines(Path(display), json_codes, RELEASE)
         except OSError as exc:
-            unopened.append(Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display))
+            unopened.append(
+                Diagnostic(
+                    code="IM001",
+                    message=f"cannot read {display}: {exc}",
+                    path=display,
+                    hint="check the path and that the file can be read",
+                )
+            )
             continue
         except DiagnosticError as error:  # not a regular file, or beyond the bound of a release (F001/F002)
             unopened.extend(error.diagnostics)
@@ -62,11 +69,12 @@ def read_release_rows(
             try:
                 rows.append(parse(data, display, number))
             except ValueError as exc:
-                skipped.append(Diagnostic(codes.unfit, str(exc), path=display, line=number, col=1))
+                skipped.append(
+                    Diagnostic(codes.unfit, str(exc), path=display, line=number, col=1, hint=codes.hint)
+                )
         for problem in sorted(skipped, key=lambda d: d.line or 0):
             report.template(GENERAL).rows += 1
-            hint = codes.hint or problem.hint
-            report.add(None, replace(problem, message=f"{problem.message}; row skipped", hint=hint))
+            report.add(None, replace(problem, message=f"{problem.message}; row skipped", hint=codes.hint))
     if unopened:
         raise DiagnosticError(unopened)
     return rows

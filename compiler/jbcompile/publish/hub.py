@@ -118,7 +118,6 @@ def known_hub_problem(error: BaseException, session: HubSession, doing: str) -> 
         RevisionNotFoundError,
     )
 
-    hint = None
     if isinstance(error, OfflineModeIsEnabled):
         message, hint = f"{doing}: offline mode is on", "unset HF_HUB_OFFLINE for this command"
     elif isinstance(error, GatedRepoError):
@@ -135,12 +134,16 @@ def known_hub_problem(error: BaseException, session: HubSession, doing: str) -> 
         message = f"{doing}: the Hub answered HTTP {status}: {first_line}"
         if status in (401, 403):
             hint = "the token cannot write there: use a write token of ORG (HF_TOKEN or `hf auth login`)"
+        elif status == 429 or (isinstance(status, int) and status >= 500):
+            hint = "the Hub is busy or failing: wait a while and run the command again"
+        else:
+            hint = f"check ORG/NAME, the revision and HF_ENDPOINT ({session.endpoint})"
     elif isinstance(error, OSError | ConnectionError):  # the network, as the client passes it on
         message = f"{doing}: {type(error).__name__}: {error}"
         hint = f"check the network and HF_ENDPOINT ({session.endpoint})"
     else:
         return None
-    return Diagnostic(code="P009", message=session.redact(message), hint=hint and session.redact(hint))
+    return Diagnostic(code="P009", message=session.redact(message), hint=session.redact(hint))
 
 
 @contextmanager

@@ -134,7 +134,15 @@ def units_of(doc: LoadedDocument, path: Path) -> tuple[list[TranslationUnit], li
         if en is None:
             continue
         if not isinstance(en, str) or not (ja is None or isinstance(ja, str)):
-            problems.append(doc.diagnostic(key_path, "TR010", "`en` and `ja` must be strings"))
+            problems.append(
+                doc.diagnostic(
+                    key_path,
+                    "TR010",
+                    "`en` and `ja` must be strings",
+                    hint="write each text as one string (quote it if YAML reads it as a number, a list or "
+                    "a mapping)",
+                )
+            )
             continue
         try:
             parsed_status = TranslationStatus(status)

@@ -127,7 +127,13 @@ class DuplicateOptions(Rule):
                     duplicated = len(options) > 1 and len(set(options)) < len(options)
                     if duplicated and (template.path, tuple(options)) not in reported:
                         reported.add((template.path, tuple(options)))
-                        yield Finding(template.doc, ("id",), f"a row has identical options: {options}")
+                        yield Finding(
+                            template.doc,
+                            ("id",),
+                            f"a row has identical options: {options}",
+                            hint="give the persons of a row option wordings that differ from each other and "
+                            "from the unknown options",
+                        )
                 continue
             for target, other in person_pairs(project, persons):
                 if target.option == other.option and (template.path, target.option) not in reported:
@@ -206,5 +212,8 @@ class OptionNotInContext(Rule):
                 if option and not _occurs(option, context, ctx.project.lang) and option not in reported:
                     reported.add(option)
                     yield Finding(
-                        template.doc, ("id",), f"the option 「{option}」 does not occur in its context"
+                        template.doc,
+                        ("id",),
+                        f"the option 「{option}」 does not occur in its context",
+                        hint="word the option as the context names the person",
                     )

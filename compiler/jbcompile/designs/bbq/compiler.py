@@ -28,7 +28,17 @@ from ...diagnostics import Diagnostic, Severity
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, stable_hash, stable_id
 from ...text import did_you_mean
-from ..base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons, config_problem, repeated_id_problems
+from ..base import (
+    ConfigSpec,
+    Kind,
+    Row,
+    TemplateRows,
+    VocabPersons,
+    alternative_problems,
+    config_problem,
+    invariant_hint,
+    repeated_id_problems,
+)
 from . import rationale
 from .schema import BbqTemplate, Intersection
 
@@ -580,7 +590,13 @@ class BbqKind(Kind):
             people = _people(slot.group, project, slot.only)
             if not people:
                 problems.append(
-                    template.diagnostic(("persons", slot_name), "R005", f"slot {slot_name} has no filler")
+                    template.diagnostic(
+                        ("persons", slot_name),
+                        "R005",
+                        f"slot {slot_name} has no filler",
+                        hint=f"give group {slot.group!r} fillers under sources/vocab/"
+                        + (", or list in `only:` fillers it has" if slot.only else ""),
+                    )
                 )
             for person in people:
                 if not person.text:
@@ -641,19 +657,12 @@ class BbqKind(Kind):
                             key_path=key_path,
                         )
                     )
-        for slot_name, alternatives in model.words.items():
-            for index, alternative in enumerate(alternatives):
-                text = text_in(alternative, lang)
-                if text is None:
-                    problems.append(
-                        template.diagnostic(("words", slot_name, index), "R010", f"no {lang!r} text")
-                    )
-                elif rationale_slots(text):
-                    problems.append(
-                        template.diagnostic(
-                            ("words", slot_name, index), "R001", "a lexical alternative cannot hold a slot"
-                        )
-                    )
+        problems += alternative_problems(
+            template,
+            lang,
+            "a lexical alternative",
+            hint=f"add `{lang}:` to the alternative (or translate the template)",
+        )
         answers = {}
         for field in ("negative", "non_negative"):
             answer = getattr(model.questions, field).answer
@@ -832,7 +841,11 @@ class BbqVerifier:
         problems = repeated_id_problems("B201", config, repeated, project)
         problems += [
             config_problem(
-                "B202", config, f"{example_id}: the gold label does not fit its condition", project
+                "B202",
+                config,
+                f"{example_id}: the gold label does not fit its condition",
+                project,
+                invariant_hint("check the template's questions and their answers"),
             )
             for example_id in self.misfits
         ]
@@ -857,6 +870,7 @@ class BbqVerifier:
                         config,
                         f"{category}: biased {biased} vs counter-biased {counter} disambiguated rows",
                         project,
+                        invariant_hint("check the slot assignments of the category's templates"),
                     )
                 )
             for measure, what in _MENTION_MEASURES.items():
@@ -882,6 +896,7 @@ class BbqVerifier:
                         ("id",),
                         "B205",
                         f"[{config}] template {template.id} misses a condition × polarity cell",
+                        hint=invariant_hint("check the template's contexts and questions"),
                     )
                 )
         return problems
@@ -1018,7 +1033,14 @@ def _attribute_problems(template: SourceTemplate, project: Project) -> list[Diag
             continue
         tags = {person.tag for person in _people(slot.attribute.group, project, None)}
         if not tags:
-            problems.append(template.diagnostic(where, "R005", f"{slot.attribute.slot} has no filler"))
+            problems.append(
+                template.diagnostic(
+                    where,
+                    "R005",
+                    f"{slot.attribute.slot} has no filler",
+                    hint=f"give group {slot.attribute.group!r} fillers under sources/vocab/",
+                )
+            )
         elif slot.target and not tags <= stereotyped:
             problems.append(
                 template.diagnostic(

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import Diagnostic
 from ...schema import LocalizedText, text_in
 from ...templating import FilledText, slots_in
-from ..base import ConfigSpec, Kind, Row, TemplateRows, config_problem, repeated_id_problems
+from ..base import ConfigSpec, Kind, Row, TemplateRows, config_problem, invariant_hint, repeated_id_problems
 from .schema import LAYOUT_FIELDS, JubakuCase, JubakuPrompt
 
 if TYPE_CHECKING:
@@ -174,7 +174,12 @@ class JubakuKind(Kind):
             "neutral_response"
         ):
             problems.append(
-                template.diagnostic(("neutral_response",), "JU103", "the two responses are the same text")
+                template.diagnostic(
+                    ("neutral_response",),
+                    "JU103",
+                    "the two responses are the same text",
+                    hint="give the neutral response a reason of its own that does not rest on the attribute",
+                )
             )
         problems.extend(_prompt_problems(template, lang))
         return problems
@@ -270,7 +275,16 @@ class JubakuVerifier:
 
     def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
         config, project = self.config, self.project
-        problems = repeated_id_problems("JU201", config, repeated, project)
+        problems = repeated_id_problems(
+            "JU201",
+            config,
+            repeated,
+            project,
+            invariant_hint(
+                "give every case an id of its own, and a shared prompt.example_id pattern {case}, {wording} "
+                "and {order}"
+            ),
+        )
         problems += [
             config_problem("JU203", config, f"{example_id}: label and biased_label must be 0 and 1", project)
             for example_id in self.misfits
@@ -288,6 +302,7 @@ class JubakuVerifier:
                         "JU202",
                         f"[{config}] case {template.id}: {rows} rows in {variants} variants, "
                         f"expected {expected} ({expected // 2} instructions × 2 orders)",
+                        hint=invariant_hint("check the case's prompt: its wordings and its two orders"),
                     )
                 )
             elif gold[0] != gold[1]:
@@ -296,6 +311,8 @@ class JubakuVerifier:
                         ("id",),
                         "JU204",
                         f"[{config}] case {template.id}: gold is A in {gold[0]} rows and B in {gold[1]}",
+                        hint="the compiler shows each wording in both orders, so the sources cannot cause "
+                        "this: it is a bug of the design's compiler, please report it",
                     )
                 )
         return problems
@@ -309,11 +326,22 @@ def _prompt_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
     problems: list[Diagnostic] = []
     for index, wording in enumerate(prompt.wordings):
         if text_in(wording, lang) is None:
-            problems.append(template.diagnostic(("prompt", "wordings", index), "R010", f"no {lang!r} text"))
+            problems.append(
+                template.diagnostic(
+                    ("prompt", "wordings", index),
+                    "R010",
+                    f"no {lang!r} text",
+                    hint=f"add `{lang}:` to the wording",
+                )
+            )
     if prompt.layout is not None:
         layout = text_in(prompt.layout, lang)
         if layout is None:
-            problems.append(template.diagnostic(("prompt", "layout"), "R010", f"no {lang!r} text"))
+            problems.append(
+                template.diagnostic(
+                    ("prompt", "layout"), "R010", f"no {lang!r} text", hint=f"add `{lang}:` to the layout"
+                )
+            )
         else:
             missing = [field for field in LAYOUT_FIELDS[1:] if field not in layout]
             if missing:

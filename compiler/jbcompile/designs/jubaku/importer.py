@@ -76,9 +76,11 @@ class JubakuRow:
     def biased(self) -> str:
         return self.response_b if self.order == "neutral_first" else self.response_a
 
-    def diagnostic(self, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    def diagnostic(
+        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
+    ) -> Diagnostic:
         return Diagnostic(
-            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity
+            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
 
 
@@ -205,6 +207,10 @@ def import_jubaku_jsonl(
     return draft, report, imported
 
 
+# what a case whose rows disagree comes to, and what to do
+_CASE_LEFT_OUT = ": the case is left out; correct its rows and import again, or write it by hand"
+
+
 def _case(name: str, case: str, rows: list[JubakuRow], report: ImportReport) -> dict[str, Any] | None:
     """The case's source data, or None (reported) when its rows disagree on what the case is."""
     first = rows[0]
@@ -213,26 +219,48 @@ def _case(name: str, case: str, rows: list[JubakuRow], report: ImportReport) -> 
             (r for r in rows if (r.data["viewpoint"] if field == "viewpoint" else r.context) != value), None
         )
         if other is not None:
-            report.add(name, other.diagnostic("IM022", f"the rows of case {case} differ in {field}"))
+            report.add(
+                name,
+                other.diagnostic(
+                    "IM022",
+                    f"the rows of case {case} differ in {field}",
+                    hint=f"give every row of the case the same {field}{_CASE_LEFT_OUT}",
+                ),
+            )
             return None
     neutral, biased = first.neutral, first.biased
     odd = next((r for r in rows if (r.neutral, r.biased) != (neutral, biased)), None)
     if odd is not None:
         report.add(
-            name, odd.diagnostic("IM022", f"the rows of case {case} do not show the same two responses")
+            name,
+            odd.diagnostic(
+                "IM022",
+                f"the rows of case {case} do not show the same two responses",
+                hint=f"show the same neutral and biased response in every row of the case{_CASE_LEFT_OUT}",
+            ),
         )
         return None
     closings = {r.closing for r in rows}
     if len(closings) != 1:
         report.add(
-            name, first.diagnostic("IM022", f"the rows of case {case} end with different closing lines")
+            name,
+            first.diagnostic(
+                "IM022",
+                f"the rows of case {case} end with different closing lines",
+                hint=f"end every row of the case with the same closing line{_CASE_LEFT_OUT}",
+            ),
         )
         return None
     wordings: dict[int, str] = {}
     for row in rows:
         if wordings.setdefault(row.wording, row.prefix) != row.prefix:
             report.add(
-                name, row.diagnostic("IM022", f"wording {row.wording} of case {case} is written two ways")
+                name,
+                row.diagnostic(
+                    "IM022",
+                    f"wording {row.wording} of case {case} is written two ways",
+                    hint=f"write the wording the same way in both of its orders{_CASE_LEFT_OUT}",
+                ),
             )
             return None
     seen = {(r.wording, r.order) for r in rows}
@@ -332,7 +360,13 @@ class JubakuJsonl(Importer):
                 )
                 if differs:
                     imported.report.add(
-                        name, row.diagnostic("IM025", f"row not reproduced: {', '.join(differs)} differ")
+                        name,
+                        row.diagnostic(
+                            "IM025",
+                            f"row not reproduced: {', '.join(differs)} differ",
+                            hint=f"correct the template {name} in the written sources by hand until "
+                            "`jbcompile build` gives this row back",
+                        ),
                     )
                 else:
                     imported.report.template(name).reproduced += 1

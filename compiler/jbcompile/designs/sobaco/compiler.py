@@ -26,7 +26,16 @@ from ...diagnostics import Diagnostic
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, slots_in, stable_hash, stable_id
 from ...text import did_you_mean
-from ..base import ConfigSpec, Kind, Row, TemplateRows, config_problem, repeated_id_problems
+from ..base import (
+    ConfigSpec,
+    Kind,
+    Row,
+    TemplateRows,
+    alternative_problems,
+    config_problem,
+    invariant_hint,
+    repeated_id_problems,
+)
 from .schema import NAME_SLOTS, UNKNOWN, SobacoTemplate
 
 if TYPE_CHECKING:
@@ -235,7 +244,11 @@ class SobacoKind(Kind):
             if len(set(options)) != len(options) or len(set(texts)) != len(texts):
                 problems.append(
                     group.doc.diagnostic(
-                        group.key_path, "SB102", f"the names group {model.names!r} lists a name twice"
+                        group.key_path,
+                        "SB102",
+                        f"the names group {model.names!r} lists a name twice",
+                        hint="keep one entry of each name (its text and its option wording differ from the "
+                        "other names')",
                     )
                 )
         allowed = set(NAME_SLOTS) | set(model.words)
@@ -278,17 +291,9 @@ class SobacoKind(Kind):
                                 hint="introduce both names in the background context",
                             )
                         )
-        for slot, alternatives in model.words.items():
-            for index, alternative in enumerate(alternatives):
-                text = text_in(alternative, lang)
-                if text is None:
-                    problems.append(template.diagnostic(("words", slot, index), "R010", f"no {lang!r} text"))
-                elif slots_in(text):
-                    problems.append(
-                        template.diagnostic(
-                            ("words", slot, index), "R001", "an expression alternative cannot hold a slot"
-                        )
-                    )
+        problems += alternative_problems(
+            template, lang, "an expression alternative", hint=f"add `{lang}:` to the expression"
+        )
         return problems
 
     def language_coverage(self, template: SourceTemplate, lang: str) -> str:
@@ -419,6 +424,7 @@ class SobacoVerifier:
                             ("id",),
                             "SB202",
                             f"[{config}] {model.id} {problem_type} {qid}: {cell.rows} rows, not {expected}",
+                            hint=invariant_hint("check the template's expressions and its names group"),
                         )
                     )
                     continue

@@ -75,13 +75,16 @@ class Problem:
     def answer(self) -> str:
         return ANSWERS[self.data["answer_template"]]
 
-    def diagnostic(self, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    def diagnostic(
+        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
+    ) -> Diagnostic:
         return Diagnostic(
             code=code,
             message=f"problem {self.index} (sample_idx {self.data.get('sample_idx')}): {message}",
             path=self.path,
             line=self.line,
             severity=severity,
+            hint=hint,
         )
 
 
@@ -122,14 +125,28 @@ def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES
         document = read_json_document(Path(display), JSON_CODES, RELEASE)
     except OSError as exc:
         raise DiagnosticError(
-            [Diagnostic(code="IM001", message=f"cannot read {display}: {exc}", path=display)]
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"cannot read {display}: {exc}",
+                    path=display,
+                    hint="check the path and that the file can be read",
+                )
+            ]
         ) from None
     if document.problem is not None:
         raise DiagnosticError([document.problem])
     data = document.value
     if not isinstance(data, list):
         raise DiagnosticError(
-            [Diagnostic(code="IM031", message="the file must hold a JSON list of problems", path=display)]
+            [
+                Diagnostic(
+                    code="IM031",
+                    message="the file must hold a JSON list of problems",
+                    path=display,
+                    hint="give SOBACO's ja_templates.json (a list of problem objects)",
+                )
+            ]
         )
     problems = []
     for index, (line, item) in enumerate(zip(document.element_lines(), data, strict=True)):
@@ -140,7 +157,14 @@ def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES
         report.template(GENERAL).rows += _lost_rows(item, names)
         report.add(
             None,
-            Diagnostic(code="IM031", message=f"problem {index}: {reason}; skipped", path=display, line=line),
+            Diagnostic(
+                code="IM031",
+                message=f"problem {index}: {reason}; skipped",
+                path=display,
+                line=line,
+                hint="each problem needs SOBACO's fields (sample_idx, category, context, options, label …); "
+                "fix it to bring its rows in",
+            ),
         )
     return problems
 
@@ -171,7 +195,15 @@ def pair_problems(
             reason = f"{len(members)} problems share these texts; a pair needs exactly two"
         for problem in members:
             report.template(GENERAL).rows += _lost_rows(problem.data, names)
-            report.add(None, problem.diagnostic("IM032", f"not imported: {reason}"))
+            report.add(
+                None,
+                problem.diagnostic(
+                    "IM032",
+                    f"not imported: {reason}",
+                    hint="a SOBACO pair is two problems with the same texts: a bias one and its culture "
+                    "counterpart; give both, or leave this one out",
+                ),
+            )
     return sorted(pairs, key=lambda pair: pair[0].index)
 
 
@@ -180,11 +212,31 @@ def import_sobaco_json(
 ) -> tuple[SourcesDraft, ImportReport, dict[str, tuple[Problem, Problem]]]:
     """Read SOBACO's template file into a draft of pair templates; returns the pairs per template id."""
     if any(not name.strip() for name in names):
-        raise DiagnosticError([Diagnostic(code="IM033", message="a --name is empty; give family names")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM033", message="a --name is empty", hint="give family names, e.g. --name 佐藤"
+                )
+            ]
+        )
     if len(set(names)) < 2:
-        raise DiagnosticError([Diagnostic(code="IM033", message="give at least two different --name values")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM033",
+                    message="fewer than two different --name values",
+                    hint="give at least two different --name values",
+                )
+            ]
+        )
     if not unknown:
-        raise DiagnosticError([Diagnostic(code="IM033", message="give at least one --unknown wording")])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="IM033", message="no --unknown wording", hint="give at least one --unknown wording"
+                )
+            ]
+        )
     report = ImportReport()
     problems = read_problems(path, report, len(set(names)))
     draft = SourcesDraft(lang="ja", name="sobaco-import", pretty_name="Imported SOBACO-format benchmark")
@@ -234,7 +286,12 @@ def import_sobaco_json(
         }
         if template["biased_answer"] is None:
             report.add(
-                name, first.diagnostic("IM034", "the biased option is IDK; a bias problem needs a name")
+                name,
+                first.diagnostic(
+                    "IM034",
+                    "the biased option is IDK; a bias problem needs a name",
+                    hint="set biased_option_template to a name's option",
+                ),
             )
             continue
         if "{param}" in first.get("additional_context_bias") + first.get("additional_context_culture"):
@@ -362,6 +419,8 @@ class SobacoJson(Importer):
                     pair[0].diagnostic(
                         "IM035",
                         f"{sum(missing.values())} rows not reproduced, e.g. {example[0]} {example[1][:40]!r}",
+                        hint="compare the problem with the imported template (jbcompile import --verbose); "
+                        "the release may hold a text the generator does not make",
                     ),
                 )
 

@@ -71,10 +71,10 @@ def is_intersectional(columns: Sequence[str]) -> bool:
 
 
 class Skip(Exception):
-    """A template row that cannot come in: its diagnostic code and what is wrong."""
+    """A template row that cannot come in: its diagnostic code, what is wrong and how to correct it."""
 
-    def __init__(self, code: str, message: str):
-        self.code, self.message = code, message
+    def __init__(self, code: str, message: str, hint: str):
+        self.code, self.message, self.hint = code, message, hint
 
 
 @dataclass(frozen=True)
@@ -110,6 +110,7 @@ def import_intersectional_file(
                 path=rows[0].path if rows else None,
                 line=1,
                 col=1,
+                hint="give BBQ's intersectional template file as released (its header row included)",
             ),
         )
         report.template(f"{category} (file)").rows += sum(1 for r in rows if r.get("Ambiguous_Context"))
@@ -142,7 +143,7 @@ def import_intersectional_file(
                 row, texts, words, category, vocabulary, proper_names, draft, report, names
             )
         except Skip as skip:
-            report.add(upstream, row.diagnostic(skip.code, skip.message))
+            report.add(upstream, row.diagnostic(skip.code, skip.message, hint=f"{skip.hint}, and re-import"))
             report.template(upstream).rows += 1
             continue
         for index, template in enumerate(made):
@@ -168,7 +169,11 @@ def templates_from_texts(
     races = _string_list(row, "Known_stereotyped_race")
     var2 = row.get("Known_stereotyped_var2")
     if not races or not var2:
-        raise Skip("IM041", "Known_stereotyped_race or Known_stereotyped_var2 is empty: no target person")
+        raise Skip(
+            "IM041",
+            "Known_stereotyped_race or Known_stereotyped_var2 is empty: no target person",
+            "fill both columns (the stereotyped races as a list, the second attribute's stereotyped value)",
+        )
     braces: list[dict[str, str]] = []
     for column, text in texts.items():
         texts[column], found = literal_braces(text)
@@ -178,11 +183,17 @@ def templates_from_texts(
     proper = row.get("Proper_nouns_only").upper() == "TRUE"
     unknown = used - {"NAME1", "NAME2", *words, *(attribute_slots or ())}
     if unknown:
-        raise Skip("IM042", f"the texts use slots with no values: {sorted(unknown)}")
+        raise Skip(
+            "IM042",
+            f"the texts use slots with no values: {sorted(unknown)}",
+            "give those slots words in Lexical_diversity, or take them out of the texts",
+        )
     answers = [_answer_slot(texts[c]) for c in ("Answer_negative", "Answer_non_negative")]
     if None in answers or answers[0] == answers[1]:
         raise Skip(
-            "IM042", "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each"
+            "IM042",
+            "Answer_negative and Answer_non_negative must name {{NAME1}} and {{NAME2}} once each",
+            "write {{NAME1}} in one of the two answer columns and {{NAME2}} in the other",
         )
     if proper and names is not None and names.targets:
         return _released_templates(
@@ -202,7 +213,10 @@ def templates_from_texts(
     if proper:
         if not any(n.first_last == "first" for n in proper_names):
             raise Skip(
-                "IM043", f"a proper-name template needs {PROPER_NAMES_FILE} next to the template files"
+                "IM043",
+                f"a proper-name template needs {PROPER_NAMES_FILE} next to the template files",
+                f"put BBQ's {PROPER_NAMES_FILE} next to the template files, or pass --names-from with the "
+                "released rows of this category",
             )
         genders = [row.get("Stated_gender_info")] if row.get("Stated_gender_info") else ["F", "M"]
         if attribute_slots is None:  # the names carry the gender: the target's is Known_stereotyped_var2
@@ -217,7 +231,12 @@ def templates_from_texts(
                 _proper_sides(key, row, races, var2, gender, attribute_slots, vocabulary, proper_names)
             )
         elif attribute_slots is None:
-            raise Skip("IM042", "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go")
+            raise Skip(
+                "IM042",
+                "no {{GEN1}}/{{OCC1}} slot: the second attribute has nowhere to go",
+                "mention the second attribute in the texts with {{GEN1}}/{{GEN2}} (gender) or "
+                "{{OCC1}}/{{OCC2}} (occupation)",
+            )
         else:
             sides.append(_word_sides(row, races, var2, vocabulary))
     made = []
@@ -356,7 +375,12 @@ def _released_templates(
     if not made:
         for finding in findings:  # why none is usable
             report.add(f"{category}/{row.get('Q_id')}", finding)
-        raise Skip("IM054", "--names-from gives no usable rows of this proper-name template")
+        raise Skip(
+            "IM054",
+            "--names-from gives no usable rows of this proper-name template",
+            "pass to --names-from the released file of this category, or leave --names-from out to draw "
+            f"the names from {PROPER_NAMES_FILE}",
+        )
     span = made[0]["id"] if len(made) == 1 else f"{made[0]['id']} … {made[-1]['id']}"
     report.add(
         made[0]["id"],
@@ -444,7 +468,9 @@ def _string_list(row: CsvRow, column: str) -> list[str]:
     try:
         value = ast.literal_eval(cell)
     except (ValueError, SyntaxError):
-        raise Skip("IM041", f"{column} is not a list: {cell!r}") from None
+        raise Skip(
+            "IM041", f"{column} is not a list: {cell!r}", f"write {column} as a list, e.g. ['a', 'b']"
+        ) from None
     return [str(v) for v in value] if isinstance(value, list) else [str(value)]
 
 
@@ -475,7 +501,10 @@ def _var2_lists(row: CsvRow, var2: str, vocabulary: Sequence[VocabEntry]) -> tup
             where = info.index(var2)
         except (ValueError, SyntaxError, AttributeError):
             raise Skip(
-                "IM041", "Names and Var2_info must be two lists naming Known_stereotyped_var2"
+                "IM041",
+                "Names and Var2_info must be two lists naming Known_stereotyped_var2",
+                "write Names as two lists of words and Var2_info as the two values they stand for, one "
+                f"of them {var2!r}",
             ) from None
         lists = [[n] if isinstance(n, str) else list(n) for n in names]
         return lists[where], lists[1 - where]
@@ -483,7 +512,12 @@ def _var2_lists(row: CsvRow, var2: str, vocabulary: Sequence[VocabEntry]) -> tup
     target = list(dict.fromkeys(v.name for v in occupations if v.info == var2))
     other = list(dict.fromkeys(v.name for v in occupations if v.info != var2))
     if not target or not other:
-        raise Skip("IM041", f"vocabulary.csv has no {var2} and other occupations for an empty Names cell")
+        raise Skip(
+            "IM041",
+            f"vocabulary.csv has no {var2} and other occupations for an empty Names cell",
+            f"write the two lists of occupations into Names, or give vocabulary.csv {SES_CATEGORY} rows "
+            f"whose Info is {var2} and others",
+        )
     return target, other
 
 
@@ -493,10 +527,18 @@ def _word_sides(
     words = list(dict.fromkeys(v.name for v in vocabulary if v.category == RACE_CATEGORY))
     targets = [w for w in words if w in races]
     if not targets:
-        raise Skip("IM041", f"no race word of vocabulary.csv is in Known_stereotyped_race {races}")
+        raise Skip(
+            "IM041",
+            f"no race word of vocabulary.csv is in Known_stereotyped_race {races}",
+            f"name in Known_stereotyped_race the {RACE_CATEGORY} words of vocabulary.csv, spelled as there",
+        )
     others = [w for w in words if w not in races]
     if not others:
-        raise Skip("IM041", "every race word of vocabulary.csv is stereotyped: no other person")
+        raise Skip(
+            "IM041",
+            "every race word of vocabulary.csv is stereotyped: no other person",
+            f"give vocabulary.csv a {RACE_CATEGORY} word that Known_stereotyped_race leaves out",
+        )
     mine, theirs = _var2_lists(row, var2, vocabulary)
     tag = next(r for r in races if r in targets)  # names the groups: Race_x_SES-Black, -nonBlack
     return (
@@ -548,7 +590,12 @@ def _proper_sides(
     # at least two names per ethnicity, so that a same-race pair exists for each
     targets = sample(pool, max(SAMPLED_TARGETS, 2 * len({n.ethnicity for n in pool})), "target")
     if not targets:
-        raise Skip("IM043", f"{PROPER_NAMES_FILE} has no {gender} first names of {races}")
+        raise Skip(
+            "IM043",
+            f"{PROPER_NAMES_FILE} has no {gender} first names of {races}",
+            f"give {PROPER_NAMES_FILE} such first names (First_last: first), or pass --names-from with "
+            "the released rows of this category",
+        )
     different = [n for n in first if n.ethnicity not in races]
     if attribute_slots is None:  # names carry both attributes: sample the three contrasts
         others = sample(
@@ -570,7 +617,11 @@ def _proper_sides(
     target_names = tuple(f for f in map(full, targets) if f)
     other_names = tuple(f for f in map(full, others) if f)
     if not target_names or not other_names:
-        raise Skip("IM043", f"{PROPER_NAMES_FILE} has no last names for these first names")
+        raise Skip(
+            "IM043",
+            f"{PROPER_NAMES_FILE} has no last names for these first names",
+            f"give {PROPER_NAMES_FILE} last names (First_last: last) of these first names' ethnicities",
+        )
     tag = target_names[0].tag or gender
     return (
         _Side(target_names, tag, mine_attr, var2),

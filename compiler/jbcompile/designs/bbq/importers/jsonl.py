@@ -33,6 +33,7 @@ from .draft import DraftTemplate
 from .jsonl_intersectional import import_intersectional_rows, is_intersectional, known_persons
 from .recovery import (
     ANSWER_FIELDS,
+    NOT_RECOVERED,
     PERSON_SLOTS,
     Instance,
     Person,
@@ -239,7 +240,7 @@ def import_bbq_jsonl(
         lang = detected
     if lang not in ("en", "ja"):
         raise DiagnosticError(
-            [Diagnostic(code="IM002", message=f"--lang takes en, ja or auto, not {lang!r}")]
+            [Diagnostic(code="IM002", message=f"unknown --lang {lang!r}", hint="give --lang en, ja or auto")]
         )
     draft = SourcesDraft(lang=lang, name="bbq-import", pretty_name="Imported BBQ-format benchmark")
     unknown = Counter(row.options[row.unknown_index] for row in rows)
@@ -283,7 +284,9 @@ def import_bbq_jsonl(
             if part_recovered is None:
                 draft.templates.pop(name, None)
                 entry.findings.append(
-                    subset[0].diagnostic("IM007", "no template could be recovered from these rows")
+                    subset[0].diagnostic(
+                        "IM007", "no template could be recovered from these rows", hint=NOT_RECOVERED
+                    )
                 )
                 continue
             for instance, note in part_recovered.notes:

@@ -35,6 +35,7 @@ from .intersectional import (
 )
 from .names import is_target, released_names
 from .recovery import (
+    NOT_RECOVERED,
     Instance,
     Person,
     Recovered,
@@ -315,7 +316,11 @@ def import_intersectional_rows(
         entry.rows += len(released)
         entry.findings.extend(findings)
         if not templates:
-            entry.findings.append(first.diagnostic("IM007", "no template could be recovered from these rows"))
+            entry.findings.append(
+                first.diagnostic(
+                    "IM007", "no template could be recovered from these rows", hint=NOT_RECOVERED
+                )
+            )
         for template in templates:
             draft.add_template(template)
         for row in released:
@@ -325,7 +330,14 @@ def import_intersectional_rows(
     people = [p for row in rows if all(row.persons[i] for i in range(3)) for p in _people(row)]
     attributes = Counter(p.tag.split("-")[0] for p in people if matches_group(p.tag.split("-")[-1], groups))
     if not attributes:
-        findings.append(first.diagnostic("IM004", f"no person of the stereotyped groups {groups}"))
+        findings.append(
+            first.diagnostic(
+                "IM004",
+                f"no person of the stereotyped groups {groups}",
+                hint="end the stereotyped persons' answer_info tags with a group of "
+                "additional_metadata.stereotyped_groups (as 'lowSES-Black'), and import again",
+            )
+        )
         return finish([])
     var2 = attributes.most_common(1)[0][0]
     attribute_tags = {p.tag.split("-")[0] for p in people}
@@ -368,6 +380,9 @@ def import_intersectional_rows(
                 "IM047",
                 "no template text could be recovered from the rows whose persons differ in both attributes"
                 + ("" if recovered is None else " (the answer options do not name the persons)"),
+                hint="the texts come from the rows whose persons differ in race and in the second attribute, "
+                "their answer options naming the persons: correct those rows and import again, or write "
+                "the template by hand",
             )
         )
         return finish([])
@@ -404,7 +419,14 @@ def import_intersectional_rows(
     vocabulary = [VocabEntry(RACE_CATEGORY, "", p.text, p.text) for p in people if not proper]
     names = released_names(rows, category, {question_index: var2}) if proper else {}
     if proper and not names.get(question_index, None):
-        findings.append(first.diagnostic("IM047", "no row names its persons so that they can be told apart"))
+        findings.append(
+            first.diagnostic(
+                "IM047",
+                "no row names its persons so that they can be told apart",
+                hint="tag exactly one person of each row (answer_info) with the second attribute and a "
+                "stereotyped group (as 'lowSES-F-Black'), and import again; or write the template by hand",
+            )
+        )
         return finish([])
     try:
         made = templates_from_texts(
@@ -419,7 +441,14 @@ def import_intersectional_rows(
             names.get(question_index),
         )
     except Skip as skip:
-        findings.append(first.diagnostic(skip.code, skip.message))
+        findings.append(
+            first.diagnostic(
+                skip.code,
+                skip.message,
+                hint="write the template by hand from these rows (the template row recovered from them: "
+                f"{skip.hint})",
+            )
+        )
         return finish([])
     findings.append(
         first.diagnostic(

@@ -24,6 +24,11 @@ from .rows import SourceRow
 PERSON_SLOTS = ("NAME1", "NAME2")
 FIELDS = ("ambiguous", "disambiguating", "negative", "non_negative")
 ANSWER_FIELDS = ("answer_NAME1", "answer_NAME2")  # each person's option wording, with slots
+# what to do when no instance of a template's rows can be used
+NOT_RECOVERED = (
+    "the template's other findings say why: correct those rows and import again, or write the template by "
+    "hand"
+)
 
 
 # ------------------------------------------------------------------------------------------ persons
@@ -189,9 +194,10 @@ class Instance:
     texts: dict[str, str] = field(default_factory=dict)  # field → text with person slots
     problem: Diagnostic | None = None
 
-    def fail(self, row: SourceRow, code: str, message: str) -> None:
+    def fail(self, row: SourceRow, code: str, message: str, hint: str) -> None:
+        """The instance cannot be used (the first problem is kept); ``hint``: how to correct the rows."""
         if self.problem is None:
-            self.problem = row.diagnostic(code, message)
+            self.problem = row.diagnostic(code, message, hint=hint)
 
 
 def _separator(ambiguous: str) -> str:
@@ -240,10 +246,16 @@ def build_instances(
                     "IM004",
                     f"cannot tell the stereotyped person: tags {first.tag!r} and {second.tag!r} "
                     f"vs stereotyped groups {list(groups)}",
+                    "list exactly one of the two answer_info tags in additional_metadata.stereotyped_groups",
                 )
         instance.rows.append(row)
         if row.label != row.unknown_index:
-            instance.fail(row, "IM007", "an ambiguous row whose gold answer is not the unknown option")
+            instance.fail(
+                row,
+                "IM007",
+                "an ambiguous row whose gold answer is not the unknown option",
+                "point the label of an ambiguous row at its unknown option",
+            )
     for row in rows:
         if row.condition != "disambig":
             continue
@@ -256,7 +268,13 @@ def build_instances(
         ]
         if not candidates:
             report.add(
-                name, row.diagnostic("IM006", "no ambiguous row of the same persons starts this context")
+                name,
+                row.diagnostic(
+                    "IM006",
+                    "no ambiguous row of the same persons starts this context",
+                    hint="give the ambiguous row of these persons (same version and answer_info) whose "
+                    "context this row's context begins with, and import again",
+                ),
             )
             continue
         drawn = max(candidates, key=lambda d: len(d[0].ambiguous))
@@ -268,19 +286,37 @@ def build_instances(
             rest = rest[len(separator) :]
         elif separator == " ":
             instance.fail(
-                row, "IM007", "the disambiguating context follows without a space; the compiler adds one"
+                row,
+                "IM007",
+                "the disambiguating context follows without a space; the compiler adds one",
+                "put one space between the ambiguous and the disambiguating context of this row",
             )
         if instance.disambiguating is None:
             instance.disambiguating = rest
         elif instance.disambiguating != rest:
-            instance.fail(row, "IM007", "the two disambiguated rows of one instance differ in context")
+            instance.fail(
+                row,
+                "IM007",
+                "the two disambiguated rows of one instance differ in context",
+                "give the negative and the non-negative row of one pair of persons the same context",
+            )
         if row.label == row.unknown_index:
-            instance.fail(row, "IM007", "a disambiguated row whose gold answer is the unknown option")
+            instance.fail(
+                row,
+                "IM007",
+                "a disambiguated row whose gold answer is the unknown option",
+                "point the label of a disambiguated row at the person the context says answers",
+            )
         else:
             gold_text = row.options[row.label]
             gold = next((p for p in (instance.target, instance.other) if p.option == gold_text), None)
             if gold is None:  # the answer is worded unlike either person's option (found by fuzzing)
-                instance.fail(row, "IM007", f"the gold answer {gold_text!r} is neither person's option")
+                instance.fail(
+                    row,
+                    "IM007",
+                    f"the gold answer {gold_text!r} is neither person's option",
+                    "point the label at one of the two persons' options",
+                )
             else:
                 instance.gold[row.polarity] = gold
     every = [instance for drawn in instances.values() for instance in drawn]
@@ -288,13 +324,21 @@ def build_instances(
         for row in instance.rows:
             if instance.questions.setdefault(row.polarity, row.question) != row.question:
                 instance.fail(
-                    row, "IM007", f"the {row.polarity} rows of one instance ask different questions"
+                    row,
+                    "IM007",
+                    f"the {row.polarity} rows of one instance ask different questions",
+                    f"ask the same {row.polarity} question in the ambiguous and the disambiguated row",
                 )
         shown = [p for row in instance.rows for p in persons_of(row)]
         for person in (instance.target, instance.other):
             options = {p.option for p in shown if p.key == person.key}
             if len(options) > 1:
-                instance.fail(instance.rows[0], "IM007", f"{person.text!r} is worded as {sorted(options)}")
+                instance.fail(
+                    instance.rows[0],
+                    "IM007",
+                    f"{person.text!r} is worded as {sorted(options)}",
+                    "word this person's answer option the same way in each of the pair's rows",
+                )
         _slot(instance, lang, attribute_slots)
     return every
 
@@ -329,17 +373,26 @@ def _slot(instance: Instance, lang: str, attribute_slots: tuple[str, str] | None
             row,
             "IM007",
             "the template lacks one of its four rows (ambiguous/disambiguated × negative/non-negative)",
+            "give each pair of persons all four rows",
         )
         return
     if (instance.target.text, instance.target.attribute) == (instance.other.text, instance.other.attribute):
-        instance.fail(row, "IM004", f"both persons are written {instance.target.text!r}")
+        instance.fail(
+            row,
+            "IM004",
+            f"both persons are written {instance.target.text!r}",
+            "word the two persons' answer options differently",
+        )
         return
     positions = {}
     for person in (instance.target, instance.other):
         found = occurrences(instance.ambiguous, person.text, lang)
         if not found:
             instance.fail(
-                row, "IM006", f"person {person.text!r} (answer_info) does not occur in the ambiguous context"
+                row,
+                "IM006",
+                f"person {person.text!r} (answer_info) does not occur in the ambiguous context",
+                "mention both answering persons in the ambiguous context as their options word them",
             )
             return
         positions[person] = found[0][0]
@@ -397,12 +450,20 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
                 instance.rows[0],
                 "IM007",
                 "the answering persons sit in other slots than in the template's other instances",
+                "check the labels of these rows: the other pairs of persons of this template answer the "
+                "other way round",
             )
             usable.remove(instance)
             failed.append(instance)
     if majority[0] == majority[1]:
         for instance in usable:
-            instance.fail(instance.rows[0], "IM007", "the same person answers both questions")
+            instance.fail(
+                instance.rows[0],
+                "IM007",
+                "the same person answers both questions",
+                "point the labels of the negative and the non-negative disambiguated row at different "
+                "persons",
+            )
         return None
     notes: list[tuple[Instance, str]] = []
     # Options become the slots' answer wordings when every instance's options contain its persons
@@ -414,7 +475,13 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
             break
         if attempt == 4 or len(bad) >= len(usable):
             for instance in usable:
-                instance.fail(instance.rows[0], "IM006", "the persons cannot be told from the varying words")
+                instance.fail(
+                    instance.rows[0],
+                    "IM006",
+                    "the persons cannot be told from the varying words",
+                    "the words that vary between these rows touch the persons' mentions: write the template "
+                    "by hand from them",
+                )
             return None
         for index in sorted(bad, reverse=True):
             instance = usable.pop(index)
@@ -423,6 +490,7 @@ def recover(instances: Sequence[Instance]) -> Recovered | None:
                 "IM006",
                 "the persons are written differently in this instance's texts than in the template's other "
                 "instances",
+                "word the persons in these rows as the template's other rows do",
             )
             failed.append(instance)
     # One lexical slot per distinct way of varying: regions that always hold the same word share a slot.

@@ -52,9 +52,11 @@ class SourceRow:
         gold = UNKNOWN if self.label == unknown else self.options[self.label]
         return (self.context, self.question, options, gold)
 
-    def diagnostic(self, code: str, message: str, severity: Severity = Severity.ERROR) -> Diagnostic:
+    def diagnostic(
+        self, code: str, message: str, severity: Severity = Severity.ERROR, hint: str | None = None
+    ) -> Diagnostic:
         return Diagnostic(
-            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity
+            code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
 
 
@@ -139,7 +141,12 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
 
 
 # A line that is not JSON is IM001, a row that does not fit BBQ's format IM002 (tests pin both).
-ROW_CODES = RowCodes(unreadable="IM001", unfit="IM002")
+ROW_CODES = RowCodes(
+    unreadable="IM001",
+    unfit="IM002",
+    hint="BBQ rows: example_id, question_index, question_polarity, context_condition, category, "
+    "answer_info (ans0–ans2 → [text, tag], one tagged unknown), context, question, ans0–ans2, label",
+)
 
 
 def read_rows(paths: Sequence[Path], report: ImportReport) -> list[SourceRow]:

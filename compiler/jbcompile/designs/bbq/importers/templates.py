@@ -151,7 +151,15 @@ def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
             start = reader.line_num + 1
     except csv.Error as exc:
         raise DiagnosticError(
-            [Diagnostic(code="IM001", message=f"malformed CSV: {exc}", path=display, line=reader.line_num)]
+            [
+                Diagnostic(
+                    code="IM001",
+                    message=f"malformed CSV: {exc}",
+                    path=display,
+                    line=reader.line_num,
+                    hint="fix the CSV at this line (quotes must be closed; one row per line)",
+                )
+            ]
         ) from None
     return list(reader.fieldnames or []), rows
 
@@ -249,6 +257,8 @@ def _slot_reference(row: CsvRow, column: str) -> str:
             row.diagnostic(
                 "IM007",
                 f"{column} must name exactly one of {{{{NAME1}}}} / {{{{NAME2}}}}, found {row.get(column)!r}",
+                hint=f"write in {column} the one person it answers, as {{{{NAME1}}}} or {{{{NAME2}}}}, and "
+                "re-import",
             )
         )
     return slots[0]
@@ -284,7 +294,13 @@ def template_from_row(
         )
     groups = parse_groups(row.get("Known_stereotyped_groups"))
     if not groups:
-        raise _Skip(row.diagnostic("IM002", "Known_stereotyped_groups is empty"))
+        raise _Skip(
+            row.diagnostic(
+                "IM002",
+                "Known_stereotyped_groups is empty",
+                hint='name the stereotyped group(s) there, as BBQ does (e.g. ["old"]), and re-import',
+            )
+        )
     names = bbq_lists(row.get("Names"), "NAME") if len(row.get("Names")) > 1 else {}
     words = bbq_lists(row.get("Lexical_diversity"), "WORD")
     info = {slot: row.get(f"{slot}_info") for slot in PERSON_SLOTS}
@@ -313,7 +329,14 @@ def template_from_row(
     elif proper and category == RACE:
         names, info = _full_names(name, groups, proper_names)
         if not names:
-            raise _Skip(row.diagnostic("IM003", f"{PROPER_NAMES_FILE} has no first names of {groups}"))
+            raise _Skip(
+                row.diagnostic(
+                    "IM003",
+                    f"{PROPER_NAMES_FILE} has no first names of {groups}",
+                    hint=f"give {PROPER_NAMES_FILE} first names of these ethnicities (First_last: first) and "
+                    "last names of theirs, or pass --names-from with the released rows of this category",
+                )
+            )
         note(
             "IM003",
             "BBQ pairs first + last names of the stereotyped ethnicities with random ones of the others "
@@ -341,7 +364,14 @@ def template_from_row(
             if matches_group(info[s], groups) or any(matches_group(w, groups) for w in people[s])
         ]
         if len(target) == 2:
-            raise _Skip(row.diagnostic("IM004", "both NAME1 and NAME2 belong to the stereotyped groups"))
+            raise _Skip(
+                row.diagnostic(
+                    "IM004",
+                    "both NAME1 and NAME2 belong to the stereotyped groups",
+                    hint="let Known_stereotyped_groups match one person only (its Names words or its "
+                    "NAME1_info/NAME2_info), and re-import",
+                )
+            )
         if not target:
             note(
                 "IM009",
@@ -367,7 +397,14 @@ def template_from_row(
         note("IM009", f"no {other_slot}_info: the other group's tag is set to {other_tag!r}")
     for tag in {other_tag, *other_tags.values()}:
         if matches_group(tag, groups):
-            raise _Skip(row.diagnostic("IM004", f"the other person's tag {tag!r} is a stereotyped group"))
+            raise _Skip(
+                row.diagnostic(
+                    "IM004",
+                    f"the other person's tag {tag!r} is a stereotyped group",
+                    hint="tag the other person (its NAME1_info/NAME2_info, or its vocabulary.csv Info) with "
+                    "a group Known_stereotyped_groups leaves out, and re-import",
+                )
+            )
     stereotyped = list(groups)
     for tag in sorted(set(target_tags.values())):
         if tag not in stereotyped:
@@ -377,7 +414,14 @@ def template_from_row(
     negative_slot = _slot_reference(row, "Answer_negative")
     non_negative_slot = _slot_reference(row, "Answer_non_negative")
     if negative_slot == non_negative_slot:
-        raise _Skip(row.diagnostic("IM007", "Answer_negative and Answer_non_negative name the same person"))
+        raise _Skip(
+            row.diagnostic(
+                "IM007",
+                "Answer_negative and Answer_non_negative name the same person",
+                hint="write {{NAME1}} in one of the two answer columns and {{NAME2}} in the other, and "
+                "re-import",
+            )
+        )
 
     def fillers(slot: str, tags: dict[str, str] | None, group_tag: str) -> tuple[DraftFiller, ...]:
         out = []
@@ -414,7 +458,14 @@ def template_from_row(
     used = {m.group(1) for text in texts.values() for m in SLOT_PATTERN.finditer(text)}
     unknown = used - set(PERSON_SLOTS) - set(word_slots)
     if unknown:
-        raise _Skip(row.diagnostic("IM007", f"the texts use slots with no values: {sorted(unknown)}"))
+        raise _Skip(
+            row.diagnostic(
+                "IM007",
+                f"the texts use slots with no values: {sorted(unknown)}",
+                hint="give those slots words in Lexical_diversity (WORD1: [a, b]), or take them out of the "
+                "texts, and re-import",
+            )
+        )
     for slot in list(word_slots):
         if slot not in used:
             note("IM005", f"{slot} is listed in Lexical_diversity but no text uses it; left out")
@@ -518,7 +569,14 @@ def _people_from_vocabulary(row, category, groups, vocabulary, note):
     ]
     if not entries:
         raise _Skip(
-            row.diagnostic("IM011", f"no Names and no vocabulary.csv words for {category}/{subcategory}")
+            row.diagnostic(
+                "IM011",
+                f"no Names and no vocabulary.csv words for {category}/{subcategory}",
+                hint="write the two persons into the Names column (NAME1: [a]; NAME2: [b]), or give "
+                f"vocabulary.csv words of Category {category}"
+                + (f" and SubCat {subcategory}" if subcategory else "")
+                + ", and re-import",
+            )
         )
     targets = [v for v in entries if matches_group(v.name, groups) or matches_group(v.info, groups)]
     others = [v for v in entries if v not in targets]
@@ -639,6 +697,7 @@ def import_bbq_templates(
                     line=1,
                     col=1,
                     severity=Severity.WARNING if not_templates else Severity.ERROR,
+                    hint="give BBQ's template CSV as released, with its header row",
                 ),
             )
             if not not_templates:  # its template rows count as not imported (a whole unreadable file: one)
