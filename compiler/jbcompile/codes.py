@@ -313,8 +313,9 @@ CODES: tuple[Code, ...] = (
             "EV063": "predictions of rows the dataset lacks",
             "EV064": "foreign predictions without --prediction-field",
             "EV065": "score: replies whose setting decides their answer, without --setting",
-            "EV066": "score --protocol: predictions not read under that protocol",
+            "EV066": "score --protocol: predictions not made or read as that protocol makes them",
             "EV067": "score --setting for jbcompile predictions (their answers are read)",
+            "EV068": "score --protocol/--setting: a harness log whose prompt labelled the options otherwise",
         },
     ),
     *declare(

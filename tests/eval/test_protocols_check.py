@@ -551,3 +551,30 @@ def test_an_average_that_is_a_tie_rounds_half_away_from_zero(
     assert (overall["acc_ambig"], overall["acc_disambig"]) == (0.375, 0.84)
     assert "| 0.0 | 60.8 | 37.5 | 84.0 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "acc_avg 0.608" in output  # 0.6075 at three decimals
+
+
+# ---- §1: which of SOBACO's tables holds a run's numbers -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "named", "not_named"),
+    [
+        ("basic-2", "the paper's Table 3 (as the mean of the three wordings) and Table 15", "Figure 2"),
+        ("debias-1", "the paper's Figure 2 (as change rates against basic", "Table 14"),
+        ("cot-e-3", "Table 14 (its first turns: `first_turn_biased`)", "Table 3 ("),
+    ],
+)
+def test_the_sobaco_report_names_the_papers_table_of_the_setting(
+    scripted, kinds_build: Path, tmp_path: Path, setting: str, named: str, not_named: str
+) -> None:
+    """SOBACO's Table 3 holds the basic prompt only: a debiasing method's run is set beside Figure 2 (its
+    change rates) and Table 15 (UNKNOWN rates), CoT-E's first turns beside Table 14 — never presented
+    as a Table 3 row."""
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--protocol", "sobaco", "--limit", "2", "--setting", setting
+    )
+    assert code == 0, output
+    head = (out / "report.md").read_text(encoding="utf-8").split("## Overall")[0]
+    sentence = next(line for line in head.splitlines() if line.startswith("This run ("))
+    assert named in sentence and not_named not in sentence, sentence

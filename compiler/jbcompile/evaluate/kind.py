@@ -138,7 +138,15 @@ class Protocol:
         }
 
 
-RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
+RAW_REPLY = "_raw_reply"  # a harness's reply as the model wrote it: raw_output, and what `score` reads
+# How a harness chose the prediction it recorded, where a format says (absent: a column of the user's,
+# taken as it is given): ``HARNESS_READ``, from the reply by the harness's own reader (an inspect
+# scorer's letter, an lm-eval filter, a release's evaluation script) — `score` reads the reply itself
+# when asked for a reading of its own (a protocol, a setting); ``LOG_LIKELIHOOD``, the most likely
+# option, with no reply to read (refused under a protocol whose paper generated)
+ANSWERED_BY = "_answered_by"
+HARNESS_READ, LOG_LIKELIHOOD = "harness", "log-likelihood"
+SHOWN_PROMPT = "_shown_prompt"  # the prompt a harness's reply answered, where its log keeps it
 
 
 class ReleaseFormat:
@@ -362,7 +370,13 @@ class EvalKind(ABC):
         index = parse_prediction_value(value, options)
         if index is not None or value is None or isinstance(value, bool | int | float):
             return index
-        text = str(value)
+        return self.read_reply(str(value), options, reading)
+
+    def read_reply(self, text: str | None, options: Sequence[str], reading: EvalOptions) -> int | None:
+        """A reply as the model wrote it (a harness's log), read by :meth:`read_answer` as ``eval`` reads
+        one of ``reading``'s task and setting under its protocol; None (no reply) is out of choice."""
+        if text is None:
+            return None
         return self.read_answer(text, PromptItem("", text, tuple(options)), {}, reading).pred
 
     def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:
