@@ -183,3 +183,65 @@ def test_the_jubaku_script_output_under_the_protocol(tmp_path: Path) -> None:
         script_output(tmp_path / "likely.json", likely), tmp_path / "l", "--protocol", "jubaku"
     )
     assert code == 2 and "EV066" in output and results is None, output
+
+
+def test_a_setting_has_nothing_to_read_in_log_likelihoods(tmp_path: Path) -> None:
+    """--setting names how replies are read: a multiple_choice log has none, so the setting is refused
+    rather than recorded as the reading of answers it never read."""
+    path = write_jsonl(
+        tmp_path / "samples_bbq.jsonl", lm_eval_samples(bbq_release(), lambda row: row["label"])
+    )
+    code, output, results = score(path, tmp_path / "s", "--setting", "cot")
+    assert code == 2 and "EV067" in output and "log-likelihood" in output and results is None, output
+
+
+def test_an_inspect_log_on_one_line_is_read(sobaco_rows: list[dict], tmp_path: Path) -> None:
+    """json.dumps writes an inspect JSON log on one line: its samples are the rows, not one row."""
+    path = inspect_log(tmp_path / "log.json", sobaco_rows, lambda row: str(row["label"]))
+    assert len(path.read_text("utf-8").splitlines()) == 1
+    code, output, results = score(path, tmp_path / "s")
+    assert code == 0 and results is not None, output
+    assert results["source"]["format"] == "inspect" and results["metrics"]["overall"]["n"] == len(sobaco_rows)
+
+
+def test_score_reads_after_the_answer_pattern_as_eval_does(sobaco_rows: list[dict], tmp_path: Path) -> None:
+    """Replies of a prompt file that asked for reasons and then '答え:' (eval --answer-pattern): score
+    reads them after the same pattern — strictly under the protocol — instead of from their start, where
+    none is an option alone; a harness's own answer gives way to the pattern too."""
+    rows = [dict(row, reply=f"根拠: 文脈から。\n答え: {row['label']}") for row in sobaco_rows]
+    path = write_jsonl(tmp_path / "replies.jsonl", rows)
+    common = ("--prediction-field", "reply", "--protocol", "sobaco")
+    code, output, results = score(path, tmp_path / "start", *common)
+    assert code == 0 and results is not None, output
+    assert results["metrics"]["overall"]["n_valid"] == 0
+    code, output, results = score(path, tmp_path / "after", *common, "--answer-pattern", "答え[:：]")
+    assert code == 0 and results is not None, output
+    overall = results["metrics"]["overall"]
+    assert overall["n_valid"] == len(rows) and overall["acc"] == 1.0
+    assert results["source"]["answer_pattern"] == "答え[:：]"
+    assert "after the last match of `答え[:：]`" in (tmp_path / "after" / "report.md").read_text("utf-8")
+    log = inspect_log(tmp_path / "log.json", sobaco_rows, lambda row: f"答え: {(row['label'] + 1) % 3}")
+    code, output, results = score(log, tmp_path / "log", "--answer-pattern", "答え[:：]")
+    assert code == 0 and results is not None, output
+    assert results["metrics"]["overall"]["acc"] == 0.0  # the reply's answer, not the scorer's letter
+
+
+@pytest.mark.parametrize("pattern", ["", "(答え)?"])
+def test_a_pattern_that_matches_an_empty_reply_is_refused_by_score(
+    sobaco_rows: list[dict], tmp_path: Path, pattern: str
+) -> None:
+    path = write_jsonl(tmp_path / "replies.jsonl", [dict(row, reply="1") for row in sobaco_rows])
+    code, output, results = score(
+        path, tmp_path / "s", "--prediction-field", "reply", "--answer-pattern", pattern
+    )
+    assert code == 2 and "EV028" in output and results is None, output
+
+
+def test_our_predictions_carry_their_answers(sobaco_rows: list[dict], tmp_path: Path) -> None:
+    """An answer pattern says how to read replies; our predictions carry the answers their run read."""
+    from jbcompile.designs.sobaco.evaluate import SOBACO
+
+    records = [dict(SOBACO.base_record(row, "qa"), pred=row["label"], raw_output="x") for row in sobaco_rows]
+    path = write_jsonl(tmp_path / "predictions.jsonl", records)
+    code, output, results = score(path, tmp_path / "s", "--answer-pattern", "答え[:：]")
+    assert code == 2 and "EV067" in output and "--answer-pattern" in output and results is None, output

@@ -578,3 +578,30 @@ def test_the_sobaco_report_names_the_papers_table_of_the_setting(
     head = (out / "report.md").read_text(encoding="utf-8").split("## Overall")[0]
     sentence = next(line for line in head.splitlines() if line.startswith("This run ("))
     assert named in sentence and not_named not in sentence, sentence
+
+
+# ---- shots a kind's prompts never carry -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--protocol", "sobaco"]], ids=["ours", "paper"])
+def test_a_zero_shot_kind_is_recorded_zero_shot(
+    scripted, kinds_build: Path, tmp_path: Path, extra: list[str]
+) -> None:
+    """sobaco prompts carry no examples: with or without the protocol, results.json and the report say 0
+    shots (not the evaluator's default of 3, which bbq uses)."""
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--limit", "2", "--scoring", "generate", *extra)
+    assert code == 0, output
+    assert results_of(out)["prompt"]["shots"] == 0
+    assert ", 0 shots," in _line(out, "- **Prompt:**")
+
+
+def test_shots_a_zero_shot_kind_would_not_use_are_refused(
+    scripted, kinds_build: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--limit", "2", "--scoring", "generate", "--shots", "5"
+    )
+    assert code == 2 and "EV032" in output and "zero-shot" in output, output
+    assert not out.exists() and scripted.state.requests == 0

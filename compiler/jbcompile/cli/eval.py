@@ -440,6 +440,12 @@ def score_command(
         help="The prompt setting a column of replies was asked with, so that they are read as `eval` "
         f"reads that setting's (default: the kind's first): {_KIND_HELP['settings']}.",
     ),
+    answer_pattern: str = typer.Option(
+        None,
+        "--answer-pattern",
+        help="Where a reply's answer is, as `eval --answer-pattern` said: read after the last match of "
+        "this regular expression (its first group, if it has one).",
+    ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
     from ..evaluate.requests import ScoreRequest
@@ -458,6 +464,7 @@ def score_command(
         seed=seed,
         protocol=protocol,
         setting=setting,
+        answer_pattern=answer_pattern,
         overwrite=overwrite,
     )
     try:

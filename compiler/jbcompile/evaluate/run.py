@@ -387,7 +387,7 @@ def _results(
                 "template_sha256": template.source_sha256,
                 "prompt_file": str(options.prompt_file) if options.prompt_file else None,
                 "chat": options.chat,
-                "shots": options.shots,
+                "shots": options.shots if kind.few_shot else 0,  # what the prompts carried
                 "shot_ids": prepared.shot_ids,
                 **({"shot_notes": prepared.shot_notes} if prepared.shot_notes else {}),
             },

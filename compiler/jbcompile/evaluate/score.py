@@ -116,7 +116,11 @@ def _score(request: ScoreRequest) -> RunResult:
             raise DiagnosticError(limited(problems))
         task = request.task or "qa"
         reading = EvalOptions(
-            task=task, setting=request.setting, protocol=request.protocol, scoring="generate"
+            task=task,
+            setting=request.setting,
+            protocol=request.protocol,
+            scoring="generate",
+            answer_pattern=request.answer_pattern,
         )
         records, ambiguous = _foreign(request, kind, adapted, field_name, raw, lines, reading)
         source_format = format_name(adapted.format, kind.name)
@@ -146,6 +150,7 @@ def _score(request: ScoreRequest) -> RunResult:
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
                 "setting": request.setting,
+                "answer_pattern": request.answer_pattern,
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
                 "revision": request.revision,
@@ -305,14 +310,17 @@ def _our_reading_problems(
     """Our predictions carry the answers ``eval`` read (``pred``): ``--setting`` has nothing to read, and
     a protocol whose reading they did not follow is refused (EV066) rather than shown as the paper's."""
     where = str(request.predictions)
-    if request.setting is not None:
+    given = (
+        "--setting" if request.setting is not None else "--answer-pattern" if request.answer_pattern else ""
+    )
+    if given:
         return [
             Diagnostic(
                 "EV067",
-                "--setting says how a column of replies is to be read; jbcompile predictions carry the "
+                f"{given} says how a column of replies is to be read; jbcompile predictions carry the "
                 "answers their run read (pred)",
                 path=where,
-                hint="leave --setting out (or score the replies with --prediction-field raw_output "
+                hint=f"leave {given} out (or score the replies with --prediction-field raw_output "
                 "--dataset …, which reads them again)",
             )
         ]
@@ -375,10 +383,33 @@ def _harness_replies(
     if problem is not None:
         again = "generate the replies (e.g. a generate_until task) and score those"
         return set(), [_not_the_protocols(request, problem, likely[0], again)]
-    if request.protocol is None and request.setting is None:  # the harness's own reading stands
+    asked = [
+        f"{option} {value}"
+        for option, value in (
+            ("--protocol", request.protocol),
+            ("--setting", request.setting),
+            ("--answer-pattern", request.answer_pattern),
+        )
+        if value is not None
+    ]
+    if likely and asked and request.protocol is None:  # nothing for them to read: said, not ignored
+        option = asked[0].split()[0]
+        return set(), [
+            Diagnostic(
+                "EV067",
+                f"{option} says how replies are read; {len(likely)} of {len(rows)} answers of this "
+                f"{adapted.format} log were chosen by log-likelihood, with no reply",
+                path=str(request.predictions),
+                line=likely[0],
+                hint=f"leave {option} out",
+            )
+        ]
+    if not asked:  # the harness's own reading stands
         return set(), []
     replies = {index for index, how in enumerate(answered) if how == HARNESS_READ}
-    other = _other_labels(request, kind, [(rows[i], lines[i]) for i in sorted(replies)], adapted.format)
+    other = _other_labels(
+        request, kind, [(rows[i], lines[i]) for i in sorted(replies)], adapted.format, asked[0]
+    )
     if other is not None:
         return set(), [other]
     for index in replies:
@@ -387,7 +418,7 @@ def _harness_replies(
 
 
 def _other_labels(
-    request: ScoreRequest, kind: EvalKind, rows: Sequence[tuple[Record, int]], log: str
+    request: ScoreRequest, kind: EvalKind, rows: Sequence[tuple[Record, int]], log: str, asked: str
 ) -> Diagnostic | None:
     """EV068 when the prompt a harness's replies answered showed the options with other labels than the
     kind reads replies by (inspect's ``multiple_choice()`` letters them A, B, C where a kind may read 0,
@@ -404,7 +435,6 @@ def _other_labels(
             continue
         if [label.upper() for label in shown] == read[: len(shown)]:
             return None
-        asked = f"--protocol {request.protocol}" if request.protocol else f"--setting {request.setting}"
         return Diagnostic(
             "EV068",
             f"the {log} log's prompt showed the options as {', '.join(shown)}, but {kind.name} replies are "

@@ -260,6 +260,7 @@ def formulas(c: bootstrap.Counts) -> dict[str, Any]:
 class SobacoEval(EvalKind):
     name = "sobaco"
     tasks = ("qa",)
+    few_shot = False  # zero-shot, as its paper evaluates
     settings = SETTINGS
     generation_only_settings = frozenset(f"cot-j-{w}" for w in WORDINGS)
     required_columns = frozenset(
@@ -445,7 +446,7 @@ class SobacoEval(EvalKind):
     def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:
         """Without ``--setting``, a reply read as a one-number reply (the default) that gives another
         answer after cot-j's 「回答:」 cannot be told: which setting asked it decides its answer."""
-        if reading.setting is not None:
+        if reading.setting is not None or reading.answer_pattern:  # said where the answer is
             return None
         strict = under_protocol(reading)
         unclear = [
