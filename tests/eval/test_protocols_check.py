@@ -605,3 +605,30 @@ def test_shots_a_zero_shot_kind_would_not_use_are_refused(
     )
     assert code == 2 and "EV032" in output and "zero-shot" in output, output
     assert not out.exists() and scripted.state.requests == 0
+
+
+# ---- score --protocol of our predictions: what their run.json says ------------------------------------
+
+
+@pytest.mark.parametrize(("shots", "refused"), [("1", True), ("3", False)])
+def test_score_under_a_protocol_checks_the_run_that_made_the_predictions(
+    scripted, build_dir: Path, tmp_path: Path, shots: str, refused: bool
+) -> None:
+    """bbq predictions do not say their shots; their run.json does: a one-shot run's predictions are not
+    set beside JBBQ's tables (its paper used 3 or 0), a three-shot run's are."""
+    run = tmp_path / "run"
+    code, output = cli(
+        "eval", "-m", "fake-model", "-d", build_dir, "--out", run, "--backend", "openai",
+        "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet", "--scoring", "generate",
+        "--shots", shots, "--limit", "6",
+    )  # fmt: skip
+    assert code == 0, output
+    out = tmp_path / "scored"
+    code, output = cli(
+        "score", run / "predictions.jsonl", "--out", out, "--bootstrap", "0", "--protocol", "jbbq"
+    )
+    if refused:
+        assert code == 2 and "EV066" in output and "--shots 1" in output, output
+        assert not out.exists()
+    else:
+        assert code == 0, output

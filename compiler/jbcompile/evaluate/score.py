@@ -326,12 +326,42 @@ def _our_reading_problems(
         ]
     by_logprob = sum(1 for record in records if record.get("option_logprobs") is not None)
     problem = _by_likelihood(request.protocol, by_logprob, len(records), "(option_logprobs)")
-    problem = problem or kind.records_problem(records, request.protocol)
+    problem = (
+        problem or _run_options_problem(request, kind) or kind.records_problem(records, request.protocol)
+    )
     if problem is None:
         return []
     return [
         _not_the_protocols(request, problem, first_line, f"evaluate again with --protocol {request.protocol}")
     ]
+
+
+def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:
+    """Our predictions do not say with which setting, shots and scoring they were made; the run.json of
+    their run folder does. Where it says the run used one that ``--protocol``'s paper did not, the
+    predictions cannot stand for the paper's table (a copy without its run.json cannot be told)."""
+    from .protocols import get_protocol
+
+    protocol = get_protocol(request.protocol)
+    settings = files.json_object(request.predictions.parent / files.RUN)
+    options = settings.get("options") if settings and request.predictions.name == files.PREDICTIONS else None
+    if protocol is None or not isinstance(options, dict):
+        return None
+    used: list[tuple[str, Any, tuple[Any, ...]]] = [
+        ("--scoring", options.get("scoring"), (protocol.scoring,)),
+        ("--setting", options.get("setting"), protocol.settings),
+    ]
+    if kind.few_shot:  # a zero-shot kind's run.json may hold the default it never used
+        used.append(("--shots", options.get("shots"), protocol.shots))
+    differ = [
+        f"{flag} {value}" for flag, value, allowed in used if value is not None and value not in allowed
+    ]
+    if not differ:
+        return None
+    return (
+        f"the run that made these predictions used {', '.join(differ)} (its {files.RUN}), which "
+        f"--protocol {protocol.name}'s paper did not"
+    )
 
 
 def _by_likelihood(protocol_name: str | None, count: int, total: int, how: str) -> str | None:
