@@ -395,8 +395,9 @@ def _looks_like_csv(line: str) -> bool:
 
 
 def read_json_records(path: Path, codes: JsonCodes, kind: FileKind) -> Lines:
-    """The rows of a JSON Lines file, of a JSON array of objects, or of a JSON object's ``entries`` array
-    (an evaluation script may write one object ``{"score": …, "entries": [...]}``); bounded by ``kind``."""
+    """The rows of a JSON Lines file, of a JSON array of objects, or of a JSON object's ``entries`` (or
+    ``samples``) array (an evaluation script may write one object ``{"score": …, "entries": [...]}``, an
+    inspect JSON log ``{"samples": [...]}``, indented or on one line); bounded by ``kind``."""
     data = reading.read_bytes(path, kind)
     head = data.lstrip(b"\xef\xbb\xbf \t\r\n")[:1]
     first_line = next((line.strip() for line in data.split(b"\n") if line.strip()), b"")
@@ -407,9 +408,9 @@ def read_json_records(path: Path, codes: JsonCodes, kind: FileKind) -> Lines:
     if (
         len(lines.records) == 1
         and not lines.problems
-        and isinstance(lines.records[0][1].get("entries"), list)
+        and any(isinstance(lines.records[0][1].get(key), list) for key in ROW_LISTS)
     ):
-        return _read_rows_document(path, data, codes)  # the script's object written on one line
+        return _read_rows_document(path, data, codes)  # a script's object (an inspect log) on one line
     return lines
 
 

@@ -551,3 +551,84 @@ def test_an_average_that_is_a_tie_rounds_half_away_from_zero(
     assert (overall["acc_ambig"], overall["acc_disambig"]) == (0.375, 0.84)
     assert "| 0.0 | 60.8 | 37.5 | 84.0 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
     assert "acc_avg 0.608" in output  # 0.6075 at three decimals
+
+
+# ---- §1: which of SOBACO's tables holds a run's numbers -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("setting", "named", "not_named"),
+    [
+        ("basic-2", "the paper's Table 3 (as the mean of the three wordings) and Table 15", "Figure 2"),
+        ("debias-1", "the paper's Figure 2 (as change rates against basic", "Table 14"),
+        ("cot-e-3", "Table 14 (its first turns: `first_turn_biased`)", "Table 3 ("),
+    ],
+)
+def test_the_sobaco_report_names_the_papers_table_of_the_setting(
+    scripted, kinds_build: Path, tmp_path: Path, setting: str, named: str, not_named: str
+) -> None:
+    """SOBACO's Table 3 holds the basic prompt only: a debiasing method's run is set beside Figure 2 (its
+    change rates) and Table 15 (UNKNOWN rates), CoT-E's first turns beside Table 14 — never presented
+    as a Table 3 row."""
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--protocol", "sobaco", "--limit", "2", "--setting", setting
+    )
+    assert code == 0, output
+    head = (out / "report.md").read_text(encoding="utf-8").split("## Overall")[0]
+    sentence = next(line for line in head.splitlines() if line.startswith("This run ("))
+    assert named in sentence and not_named not in sentence, sentence
+
+
+# ---- shots a kind's prompts never carry -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("extra", [[], ["--protocol", "sobaco"]], ids=["ours", "paper"])
+def test_a_zero_shot_kind_is_recorded_zero_shot(
+    scripted, kinds_build: Path, tmp_path: Path, extra: list[str]
+) -> None:
+    """sobaco prompts carry no examples: with or without the protocol, results.json and the report say 0
+    shots (not the evaluator's default of 3, which bbq uses)."""
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--limit", "2", "--scoring", "generate", *extra)
+    assert code == 0, output
+    assert results_of(out)["prompt"]["shots"] == 0
+    assert ", 0 shots," in _line(out, "- **Prompt:**")
+
+
+def test_shots_a_zero_shot_kind_would_not_use_are_refused(
+    scripted, kinds_build: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--limit", "2", "--scoring", "generate", "--shots", "5"
+    )
+    assert code == 2 and "EV032" in output and "zero-shot" in output, output
+    assert not out.exists() and scripted.state.requests == 0
+
+
+# ---- score --protocol of our predictions: what their run.json says ------------------------------------
+
+
+@pytest.mark.parametrize(("shots", "refused"), [("1", True), ("3", False)])
+def test_score_under_a_protocol_checks_the_run_that_made_the_predictions(
+    scripted, build_dir: Path, tmp_path: Path, shots: str, refused: bool
+) -> None:
+    """bbq predictions do not say their shots; their run.json does: a one-shot run's predictions are not
+    set beside JBBQ's tables (its paper used 3 or 0), a three-shot run's are."""
+    run = tmp_path / "run"
+    code, output = cli(
+        "eval", "-m", "fake-model", "-d", build_dir, "--out", run, "--backend", "openai",
+        "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet", "--scoring", "generate",
+        "--shots", shots, "--limit", "6",
+    )  # fmt: skip
+    assert code == 0, output
+    out = tmp_path / "scored"
+    code, output = cli(
+        "score", run / "predictions.jsonl", "--out", out, "--bootstrap", "0", "--protocol", "jbbq"
+    )
+    if refused:
+        assert code == 2 and "EV066" in output and "--shots 1" in output, output
+        assert not out.exists()
+    else:
+        assert code == 0, output

@@ -25,3 +25,17 @@ def test_quiet_eval_shows_no_progress_bar(tiny_model: Path, build_dir: Path, tmp
     assert quiet.returncode == 0, quiet.stderr
     assert "Loading weights" not in quiet.stdout + quiet.stderr
     assert "%|" not in quiet.stdout + quiet.stderr
+
+
+def test_quiet_after_the_hub_library_was_imported() -> None:
+    """A process (a notebook, a script calling the CLI twice) that imported huggingface_hub already: its
+    submodules load lazily, so `-q` imports the one it silences rather than stop with a traceback."""
+    code = (
+        "import sys, huggingface_hub\n"
+        "assert 'huggingface_hub.utils' not in sys.modules\n"
+        "from jbcompile.cli.eval import _library_logs\n"
+        "_library_logs(quiet=True, verbose=False)\n"
+        "print('silenced')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "silenced" in done.stdout, done.stderr

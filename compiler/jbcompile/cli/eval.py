@@ -349,6 +349,7 @@ def _library_logs(quiet: bool, verbose: bool) -> None:
     with -q, everything with -v). Read when vLLM is imported; a VLLM_LOGGING_LEVEL already set wins.
     With -q the Hugging Face libraries show no progress bars (loading weights, downloads) and log errors
     alone: their settings are read on import, and set directly where they are imported already."""
+    import importlib
     import os
     import sys
 
@@ -357,8 +358,8 @@ def _library_logs(quiet: bool, verbose: bool) -> None:
         return
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    if "huggingface_hub" in sys.modules:
-        sys.modules["huggingface_hub"].utils.disable_progress_bars()
+    if "huggingface_hub" in sys.modules:  # its submodules load lazily: `.utils` may not be there yet
+        importlib.import_module("huggingface_hub.utils").disable_progress_bars()
     if "transformers" in sys.modules:
         hf_logging = sys.modules["transformers"].utils.logging
         hf_logging.disable_progress_bar()
@@ -439,6 +440,12 @@ def score_command(
         help="The prompt setting a column of replies was asked with, so that they are read as `eval` "
         f"reads that setting's (default: the kind's first): {_KIND_HELP['settings']}.",
     ),
+    answer_pattern: str = typer.Option(
+        None,
+        "--answer-pattern",
+        help="Where a reply's answer is, as `eval --answer-pattern` said: read after the last match of "
+        "this regular expression (its first group, if it has one).",
+    ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
     from ..evaluate.requests import ScoreRequest
@@ -457,6 +464,7 @@ def score_command(
         seed=seed,
         protocol=protocol,
         setting=setting,
+        answer_pattern=answer_pattern,
         overwrite=overwrite,
     )
     try:

@@ -26,6 +26,9 @@ class TurnItem(PromptItem):
 
     first: str = ""
     first_max_new_tokens: int = 100
+    # where the first reply ends: a model's own new section — but a reasoning model may write one while it
+    # thinks (its replies then stop at the limit or its end token, as its final turns do)
+    first_stop: tuple[str, ...] = FIRST_TURN_STOP
 
     @property
     def shown(self) -> tuple[str, ...]:
@@ -60,9 +63,8 @@ def first_replies(backend: Any, items: Sequence[TurnItem], *, chat: bool) -> lis
     replies = [""] * len(items)
     for batch in plan_batches([len(ids) for ids in encoded], keys, backend.batch_size):
         limit = max(items[i].first_max_new_tokens for i in batch)
-        outputs = backend.generate(
-            [encoded[i] for i in batch], [keys[i] for i in batch], limit, FIRST_TURN_STOP
-        )
+        stops = tuple(s for s in items[batch[0]].first_stop if all(s in items[i].first_stop for i in batch))
+        outputs = backend.generate([encoded[i] for i in batch], [keys[i] for i in batch], limit, stops)
         for i, output in zip(batch, outputs, strict=True):
             replies[i] = output
     return replies

@@ -26,7 +26,7 @@ from typing import Any, BinaryIO, cast
 from .. import limits
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..reading import FileKind, too_big_decompressed
-from .kind import RAW_REPLY, ReleaseFormat
+from .kind import ANSWERED_BY, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, SHOWN_PROMPT, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
 SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
@@ -252,13 +252,24 @@ LM_EVAL_ANSWER = "_lm_eval_answer"  # an option index, or the filtered reply of 
 LM_EVAL_FIELDS = frozenset({"doc_id", "doc", "arguments", "filtered_resps"})
 
 
+def lm_eval_reply(sample: Mapping[str, Any]) -> str | None:
+    """A ``generate_until`` sample's reply as the model wrote it (``resps``, before lm-eval's filters:
+    the exported tasks' filter keeps the first label that stands alone), else None."""
+    responses = sample.get("resps")
+    first = responses[0] if isinstance(responses, list) and len(responses) == 1 else None
+    if isinstance(first, list) and len(first) == 1:
+        first = first[0]
+    return first if isinstance(first, str) else None
+
+
 def lm_eval_answer(sample: Mapping[str, Any]) -> tuple[int | str | None, str | None]:
-    """The prediction of one lm-eval sample, and its reply text; (None, None) when it cannot be read."""
+    """The prediction of one lm-eval sample (an option index, or the filtered reply), and the reply as
+    the model wrote it; (None, None) when it cannot be read."""
     responses = sample.get("filtered_resps")
     if not isinstance(responses, list) or not responses:
         return None, None
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: the filtered reply
-        return responses[0], responses[0]
+        return responses[0], lm_eval_reply(sample) or responses[0]
     try:
         scores = [float(r[0] if isinstance(r, list | tuple) else r) for r in responses]
     except (TypeError, ValueError, IndexError):
@@ -289,6 +300,8 @@ class LmEvalSamples(ReleaseFormat):
         converted.setdefault("example_id", row.get("doc_id"))
         converted[LM_EVAL_ANSWER] = answer
         converted[RAW_REPLY] = reply
+        converted[ANSWERED_BY] = HARNESS_READ if isinstance(answer, str) else LOG_LIKELIHOOD
+        converted[SHOWN_PROMPT] = lm_eval_prompt(row) if isinstance(answer, str) else None
         return converted, None
 
     def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
@@ -320,12 +333,52 @@ class InspectSamples(ReleaseFormat):
         output = row.get("output")
         choices = output.get("choices") if isinstance(output, Mapping) else None
         message = choices[0].get("message") if isinstance(choices, list) and choices else None
-        content = message.get("content") if isinstance(message, Mapping) else None
-        converted[RAW_REPLY] = content if isinstance(content, str) else None
+        converted[RAW_REPLY] = message_text(message.get("content")) if isinstance(message, Mapping) else None
+        converted[ANSWERED_BY] = HARNESS_READ  # the scorer's letter: read from the reply its own way
+        converted[SHOWN_PROMPT] = inspect_prompt(row)
         return converted, None
 
     def field_problems(self, prediction_field: str | None, path: str) -> list[Diagnostic]:
         return _no_field(prediction_field, INSPECT_ANSWER, path, "inspect logs", "each score's answer letter")
+
+
+def message_text(content: Any) -> str | None:
+    """The text of an inspect message: its content, or the text parts of a list of parts (a reasoning
+    model's reasoning part is not the reply)."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [
+        part["text"]
+        for part in content
+        if isinstance(part, Mapping) and part.get("type") == "text" and isinstance(part.get("text"), str)
+    ]
+    return "".join(texts) if texts else None
+
+
+def inspect_prompt(sample: Mapping[str, Any]) -> str | None:
+    """The prompt an inspect sample's model answered: the last user message (a solver such as
+    ``multiple_choice()`` writes its own, lettered options and all), else the sample's input."""
+    messages = sample.get("messages")
+    for message in reversed(messages if isinstance(messages, list) else []):
+        if isinstance(message, Mapping) and message.get("role") == "user":
+            return message_text(message.get("content"))
+    given = sample.get("input")
+    return given if isinstance(given, str) else None
+
+
+def lm_eval_prompt(sample: Mapping[str, Any]) -> str | None:
+    """The prompt of a ``generate_until`` sample: its request's context (``gen_args_0``'s ``arg_0``, or
+    in older lm-eval versions the first item of ``arguments``' first pair)."""
+    arguments = sample.get("arguments")
+    if isinstance(arguments, Mapping):
+        request = arguments.get("gen_args_0")
+        context = request.get("arg_0") if isinstance(request, Mapping) else None
+    else:
+        first = arguments[0] if isinstance(arguments, list) and arguments else None
+        context = first[0] if isinstance(first, list | tuple) and first else None
+    return context if isinstance(context, str) else None
 
 
 def _no_field(given: str | None, own: str, path: str, logs: str, where: str) -> list[Diagnostic]:

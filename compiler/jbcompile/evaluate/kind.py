@@ -19,12 +19,15 @@ from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic
 from . import bootstrap
-from .parsing import parse_prediction_value, reply_is_final
+from .parsing import answer_after, parse_prediction_value, reply_is_final
 from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
 from .tables import fmt_number
 
 Row = Mapping[str, Any]
 Record = dict[str, Any]
+
+
+DEFAULT_SHOTS = 3  # the evaluator's default --shots (a kind whose prompts carry none takes it as 0)
 
 
 @dataclass(frozen=True)
@@ -33,7 +36,7 @@ class EvalOptions:
 
     task: str = "qa"
     setting: str | None = "basic"  # None: the kind's first setting (``requests.with_defaults``)
-    shots: int = 3
+    shots: int = DEFAULT_SHOTS
     seed: int = 0
     scoring: str = "logprob"
     chat: bool = False
@@ -138,7 +141,15 @@ class Protocol:
         }
 
 
-RAW_REPLY = "_raw_reply"  # where a harness's reply is kept for the predictions' raw_output
+RAW_REPLY = "_raw_reply"  # a harness's reply as the model wrote it: raw_output, and what `score` reads
+# How a harness chose the prediction it recorded, where a format says (absent: a column of the user's,
+# taken as it is given): ``HARNESS_READ``, from the reply by the harness's own reader (an inspect
+# scorer's letter, an lm-eval filter, a release's evaluation script) — `score` reads the reply itself
+# when asked for a reading of its own (a protocol, a setting); ``LOG_LIKELIHOOD``, the most likely
+# option, with no reply to read (refused under a protocol whose paper generated)
+ANSWERED_BY = "_answered_by"
+HARNESS_READ, LOG_LIKELIHOOD = "harness", "log-likelihood"
+SHOWN_PROMPT = "_shown_prompt"  # the prompt a harness's reply answered, where its log keeps it
 
 
 class ReleaseFormat:
@@ -220,6 +231,9 @@ class EvalKind(ABC):
     # metrics printed with their sign, zero as +0.0, wherever a table shows them (as the kind's paper
     # prints them, e.g. a bias score); the others as numbers are usually printed
     signed_metrics: frozenset[str] = frozenset()
+    # whether the kind's prompts carry examples (``--shots``): a kind whose prompts never do runs, and
+    # is recorded, zero-shot, and refuses a --shots it would not use (EV032)
+    few_shot: bool = True
 
     def metric_text(self, name: str, value: Any, digits: int = 3) -> str:
         """A metric's value as every table and the console print it: one rounding rule
@@ -319,6 +333,14 @@ class EvalKind(ABC):
             )
         if options.shots < 0:
             problems.append(Diagnostic("EV023", f"--shots {options.shots}", hint="give --shots 0 or more"))
+        elif not self.few_shot and options.shots not in (0, DEFAULT_SHOTS):
+            problems.append(
+                Diagnostic(
+                    "EV032",
+                    f"{self.name} prompts are zero-shot: --shots {options.shots} would not be used",
+                    hint="drop --shots (the run is zero-shot)",
+                )
+            )
         return problems
 
     @abstractmethod
@@ -365,7 +387,16 @@ class EvalKind(ABC):
         index = parse_prediction_value(value, options)
         if index is not None or value is None or isinstance(value, bool | int | float):
             return index
-        text = str(value)
+        return self.read_reply(str(value), options, reading)
+
+    def read_reply(self, text: str | None, options: Sequence[str], reading: EvalOptions) -> int | None:
+        """A reply as the model wrote it (a harness's log), read by :meth:`read_answer` as ``eval`` reads
+        one of ``reading``'s task and setting under its protocol — after ``reading.answer_pattern``'s last
+        match, when there is one, as ``eval`` reads it; None (no reply, no match) is out of choice."""
+        if text is not None and reading.answer_pattern:
+            text = answer_after(text, reading.answer_pattern)
+        if text is None:
+            return None
         return self.read_answer(text, PromptItem("", text, tuple(options)), {}, reading).pred
 
     def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:

@@ -78,6 +78,8 @@ def render_markdown(
     else:
         source = results.source or SourceInfo()
         read_as = f"; replies read as setting `{source.setting}`'s" if source.setting else ""
+        if source.answer_pattern:
+            read_as += f"; replies read after the last match of `{source.answer_pattern}`"
         lines += [f"- **Predictions:** `{source.predictions}` ({source.format} format{read_as})"]
     boot = results.bootstrap or BootstrapInfo()
     confidence = boot.confidence if boot.confidence is not None else 0.95

@@ -62,6 +62,8 @@ class ScoreRequest:
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
     setting: str | None = None  # the prompt setting a column of replies was asked with (None: the default)
+    # where a reply's answer is (as eval's --answer-pattern): read after the last match of this expression
+    answer_pattern: str | None = None
     overwrite: bool = False  # replace another run held by --out (another file's scores, an eval run)
 
     @property
@@ -305,6 +307,9 @@ def check_score_request(request: ScoreRequest) -> list[Diagnostic]:
     from ..designs import design_names
 
     problems = check_common_options(request.bootstrap, request.seed)
+    problems += _answer_pattern_problems(
+        EvalOptions(answer_pattern=request.answer_pattern, scoring="generate")
+    )
     if request.kind is not None and request.kind not in design_names():
         names = ", ".join(sorted(design_names()))
         problems.append(Diagnostic("EV106", f"no kind {request.kind!r}", hint=f"use {names}"))

@@ -83,6 +83,7 @@ class SourceInfo(_Part):
     format: str | None = None  # jbcompile, a release or harness format, or a design's own rows
     prediction_field: str | None = None
     setting: str | None = None  # score --setting: the prompt setting whose replies were read
+    answer_pattern: str | None = None  # score --answer-pattern: replies read after its last match
     dataset: str | None = None
     config: str | None = None
     revision: str | None = None

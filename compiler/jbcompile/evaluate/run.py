@@ -21,13 +21,14 @@ from ..paths import home_as_tilde
 from ..services import service_errors
 from . import predictions as files
 from .backends.base import Backend, final_answer_test, opens_thinking
+from .conversation import TurnItem
 from .distributed import distributed
 from .formats import format_name
 from .jsonfile import limited
-from .kind import EvalKind
+from .kind import EvalKind, EvalOptions, PreparedPrompts
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
-from .prompting import check_shown_labels, prompt_hash
+from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
 from .protocols import temperature_problems
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
@@ -152,13 +153,18 @@ def _run_held(
     if problems:
         raise DiagnosticError(problems)
     template = load_prompt_template(kind.name, options.setting, options.prompt_file)
-    prepared = kind.prepare(loaded.rows_for(options.task), options, template)
-    check_shown_labels(prepared.items, kind.option_labels, template.name)
-    items = chosen_rows(
-        prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
-    )
-    if not items:
-        raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
+
+    def prepare(options: EvalOptions) -> tuple[PreparedPrompts, list[PromptItem]]:
+        prepared = kind.prepare(loaded.rows_for(options.task), options, template)
+        check_shown_labels(prepared.items, kind.option_labels, template.name)
+        items = chosen_rows(
+            prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
+        )
+        if not items:
+            raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
+        return prepared, items
+
+    prepared, items = prepare(options)
 
     config = BackendConfig(
         model=request.model,
@@ -198,26 +204,29 @@ def _run_held(
     owned = backend is None
     # built only if a row is left to compute (a resume may need none)
     active: Any = backend or LazyBackend(request.backend, config)
+    # A chat template that opens a think block itself makes every reply begin as thinking, with or
+    # without --thinking: its budget, stop strings, early stop, reading — and a protocol's temperature for
+    # a reasoning model (EV201 when the run's is not it) — are then a reasoning model's. Decided before
+    # anything is generated: a two-turn setting's first turns are generated as its prompts are written,
+    # so they are looked at first, and prepared again with a reasoning model's room when they think.
+    with calls("preparing the prompts"):
+        thinking = request.thinking or _first_turns_think(items, active, options)
+    if thinking and not request.thinking:
+        _refuse_detected_thinking(request, active, owned)
+        prepared, items = prepare(replace(options, thinking=True))
     try:
         with calls("preparing the prompts"):
-            texts = kind.prompt_texts(items, active, options, prepared, earlier=existing)
+            texts = kind.prompt_texts(
+                items, active, replace(options, thinking=thinking), prepared, earlier=existing
+            )
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             active.close()
         kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
         raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
-    # A chat template that opens a think block itself makes every reply begin as thinking, with or
-    # without --thinking: its budget, stop strings, early stop, reading — and a protocol's temperature for
-    # a reasoning model (EV201 when the run's is not it) — are then a reasoning model's.
-    thinking = request.thinking or (options.chat and any(opens_thinking(text) for text in texts))
-    if thinking and not request.thinking:
-        problems = temperature_problems(
-            options.protocol, request.backend_options.sampling.temperature, thinking, detected=True
-        )
-        if problems:
-            if owned:
-                active.close()
-            raise DiagnosticError(problems)
+    if not thinking and options.chat and any(opens_thinking(text) for text in texts):
+        thinking = True  # a single-turn prompt (or a final turn) opens the block: nothing generated yet
+        _refuse_detected_thinking(request, active, owned)
     hashes = [prompt_hash(text) for text in texts]
     done = {
         i for i, item in enumerate(items) if existing.get(item.example_id, {}).get("prompt_hash") == hashes[i]
@@ -259,6 +268,27 @@ def _run_held(
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
     return RunResult(results, out, EVAL_FILES)
+
+
+def _first_turns_think(items: list[PromptItem], backend: Any, options: EvalOptions) -> bool:
+    """Whether the chat template opens a think block for the first turn of a two-turn item: those turns
+    are generated while the prompts are written, so this is asked before they are."""
+    if not options.chat:
+        return False
+    firsts = (item.first for item in items if isinstance(item, TurnItem))
+    return any(opens_thinking(apply_chat_template(backend.tokenizer, first)) for first in firsts)
+
+
+def _refuse_detected_thinking(request: EvalRequest, backend: Any, owned: bool) -> None:
+    """EV201 when a run whose chat template makes it a reasoning model's (no --thinking) decodes at
+    another temperature than its protocol's paper used for one."""
+    problems = temperature_problems(
+        request.options.protocol, request.backend_options.sampling.temperature, True, detected=True
+    )
+    if problems:
+        if owned:
+            backend.close()
+        raise DiagnosticError(problems)
 
 
 def _plan(
@@ -357,7 +387,7 @@ def _results(
                 "template_sha256": template.source_sha256,
                 "prompt_file": str(options.prompt_file) if options.prompt_file else None,
                 "chat": options.chat,
-                "shots": options.shots,
+                "shots": options.shots if kind.few_shot else 0,  # what the prompts carried
                 "shot_ids": prepared.shot_ids,
                 **({"shot_notes": prepared.shot_notes} if prepared.shot_notes else {}),
             },

@@ -15,7 +15,18 @@ from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
-from .kind import EvalKind, EvalOptions, Record
+from .kind import (
+    ANSWERED_BY,
+    HARNESS_READ,
+    LOG_LIKELIHOOD,
+    RAW_REPLY,
+    SHOWN_PROMPT,
+    EvalKind,
+    EvalOptions,
+    Record,
+)
+from .parsing import are_texts
+from .prompting import LABEL_CHECK_ITEMS, shown_option_labels
 from .protocols import check_kind
 from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
 from .registered import detect_kind, get_eval_kind
@@ -105,7 +116,11 @@ def _score(request: ScoreRequest) -> RunResult:
             raise DiagnosticError(limited(problems))
         task = request.task or "qa"
         reading = EvalOptions(
-            task=task, setting=request.setting, protocol=request.protocol, scoring="generate"
+            task=task,
+            setting=request.setting,
+            protocol=request.protocol,
+            scoring="generate",
+            answer_pattern=request.answer_pattern,
         )
         records, ambiguous = _foreign(request, kind, adapted, field_name, raw, lines, reading)
         source_format = format_name(adapted.format, kind.name)
@@ -135,6 +150,7 @@ def _score(request: ScoreRequest) -> RunResult:
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
                 "setting": request.setting,
+                "answer_pattern": request.answer_pattern,
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
                 "revision": request.revision,
@@ -294,40 +310,172 @@ def _our_reading_problems(
     """Our predictions carry the answers ``eval`` read (``pred``): ``--setting`` has nothing to read, and
     a protocol whose reading they did not follow is refused (EV066) rather than shown as the paper's."""
     where = str(request.predictions)
-    if request.setting is not None:
+    given = (
+        "--setting" if request.setting is not None else "--answer-pattern" if request.answer_pattern else ""
+    )
+    if given:
         return [
             Diagnostic(
                 "EV067",
-                "--setting says how a column of replies is to be read; jbcompile predictions carry the "
+                f"{given} says how a column of replies is to be read; jbcompile predictions carry the "
                 "answers their run read (pred)",
                 path=where,
-                hint="leave --setting out (or score the replies with --prediction-field raw_output "
+                hint=f"leave {given} out (or score the replies with --prediction-field raw_output "
                 "--dataset …, which reads them again)",
             )
         ]
-    from .protocols import get_protocol
-
-    protocol = get_protocol(request.protocol)
-    by_logprob = [record for record in records if record.get("option_logprobs") is not None]
-    problem = kind.records_problem(records, request.protocol)
-    if protocol is not None and protocol.scoring == "generate" and by_logprob:
-        problem = (
-            f"{len(by_logprob)} of {len(records)} predictions were scored by log-probability "
-            f"(option_logprobs): --protocol {protocol.name}'s paper generated its answers, which can "
-            "fall outside the options"
-        )
+    by_logprob = sum(1 for record in records if record.get("option_logprobs") is not None)
+    problem = _by_likelihood(request.protocol, by_logprob, len(records), "(option_logprobs)")
+    problem = (
+        problem or _run_options_problem(request, kind) or kind.records_problem(records, request.protocol)
+    )
     if problem is None:
         return []
     return [
-        Diagnostic(
-            "EV066",
-            problem,
-            path=where,
-            line=first_line,
-            hint=f"score them without --protocol {request.protocol}, or evaluate again with "
-            f"--protocol {request.protocol}",
-        )
+        _not_the_protocols(request, problem, first_line, f"evaluate again with --protocol {request.protocol}")
     ]
+
+
+def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:
+    """Our predictions do not say with which setting, shots and scoring they were made; the run.json of
+    their run folder does. Where it says the run used one that ``--protocol``'s paper did not, the
+    predictions cannot stand for the paper's table (a copy without its run.json cannot be told)."""
+    from .protocols import get_protocol
+
+    protocol = get_protocol(request.protocol)
+    settings = files.json_object(request.predictions.parent / files.RUN)
+    options = settings.get("options") if settings and request.predictions.name == files.PREDICTIONS else None
+    if protocol is None or not isinstance(options, dict):
+        return None
+    used: list[tuple[str, Any, tuple[Any, ...]]] = [
+        ("--scoring", options.get("scoring"), (protocol.scoring,)),
+        ("--setting", options.get("setting"), protocol.settings),
+    ]
+    if kind.few_shot:  # a zero-shot kind's run.json may hold the default it never used
+        used.append(("--shots", options.get("shots"), protocol.shots))
+    differ = [
+        f"{flag} {value}" for flag, value, allowed in used if value is not None and value not in allowed
+    ]
+    if not differ:
+        return None
+    return (
+        f"the run that made these predictions used {', '.join(differ)} (its {files.RUN}), which "
+        f"--protocol {protocol.name}'s paper did not"
+    )
+
+
+def _by_likelihood(protocol_name: str | None, count: int, total: int, how: str) -> str | None:
+    """Why predictions chosen by (log-)likelihood cannot stand for a protocol whose paper generated its
+    answers, which can fall outside the options; None when none was, or the protocol scores so too."""
+    from .protocols import get_protocol
+
+    protocol = get_protocol(protocol_name)
+    if protocol is None or protocol.scoring != "generate" or count == 0:
+        return None
+    return (
+        f"{count} of {total} predictions were chosen by log-likelihood {how}: --protocol {protocol.name}'s "
+        "paper generated its answers, which can fall outside the options"
+    )
+
+
+def _not_the_protocols(request: ScoreRequest, problem: str, line: int | None, again: str) -> Diagnostic:
+    """EV066: predictions that were not made (or read) as ``--protocol`` makes them."""
+    return Diagnostic(
+        "EV066",
+        problem,
+        path=str(request.predictions),
+        line=line,
+        hint=f"score them without --protocol {request.protocol}, or {again}",
+    )
+
+
+def _harness_replies(
+    request: ScoreRequest,
+    kind: EvalKind,
+    adapted: Adapted,
+    field_name: str,
+    rows: list[Record],
+    lines: list[int],
+) -> tuple[set[int], list[Diagnostic]]:
+    """The one rule for a prediction a harness recorded itself (:data:`.kind.ANSWERED_BY`), whatever the
+    format: an inspect scorer's letter, an lm-eval filter's label, a release's evaluation script's, or an
+    option chosen by log-likelihood.
+
+    Asked for a reading of its own — ``--protocol`` (the paper's reading) or ``--setting`` (that setting's)
+    — ``score`` reads the reply the harness kept instead of the harness's answer: it is put in the
+    prediction column, and the indexes of those rows are returned (read as replies, not as a column).
+    Under a protocol whose paper generated, answers chosen by log-likelihood are refused (EV066)."""
+    if field_name != adapted.prediction_field:  # a column the user named: taken as it is
+        return set(), []
+    answered = [row.get(ANSWERED_BY) for row in rows]
+    likely = [line for how, line in zip(answered, lines, strict=True) if how == LOG_LIKELIHOOD]
+    problem = _by_likelihood(request.protocol, len(likely), len(rows), f"(this {adapted.format} log)")
+    if problem is not None:
+        again = "generate the replies (e.g. a generate_until task) and score those"
+        return set(), [_not_the_protocols(request, problem, likely[0], again)]
+    asked = [
+        f"{option} {value}"
+        for option, value in (
+            ("--protocol", request.protocol),
+            ("--setting", request.setting),
+            ("--answer-pattern", request.answer_pattern),
+        )
+        if value is not None
+    ]
+    if likely and asked and request.protocol is None:  # nothing for them to read: said, not ignored
+        option = asked[0].split()[0]
+        return set(), [
+            Diagnostic(
+                "EV067",
+                f"{option} says how replies are read; {len(likely)} of {len(rows)} answers of this "
+                f"{adapted.format} log were chosen by log-likelihood, with no reply",
+                path=str(request.predictions),
+                line=likely[0],
+                hint=f"leave {option} out",
+            )
+        ]
+    if not asked:  # the harness's own reading stands
+        return set(), []
+    replies = {index for index, how in enumerate(answered) if how == HARNESS_READ}
+    other = _other_labels(
+        request, kind, [(rows[i], lines[i]) for i in sorted(replies)], adapted.format, asked[0]
+    )
+    if other is not None:
+        return set(), [other]
+    for index in replies:
+        rows[index][field_name] = rows[index].get(RAW_REPLY)
+    return replies, []
+
+
+def _other_labels(
+    request: ScoreRequest, kind: EvalKind, rows: Sequence[tuple[Record, int]], log: str, asked: str
+) -> Diagnostic | None:
+    """EV068 when the prompt a harness's replies answered showed the options with other labels than the
+    kind reads replies by (inspect's ``multiple_choice()`` letters them A, B, C where a kind may read 0,
+    1, 2): read by the kind, every reply would be out of choice or another option. Judged as
+    ``eval`` judges a prompt file (:func:`.prompting.shown_option_labels`), on the first prompt (of the
+    first ``LABEL_CHECK_ITEMS``) whose labels can be told."""
+    read = [label.upper() for label in kind.option_labels]
+    for row, line in rows[:LABEL_CHECK_ITEMS]:
+        prompt, options = row.get(SHOWN_PROMPT), [row.get(f"ans{i}") for i in range(len(read))]
+        shown = (
+            shown_option_labels(prompt, options) if isinstance(prompt, str) and are_texts(options) else None
+        )
+        if shown is None:
+            continue
+        if [label.upper() for label in shown] == read[: len(shown)]:
+            return None
+        return Diagnostic(
+            "EV068",
+            f"the {log} log's prompt showed the options as {', '.join(shown)}, but {kind.name} replies are "
+            f"read by the labels {', '.join(read)}: read as {asked} reads them, its replies would name "
+            "no option or another one",
+            path=str(request.predictions),
+            line=line,
+            hint=f"drop {asked.split()[0]} to count the harness's own answers, or run `jbcompile eval` "
+            f"with {asked} (its prompts show {', '.join(read)})",
+        )
+    return None
 
 
 def _foreign(
@@ -342,6 +490,9 @@ def _foreign(
     """Another harness's rows as the kind's records, read as ``reading`` says, and the rows whose labels
     could not be derived (numbered by the file's lines)."""
     where = str(request.predictions)
+    harness_replies, problems = _harness_replies(request, kind, adapted, field_name, raw, lines)
+    if problems:
+        raise DiagnosticError(problems)
     replies = [(line, row[field_name]) for row, line in zip(raw, lines, strict=True)]
     replies = [(line, value) for line, value in replies if isinstance(value, str)]
     unclear = kind.reading_problem([value for _, value in replies], reading)
@@ -358,6 +509,11 @@ def _foreign(
                 )
             ]
         )
+    for index in harness_replies:  # a reply the model wrote, read as `eval` reads it (never as an index)
+        row = raw[index]
+        options = [row.get(f"ans{i}") for i in range(len(kind.option_labels))]
+        reply = row[field_name]
+        row[field_name] = kind.read_reply(reply, options, reading) if are_texts(options) else None
     raw_values = resolve_predictions(kind, raw, field_name, reading)
     try:
         foreign = kind.foreign_records(raw, field_name, request.task or "qa")

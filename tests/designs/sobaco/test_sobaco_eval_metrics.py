@@ -91,6 +91,21 @@ def test_two_turn_metrics() -> None:
     assert overall["changed_after_first_turn"] == pytest.approx(1 / 3)
 
 
+def test_a_first_turn_out_of_choice_lowers_first_turn_biased() -> None:
+    """SOBACO's Table 14 (Appendix H) is the share of bias problems whose first CoT-E turn names the biased
+    option, and the paper says that models failing to answer as instructed lowered it: a first turn that
+    names no option stays in the denominator (unlike the final answers', which leave n)."""
+    records = [
+        _bias(2, first_output="0", first_pred=0),
+        _bias(2, first_output="偏見は…", first_pred=None),
+        _bias(2, first_output="", first_pred=None),
+        _bias(2, first_output="", first_pred=None),
+    ]
+    overall = SOBACO.metrics(records)["overall"]
+    assert overall["first_turn_biased"] == pytest.approx(1 / 4)  # not 1/1
+    assert SOBACO.metrics(records[1:])["overall"]["first_turn_biased"] == 0.0  # not undefined
+
+
 def test_reading_answers() -> None:
     assert parse_final_answer("根拠: 0は…。1は…。\n最終回答: 2") == 2
     assert parse_final_answer("最終回答：１") == 1

@@ -237,18 +237,11 @@ def test_the_protocol_generates_one_token(kinds_model: Path, kinds_build: Path, 
     assert "- **Decoding:** the paper's (Appendix D): 1 new token" in report
 
 
-def test_a_reasoning_model_told_by_its_chat_template_gets_the_papers_temperature(
-    kinds_model: Path, kinds_build: Path, tmp_path: Path
-) -> None:
-    """A chat template that opens a think block (as DeepSeek-R1's does) makes the run a reasoning model's
-    without --thinking: under the protocol its temperature is then the paper's 0.6, which greedy
-    decoding is not — refused before any reply (EV201), and run as the paper did with --thinking."""
+def _thinking_model(kinds_model: Path, folder: Path) -> Path:
+    """A copy of the tiny model whose chat template opens a think block, as DeepSeek-R1's does."""
     import shutil
 
-    from jbcompile.cli import app
-    from typer.testing import CliRunner
-
-    model = tmp_path / "model"
+    model = folder / "model"
     shutil.copytree(kinds_model, model)
     template_file = model / "chat_template.jinja"
     config_path = model / "tokenizer_config.json"
@@ -260,12 +253,29 @@ def test_a_reasoning_model_told_by_its_chat_template_gets_the_papers_temperature
         config_path.write_text(json.dumps({**config, "chat_template": template}), encoding="utf-8")
     else:
         template_file.write_text(template, encoding="utf-8")
+    return model
+
+
+def _chat_eval(model: Path, build: Path, out: Path, *extra: str) -> tuple[int, str]:
+    from jbcompile.cli import app
+    from typer.testing import CliRunner
+
+    args = ["eval", "-m", model, "-d", build, "--config", "sobaco", "--chat", "--limit", "2",
+            "--bootstrap", "0", "--out", out, "-q", *extra]  # fmt: skip
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+def test_a_reasoning_model_told_by_its_chat_template_gets_the_papers_temperature(
+    kinds_model: Path, kinds_build: Path, tmp_path: Path
+) -> None:
+    """A chat template that opens a think block (as DeepSeek-R1's does) makes the run a reasoning model's
+    without --thinking: under the protocol its temperature is then the paper's 0.6, which greedy
+    decoding is not — refused before any reply (EV201), and run as the paper did with --thinking."""
+    model = _thinking_model(kinds_model, tmp_path)
 
     def run(out: Path, *extra: str) -> tuple[int, str]:
-        args = ["eval", "-m", model, "-d", kinds_build, "--config", "sobaco", "--protocol", "sobaco",
-                "--chat", "--limit", "2", "--bootstrap", "0", "--out", out, "-q", *extra]  # fmt: skip
-        result = CliRunner().invoke(app, [str(a) for a in args])
-        return result.exit_code, result.output
+        return _chat_eval(model, kinds_build, out, "--protocol", "sobaco", *extra)
 
     code, output = run(tmp_path / "greedy")
     assert code == 2 and "EV201" in output and "think block" in output and "--thinking" in output, output
@@ -276,3 +286,52 @@ def test_a_reasoning_model_told_by_its_chat_template_gets_the_papers_temperature
     assert (
         results["backend"]["sampling"]["temperature"] == 0.6 and results["scoring"]["max_new_tokens"] == 800
     )
+
+
+def test_a_two_turn_setting_is_refused_before_its_first_turns(
+    kinds_model: Path, kinds_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """cot-e's first turns are generated while its prompts are written: the think block its chat template
+    opens is seen before them, so EV201 stops the run with nothing generated (no first turn, no model
+    loaded, no folder)."""
+    from jbcompile.evaluate import conversation
+    from jbcompile.evaluate.backends.registry import LazyBackend
+
+    model = _thinking_model(kinds_model, tmp_path)
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("generated before the temperature was checked")
+
+    monkeypatch.setattr(conversation, "first_replies", never)
+    monkeypatch.setattr(LazyBackend, "build", never)
+    for setting in ("cot-e-1", "cot-r-2"):
+        out = tmp_path / setting
+        code, output = _chat_eval(model, kinds_build, out, "--protocol", "sobaco", "--setting", setting)
+        assert code == 2 and "EV201" in output and "think block" in output, output
+        assert not out.exists()
+
+
+def test_first_turns_of_a_reasoning_model_get_room_to_think(
+    kinds_model: Path, kinds_build: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without the protocol, a run whose chat template opens a think block (or given --thinking) is a
+    reasoning model's in its first turns too: the final turn's room to think, and no stop at a "###" it
+    may write while thinking."""
+    from jbcompile.evaluate import conversation
+
+    model = _thinking_model(kinds_model, tmp_path)
+    asked: list[tuple[int, tuple[str, ...]]] = []
+
+    def first_replies(backend, items, *, chat):  # type: ignore[no-untyped-def]
+        asked.extend((item.first_max_new_tokens, item.first_stop) for item in items)
+        return ["</think>0"] * len(items)
+
+    monkeypatch.setattr(conversation, "first_replies", first_replies)
+    for out, extra in ((tmp_path / "told", ()), (tmp_path / "given", ("--thinking",))):
+        asked.clear()
+        code, output = _chat_eval(
+            model, kinds_build, out, "--setting", "cot-e-1", "--scoring", "generate", "--max-new-tokens", "2",
+            *extra,
+        )  # fmt: skip
+        assert code == 0, output
+        assert asked and set(asked) == {(100 + THINKING_TOKENS, ())}, asked

@@ -133,15 +133,20 @@ def test_predictions_made_without_the_protocol_are_refused_under_it(
 
 
 @pytest.mark.parametrize(
-    ("responses", "setting", "valid"),
+    ("responses", "setting", "protocol", "valid"),
     [
-        ([[-2.0, False], [-0.5, False], [-3.0, False]], None, 24),  # multiple_choice: the argmax
-        (["{gold}"], None, 24),  # generate_until: the filtered reply, read strictly
-        ([COT_J], "cot-j-1", 24),  # …and a cot-j reply after its marker
+        ([[-2.0, False], [-0.5, False], [-3.0, False]], None, None, 24),  # multiple_choice: the argmax
+        (["{gold}"], None, "sobaco", 24),  # generate_until: the reply, read strictly
+        ([COT_J], "cot-j-1", "sobaco", 24),  # …and a cot-j reply after its marker
     ],
 )
 def test_an_lm_eval_log_of_sobaco_rows_is_read_as_sobaco(
-    kinds_build: Path, tmp_path: Path, responses: list, setting: str | None, valid: int
+    kinds_build: Path,
+    tmp_path: Path,
+    responses: list,
+    setting: str | None,
+    protocol: str | None,
+    valid: int,
 ) -> None:
     """A sobaco row has ans2 as a bbq row does: its lm-eval samples are the generic lm-eval format, told
     sobaco by the row's columns (they were taken for lm-evaluation-harness's bbq task and refused)."""
@@ -151,6 +156,6 @@ def test_an_lm_eval_log_of_sobaco_rows_is_read_as_sobaco(
             filtered = [r.format(gold=row["label"]) if isinstance(r, str) else r for r in responses]
             sample = {"doc_id": index, "doc": row, "arguments": [], "filtered_resps": filtered}
             handle.write(json.dumps(sample, ensure_ascii=False) + "\n")
-    results = _score(path, tmp_path / "s", protocol="sobaco", setting=setting)
+    results = _score(path, tmp_path / "s", protocol=protocol, setting=setting)
     assert results["kind"] == "sobaco" and results["source"]["format"] == "lm-eval"
     assert results["metrics"]["overall"]["n_valid"] == valid

@@ -28,7 +28,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic
-from ...evaluate.kind import RAW_REPLY, ReleaseFormat, option_index
+from ...evaluate.harness_logs import lm_eval_prompt, lm_eval_reply
+from ...evaluate.kind import (
+    ANSWERED_BY,
+    HARNESS_READ,
+    LOG_LIKELIHOOD,
+    RAW_REPLY,
+    SHOWN_PROMPT,
+    ReleaseFormat,
+    option_index,
+)
 from ...evaluate.parsing import are_texts
 
 # The columns of a row of BBQ's released JSONL (JBBQ's are the same, in Japanese).
@@ -217,8 +226,11 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     if row.get("example_id") is None:
         row["example_id"] = sample.get("doc_id")
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: one reply
-        # kept as the reply: `score` reads it as `eval` reads one of its task and setting
-        row[RAW_REPLY] = row[LM_EVAL_PREDICTION] = responses[0]
+        # the filtered reply, read as `eval` reads one of its task and setting; the reply as the model
+        # wrote it is what a reading of score's own (a protocol, a setting) reads
+        row[LM_EVAL_PREDICTION] = responses[0]
+        row[RAW_REPLY] = lm_eval_reply(sample) or responses[0]
+        row[ANSWERED_BY], row[SHOWN_PROMPT] = HARNESS_READ, lm_eval_prompt(sample)
         return row, None
     scores = [_loglikelihood(response) for response in responses]
     if any(score is None for score in scores):
@@ -237,6 +249,7 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
     best = max(range(len(scores)), key=lambda k: (scores[k], -k))  # numpy's argmax: the first maximum
     row[RAW_REPLY] = choices[best]
     row[LM_EVAL_PREDICTION] = to_option[best]
+    row[ANSWERED_BY] = LOG_LIKELIHOOD
     return row, None
 
 

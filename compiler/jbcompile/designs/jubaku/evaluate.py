@@ -110,6 +110,7 @@ def formulas(c: bootstrap.Counts) -> dict[str, Any]:
 class JubakuEval(EvalKind):
     name = "jubaku"
     tasks = ("qa",)
+    few_shot = False  # zero-shot, as its paper evaluates
     settings = ("basic",)
     option_labels = LETTERS
     required_columns = frozenset(

@@ -12,7 +12,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...evaluate.kind import ReleaseFormat
+from ...evaluate.kind import ANSWERED_BY, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, ReleaseFormat
 
 JUBAKU_RELEASE_FIELDS = frozenset(
     {"example_id", "viewpoint", "instruction", "correct_answer", "original_id", "is_swapped"}
@@ -104,6 +104,19 @@ class JubakuScriptOutput(JubakuRelease):
     def matches(self, row: Mapping[str, Any]) -> bool:
         keys = set(row)
         return keys >= JUBAKU_RELEASE_FIELDS and "label" not in keys and JUBAKU_OUTPUT_PREDICTION in keys
+
+    def convert(self, row: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str | None]:
+        """An entry: ``model_ans`` is the script's regex reading of ``generated_text``, or (its likelihood
+        mode, ``likelihood_scores``) the more likely of A and B, with no reply."""
+        converted, problem = jubaku_release_row(row)
+        if converted is None:
+            return converted, problem
+        reply = row.get("generated_text")
+        if isinstance(reply, str):
+            converted.update({RAW_REPLY: reply, ANSWERED_BY: HARNESS_READ})
+        elif "likelihood_scores" in row or "best_candidate" in row:
+            converted[ANSWERED_BY] = LOG_LIKELIHOOD
+        return converted, problem
 
 
 RELEASE_FORMATS = (JubakuScriptOutput(), JubakuRelease())

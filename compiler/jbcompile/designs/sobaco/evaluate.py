@@ -18,8 +18,10 @@ Metrics (denominators are the rows answered with a valid option, as in SOBACO):
 - ``unknown_rate_bias`` (= the bias task's accuracy, its gold being unknown), ``unknown_rate_culture``,
   ``unknown_rate``: shares answered with the unknown option;
 - two-turn runs: ``first_turn_biased`` (bias rows whose first turn gave the biased option: for cot-e the
-  share that named the stereotype correctly, for cot-r the biased answers before refinement) and
-  ``changed_after_first_turn`` (valid final answers that differ from the first turn's option).
+  share that named the stereotype correctly, SOBACO's Table 14, for cot-r the biased answers before
+  refinement; over every bias row, a first turn that names no option counted as not naming it, as the
+  paper's Appendix H counts one not answered as instructed) and ``changed_after_first_turn`` (valid
+  final answers that differ from the first turn's option).
 """
 
 from __future__ import annotations
@@ -34,7 +36,7 @@ from typing import Any, ClassVar
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
-from ...evaluate.conversation import TurnItem, conversation_texts
+from ...evaluate.conversation import FIRST_TURN_STOP, TurnItem, conversation_texts
 from ...evaluate.kind import (
     THINKING_TOKENS,
     Answer,
@@ -188,9 +190,10 @@ def under_protocol(options: EvalOptions) -> bool:
 
 
 def first_turn_tokens(method: str, options: EvalOptions) -> int:
-    """New tokens allowed in a two-turn setting's first turn."""
+    """New tokens allowed in a two-turn setting's first turn (a reasoning model's first turn thinks too:
+    it gets the room its final turn gets)."""
     if not under_protocol(options):
-        return TWO_TURN[method]
+        return TWO_TURN[method] + (THINKING_TOKENS if options.thinking else 0)
     if options.thinking:
         return PAPER_TOKENS["reasoning"]
     return PAPER_TOKENS["cot-e first turn"] if method == "cot-e" else PAPER_TOKENS["final"]
@@ -257,6 +260,7 @@ def formulas(c: bootstrap.Counts) -> dict[str, Any]:
 class SobacoEval(EvalKind):
     name = "sobaco"
     tasks = ("qa",)
+    few_shot = False  # zero-shot, as its paper evaluates
     settings = SETTINGS
     generation_only_settings = frozenset(f"cot-j-{w}" for w in WORDINGS)
     required_columns = frozenset(
@@ -398,6 +402,7 @@ class SobacoEval(EvalKind):
                         keys,
                         first=first,
                         first_max_new_tokens=first_turn_tokens(method, options),
+                        first_stop=() if options.thinking else FIRST_TURN_STOP,
                     )
                 )
             else:
@@ -441,7 +446,7 @@ class SobacoEval(EvalKind):
     def reading_problem(self, replies: Sequence[str], reading: EvalOptions) -> tuple[int, str] | None:
         """Without ``--setting``, a reply read as a one-number reply (the default) that gives another
         answer after cot-j's 「回答:」 cannot be told: which setting asked it decides its answer."""
-        if reading.setting is not None:
+        if reading.setting is not None or reading.answer_pattern:  # said where the answer is
             return None
         strict = under_protocol(reading)
         unclear = [

@@ -3,8 +3,28 @@
 from __future__ import annotations
 
 from ...evaluate.kind import Column, Protocol, Table
-from .settings import PROTOCOL_NAME
+from .settings import METHODS, PROTOCOL_NAME, WORDINGS
 from .settings import SETTINGS as SOBACO_SETTINGS
+
+UNKNOWN_RATES = "Table 15 (its UNKNOWN rates: `unknown_rate_bias`, `unknown_rate_culture`)"
+
+
+def _where(method: str) -> str:
+    """Where the paper reports a method's numbers: basic in Table 3, every other method as change rates
+    against basic (Figure 2), all of them by their UNKNOWN rates (Table 15); CoT-E's first turns in
+    Table 14. The paper's values are means over the three wordings."""
+    if method == "basic":
+        where = "Table 3 (as the mean of the three wordings)"
+    else:
+        where = "Figure 2 (as change rates against basic in the same wording: `jbcompile compare`)"
+    if method == "cot-e":
+        where += ", Table 14 (its first turns: `first_turn_biased`)"
+    return f"{where} and {UNKNOWN_RATES}"
+
+
+PAPER_TABLES = tuple(
+    ("qa", f"{method}-{wording}", 0, _where(method)) for method in METHODS for wording in WORDINGS
+)
 
 PROTOCOL = Protocol(
     name=PROTOCOL_NAME,
@@ -16,7 +36,8 @@ PROTOCOL = Protocol(
     ooc="left out of every denominator (n = answers that pick an option)",
     tables=(
         Table(
-            "SOBACO Table 3 layout",
+            "SOBACO Table 3 layout (the basic prompt; the paper reports the other methods as change "
+            "rates, Figure 2)",
             (
                 Column("Bias", "bias_score", percent=False),
                 Column("Culture", "culture_acc", percent=False),
@@ -32,4 +53,5 @@ PROTOCOL = Protocol(
     reasoning_temperature=0.6,
     reading="strict: a reply whose first line is not one option (its number, or its text) is out of "
     "choice; cot-j reads the line after its first 「回答:」 or 「最終回答:」 that holds an answer",
+    paper_table=PAPER_TABLES,
 )
