@@ -177,7 +177,16 @@ def _read_release_file(path: Path, config: str) -> LoadedRows:
             raise DiagnosticError(limited(lines.problems))
         records = lines.records
     if not records:
-        raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=str(path))])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV006",
+                    "no rows to evaluate",
+                    path=str(path),
+                    hint="give a file with rows of the benchmark",
+                )
+            ]
+        )
     adapted = adapt(records, str(path))
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))

@@ -74,7 +74,15 @@ def adapt(
     for line, row in records:
         converted, problem = fmt.convert(row)
         if problem is not None or converted is None:
-            adapted.problems.append(Diagnostic("EV130", f"{fmt.name} row: {problem}", path=path, line=line))
+            adapted.problems.append(
+                Diagnostic(
+                    "EV130",
+                    f"{fmt.name} row: {problem}",
+                    path=path,
+                    line=line,
+                    hint=f"give the rows as {fmt.name} writes them",
+                )
+            )
             continue
         adapted.rows.append(converted)
         adapted.lines.append(line)

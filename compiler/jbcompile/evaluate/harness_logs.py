@@ -33,6 +33,9 @@ SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
 LETTERS = "ABCDEFGHIJ"
 
 
+DAMAGED_LOG = "give the .eval file inspect wrote, whole (or its JSON: `inspect log convert --to json`)"
+
+
 def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The samples of an ``.eval`` log, numbered 1, 2, … in the log's order."""
     try:
@@ -57,7 +60,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         log = read_eval_log(str(path))
     except Exception as error:  # a damaged archive: inspect raises many kinds
         raise DiagnosticError(
-            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path))]
+            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path), hint=DAMAGED_LOG)]
         ) from None
     return [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
 
@@ -91,7 +94,7 @@ def check_archive(path: Path, kind: FileKind) -> None:
                             raise DiagnosticError([_inflates_past(shown, kind, declared, lying=True)])
     except (zipfile.BadZipFile, zlib.error, struct.error, EOFError) as error:
         raise DiagnosticError(
-            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=shown)]
+            [Diagnostic("EV142", f"not a readable inspect log: {error}", path=shown, hint=DAMAGED_LOG)]
         ) from None
 
 

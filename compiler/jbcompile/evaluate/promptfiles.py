@@ -100,17 +100,32 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
         raise DiagnosticError(
             [
                 Diagnostic(
-                    "EV012", f"prompt template syntax: {error.message}", path=str(path), line=error.lineno
+                    "EV012",
+                    f"prompt template syntax: {error.message}",
+                    path=str(path),
+                    line=error.lineno,
+                    hint="fix the Jinja syntax at this line",
                 )
             ]
         ) from None
     except jinja2.TemplateNotFound as error:
         raise DiagnosticError(
-            [Diagnostic("EV012", f"prompt template not found: {error.name}", path=str(path))]
+            [
+                Diagnostic(
+                    "EV012",
+                    f"prompt template not found: {error.name}",
+                    path=str(path),
+                    hint="include or extend only templates beside the prompt file, or bundled ones",
+                )
+            ]
         ) from None
     except UnicodeDecodeError:
         raise DiagnosticError(
-            [Diagnostic("EV012", "the prompt template is not UTF-8 text", path=str(path))]
+            [
+                Diagnostic(
+                    "EV012", "the prompt template is not UTF-8 text", path=str(path), hint="save it as UTF-8"
+                )
+            ]
         ) from None
     digest = hashlib.sha256()
     for source in _sources(environment, name):

@@ -37,7 +37,7 @@ def get_protocol(name: str | None) -> Protocol | None:
     protocols = all_protocols()
     if name not in protocols:
         raise DiagnosticError(
-            [Diagnostic("EV200", f"unknown --protocol {name!r}; use {', '.join(protocols)}")]
+            [Diagnostic("EV200", f"unknown --protocol {name!r}", hint=f"use {', '.join(protocols)}")]
         )
     return protocols[name]
 

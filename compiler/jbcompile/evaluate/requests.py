@@ -93,7 +93,9 @@ def default_out_dir(model: str, config: str, setting: str, task: str = "qa", cha
 def _at_least(name: str, value: int | None, low: int) -> list[Diagnostic]:
     if value is None or value >= low:
         return []
-    return [Diagnostic("EV103", f"{name} must be {low} or more, got {value}")]
+    return [
+        Diagnostic("EV103", f"{name} must be {low} or more, got {value}", hint=f"give {name} {low} or more")
+    ]
 
 
 def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
@@ -101,7 +103,11 @@ def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
     problems = _at_least("--bootstrap", bootstrap, 0) + _at_least("--seed", seed, 0)
     if bootstrap > MAX_BOOTSTRAP:
         problems.append(
-            Diagnostic("EV103", f"--bootstrap must be at most {MAX_BOOTSTRAP:,}, got {bootstrap:,}")
+            Diagnostic(
+                "EV103",
+                f"--bootstrap must be at most {MAX_BOOTSTRAP:,}, got {bootstrap:,}",
+                hint=f"give --bootstrap {MAX_BOOTSTRAP:,} or fewer",
+            )
         )
     return problems
 
@@ -226,18 +232,19 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
     sampling = request.backend_options.sampling
     problems = check_options(request.backend, request.backend_options)
     checks = [
-        (request.samples >= 1, "--samples must be 1 or more"),
+        (request.samples >= 1, "--samples must be 1 or more", "give --samples 1 or more"),
         (
             request.samples == 1 or request.options.scoring == "generate",
             "--samples needs --scoring generate (log-probabilities do not vary between runs)",
+            "add --scoring generate, or leave --samples out",
         ),
         (
             request.options.scoring == "generate" or (sampling.greedy and sampling.top_p == 1.0),
-            "--temperature and --top-p set how replies are sampled; log-probability scoring samples "
-            "nothing (add --scoring generate)",
+            "--temperature and --top-p set how replies are sampled; log-probability scoring samples nothing",
+            "add --scoring generate, or leave --temperature and --top-p out",
         ),
     ]
-    return problems + [Diagnostic("EV308", message) for ok, message in checks if not ok]
+    return problems + [Diagnostic("EV308", message, hint=hint) for ok, message, hint in checks if not ok]
 
 
 def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list[Diagnostic]:

@@ -161,7 +161,16 @@ def _run_held(
             prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
         )
         if not items:
-            raise DiagnosticError([Diagnostic("EV006", "no rows to evaluate", path=request.dataset)])
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "EV006",
+                        "no rows to evaluate",
+                        path=request.dataset,
+                        hint="choose a config and --task with rows, or widen --limit/--sample",
+                    )
+                ]
+            )
         return prepared, items
 
     prepared, items = prepare(options)

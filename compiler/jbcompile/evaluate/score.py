@@ -41,7 +41,9 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     """The rows of a predictions file with their line numbers (JSON Lines, a JSON array, or the
     ``{"score", "entries"}`` object an evaluation script writes); every unreadable line is a diagnostic."""
     if not path.exists():
-        raise DiagnosticError([Diagnostic("EV060", "predictions file not found", path=str(path))])
+        raise DiagnosticError(
+            [Diagnostic("EV060", "predictions file not found", path=str(path), hint="check the path")]
+        )
     if not path.is_file():
         raise DiagnosticError(
             [
@@ -58,12 +60,28 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
         lines = read_json_records(path)
     except OSError as error:
         raise DiagnosticError(
-            [Diagnostic("EV117", f"cannot read the file: {error.strerror or error}", path=str(path))]
+            [
+                Diagnostic(
+                    "EV117",
+                    f"cannot read the file: {error.strerror or error}",
+                    path=str(path),
+                    hint="check that the file can be read",
+                )
+            ]
         ) from None
     if lines.problems:
         raise DiagnosticError(limited(lines.problems))
     if not lines.records:
-        raise DiagnosticError([Diagnostic("EV062", "the predictions file is empty", path=str(path))])
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV062",
+                    "the predictions file is empty",
+                    path=str(path),
+                    hint="give the predictions.jsonl a run wrote, or a file with one row per line",
+                )
+            ]
+        )
     return lines.records
 
 
@@ -136,7 +154,10 @@ def _score(request: ScoreRequest) -> RunResult:
         raise DiagnosticError(
             [
                 Diagnostic(
-                    "EV105", f"{kind.name} has no task {task!r}; use {', '.join(kind.tasks)}", path=where
+                    "EV105",
+                    f"{kind.name} has no task {task!r}",
+                    path=where,
+                    hint=f"use {', '.join(kind.tasks)}",
                 )
             ]
         )
@@ -196,6 +217,19 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
     loaded = load_rows(request.dataset, request.config, request.revision)
     detected = adapted.kind or detect_kind(loaded.columns, request.dataset).name
     by_id = {str(row["example_id"]): row for row in loaded.rows}
+    unnamed = [line for r, line in zip(raw, lines, strict=True) if not files.has_example_id(r)]
+    if unnamed:  # joined by example_id: a row without one joins nothing (not a row "the dataset lacks")
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV115",
+                    f"{len(unnamed)} prediction(s) without an example_id",
+                    path=str(request.predictions),
+                    line=unnamed[0],
+                    hint="give each prediction the example_id of its row (--dataset joins them by it)",
+                )
+            ]
+        )
     unknown = [
         (line, str(r.get("example_id")))
         for r, line in zip(raw, lines, strict=True)
@@ -287,8 +321,8 @@ def _setting_problems(request: ScoreRequest, kind: EvalKind) -> list[Diagnostic]
     if setting is None:
         return []
     if setting not in kind.settings:
-        message = f"{kind.name} has no prompt setting {setting!r}; use {', '.join(kind.settings)}"
-        return [Diagnostic("EV021", message, path=where)]
+        message = f"{kind.name} has no prompt setting {setting!r}"
+        return [Diagnostic("EV021", message, path=where, hint=f"use {', '.join(kind.settings)}")]
     protocol = get_protocol(request.protocol)
     if protocol is not None and setting not in protocol.settings:
         used = ", ".join(protocol.settings)

@@ -274,7 +274,14 @@ class BbqEval(EvalKind):
             if prediction_field not in row:
                 missing.append(prediction_field)
             if missing:
-                problems.append(Diagnostic("EV040", f"row {index} lacks {', '.join(missing)}", line=index))
+                problems.append(
+                    Diagnostic(
+                        "EV040",
+                        f"row {index} lacks {', '.join(missing)}",
+                        line=index,
+                        hint="give every row these fields, or name the answer column: --prediction-field",
+                    )
+                )
                 continue
             labels = derive_labels(row, attributes.get(question_of(row)))
             if labels.problem:

@@ -204,7 +204,14 @@ class JubakuEval(EvalKind):
             if prediction_field not in row:
                 missing.append(prediction_field)
             if missing:
-                problems.append(Diagnostic("JU302", f"row {index} lacks {', '.join(missing)}", line=index))
+                problems.append(
+                    Diagnostic(
+                        "JU302",
+                        f"row {index} lacks {', '.join(missing)}",
+                        line=index,
+                        hint="give every row these fields, or name the answer column: --prediction-field",
+                    )
+                )
                 continue
             value = row[prediction_field]
             pred = read_prediction(value, LETTERS, (row["ans0"], row["ans1"]))

@@ -496,7 +496,14 @@ class SobacoEval(EvalKind):
             if prediction_field not in row:
                 missing.append(prediction_field)
             if missing:
-                problems.append(Diagnostic("SB302", f"row {index} lacks {', '.join(missing)}", line=index))
+                problems.append(
+                    Diagnostic(
+                        "SB302",
+                        f"row {index} lacks {', '.join(missing)}",
+                        line=index,
+                        hint="give every row these fields, or name the answer column: --prediction-field",
+                    )
+                )
                 continue
             record = self.base_record(row, task)
             record.update(

@@ -44,6 +44,9 @@ def _names(items: list[str]) -> str:
     return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 1 else "".join(items)
 
 
+RANGES = "`jbcompile eval --help` gives each option's range"
+
+
 def check_options(name: str, given: BackendOptions) -> list[Diagnostic]:
     """Every problem with the options given to backend ``name``, before anything is loaded: options it
     does not take (each said with the backends that do take it), then values out of their range."""
@@ -75,8 +78,11 @@ def check_options(name: str, given: BackendOptions) -> list[Diagnostic]:
     except ValidationError as error:  # a library caller's value of the wrong type
         first = error.errors()[0]
         flag = model.flag_of(str(first["loc"][0])) if first["loc"] else f"--backend {name}"
-        return [*problems, Diagnostic("EV308", f"{flag}: {first['msg']}")]
-    return problems + [Diagnostic("EV308", message) for message in options.problems()]
+        return [
+            *problems,
+            Diagnostic("EV308", f"{flag}: {first['msg']}", hint=f"give {flag} a value of its type"),
+        ]
+    return problems + [Diagnostic("EV308", message, hint=RANGES) for message in options.problems()]
 
 
 def options_for(backend: type[Any], config: BackendConfig) -> Any:
