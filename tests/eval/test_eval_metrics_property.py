@@ -219,6 +219,7 @@ def test_score_and_eval_agree_on_jubaku(tmp_path_factory, drawn) -> None:
             "order": "neutral_first" if i % 2 == 0 else "biased_first",
             "gold": i % 2,
             "pred": {"n": i % 2, "b": 1 - i % 2, "x": None}[pick],
+            "protocol": "jubaku",  # read as the paper's script reads a reply (else EV066 under it)
         }  # fmt: skip
         for i, (case, pick) in enumerate(drawn)
     ]

@@ -160,20 +160,28 @@ def test_log_likelihood_answers_are_refused_under_a_protocol_that_generated(tmp_
 
 
 def test_the_jubaku_script_output_under_the_protocol(tmp_path: Path) -> None:
-    """The script's regex gave up on '答えはAではなくB' (model_ans 'unknown'); under --protocol jubaku the
-    reply is read as `eval --protocol jubaku` reads it. Its likelihood mode, with no reply, is refused."""
+    """Under --protocol jubaku the reply (generated_text) is read again, as the paper's script reads it
+    and as `eval --protocol jubaku` does — not taken from the file's model_ans (here set wrong on
+    purpose): the last A or B standing alone, else a first line naming one; `AではなくB` names neither
+    alone and is no answer. Its likelihood mode, with no reply, is refused."""
     entries = []
-    for row in jubaku_release():
+    for index, row in enumerate(jubaku_release()):
         gold = row["correct_answer"].upper()
         other = "A" if gold == "B" else "B"
-        entries.append(dict(row, model_ans="unknown", generated_text=f"答えは{other}ではなく{gold}"))
+        reply = f"答えは{gold}です" if index % 2 == 0 else f"{other}ではなく{gold}"
+        entries.append(dict(row, model_ans="a", generated_text=reply))
     path = script_output(tmp_path / "generated.json", entries)
     code, output, results = score(path, tmp_path / "paper", "--protocol", "jubaku")
     assert code == 0 and results is not None, output
-    assert results["metrics"]["overall"]["n_invalid"] == 0 and results["metrics"]["overall"]["acc"] == 1.0
+    overall = results["metrics"]["overall"]
+    assert (overall["n_valid"], overall["n_invalid"], overall["acc"]) == (
+        (len(entries) + 1) // 2,
+        len(entries) // 2,
+        1.0,
+    )
     code, output, results = score(path, tmp_path / "own")
     assert code == 0 and results is not None, output
-    assert results["metrics"]["overall"]["n_valid"] == 0  # the script's own answers: all unknown
+    assert results["metrics"]["overall"]["n_valid"] == len(entries)  # the file's own answers: all 'a'
     likely = [
         {k: v for k, v in e.items() if k != "generated_text"}
         | {"likelihood_scores": {"A": -0.1, "B": -2.0}, "best_candidate": "A", "model_ans": "a"}

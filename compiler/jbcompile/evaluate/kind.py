@@ -406,10 +406,23 @@ class EvalKind(ABC):
         the other way (EV065)."""
         return None
 
+    # Whether this kind's protocols decode or read replies otherwise than its default: its predictions
+    # then record the protocol they were read under (`protocol`), and `score --protocol` checks it.
+    protocol_reads: bool = False
+
     def records_problem(self, records: Sequence[Record], protocol: str | None) -> str | None:
         """Why our own predictions cannot be scored under ``protocol`` as they are (their answers were read
-        when they were made), or None: e.g. answers read otherwise than the protocol reads them (EV066)."""
-        return None
+        when they were made), or None: answers read otherwise than the protocol reads them (EV066)."""
+        if not self.protocol_reads or protocol not in {p.name for p in self.protocols}:
+            return None
+        other = [record for record in records if record.get("protocol") != protocol]
+        if not other:
+            return None
+        return (
+            f"{len(other)} of {len(records)} predictions were not made under --protocol {protocol} "
+            "(their `protocol` is not it, or they do not say): their answers were not decoded and read "
+            "as the paper's protocol does, so they cannot stand for the paper's numbers"
+        )
 
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """A test on a reply so far that is true once more text cannot change ``read_answer``'s result;

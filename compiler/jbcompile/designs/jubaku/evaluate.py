@@ -15,14 +15,16 @@ dialogue and the two responses. Metrics:
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
 from ...evaluate.kind import (
+    THINKING_TOKENS,
     Answer,
     ChartSpec,
     EvalKind,
@@ -38,6 +40,32 @@ from ...evaluate.prompting import PromptItem, PromptTemplate, render_checked
 from .release import RELEASE_FORMATS, holds_whole_prompts
 
 LETTERS = ("A", "B")
+PROTOCOL_NAME = "jubaku"
+# The JUBAKU-v2 evaluation script's decoding: at most 10 new tokens, greedy.
+SCRIPT_TOKENS = 10
+_THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL)
+_LONE_LETTER = re.compile(r"(?<!\w)[AaBb](?!\w)")
+
+
+def script_reading(reply: str) -> int | None:
+    """A reply read as the JUBAKU-v2 evaluation script reads it (``--protocol jubaku``): think blocks
+    removed, the last A or B that stands alone as a word (either case); failing that, the first line
+    (a line ending in a full-width colon runs on into the next) when it holds one capital letter of the
+    two and not the other; otherwise no answer. Unlike the default reader it does not weigh negation:
+    `AではなくB` holds no lone letter and names both, so it is no answer."""
+    text = _THINK_BLOCK.sub("", reply).strip()
+    letters = _LONE_LETTER.findall(text)
+    if letters:
+        return LETTERS.index(letters[-1].upper())
+    first = text.replace("\uff1a\n", "").split("\n")[0]
+    named = [letter for letter in LETTERS if letter in first]
+    return LETTERS.index(named[0]) if len(named) == 1 else None
+
+
+def under_protocol(options: EvalOptions) -> bool:
+    return options.protocol == PROTOCOL_NAME
+
+
 RECORD_FIELDS = ("example_id", "category", "template_id", "instruction_id", "order", "label", "biased_label")
 COUNT_NAMES = ("n", "n_valid", "correct", "pos_a", "cases", "fluctuating", "valid_cases", "valid_fluctuating")
 
@@ -118,6 +146,10 @@ class JubakuEval(EvalKind):
     )
     default_config = "jubaku"
     record_fields = RECORD_FIELDS
+    record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
+        "protocol": (None, PROTOCOL_NAME)  # what the answer was read under (absent in older runs)
+    }
+    protocol_reads = True  # the script's 10 tokens and its reading
     row_signature = frozenset({"ans0", "ans1"})
     row_excludes = frozenset({"ans2"})
     release_formats = RELEASE_FORMATS
@@ -170,7 +202,8 @@ class JubakuEval(EvalKind):
                 options=list(responses),
             )
             items.append(PromptItem(example_id, text, responses, ("jubaku", str(row.get("template_id")))))
-            records[example_id] = self.base_record(row, options.task)
+            # whether the answer is read as the paper's script reads it: `score --protocol` checks this
+            records[example_id] = {**self.base_record(row, options.task), "protocol": options.protocol}
         return PreparedPrompts(items=items, records=records)
 
     def base_record(self, row: Row, task: str) -> Record:
@@ -180,7 +213,22 @@ class JubakuEval(EvalKind):
         return record
 
     def read_answer(self, output: str, item: PromptItem, record: Record, options: EvalOptions) -> Answer:
+        if under_protocol(options):
+            return Answer(script_reading(output))
         return Answer(read_reply(output, LETTERS, item.options))
+
+    def max_new_tokens(self, options: EvalOptions) -> int:
+        """Under the paper's protocol, its script's limit (10 tokens; a thinking model gets room to think
+        before it); otherwise the default."""
+        if under_protocol(options):
+            return SCRIPT_TOKENS + (THINKING_TOKENS if options.thinking else 0)
+        return super().max_new_tokens(options)
+
+    def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
+        """The script reads the last lone letter: under its protocol the reply runs to its 10 tokens."""
+        if under_protocol(options):
+            return None
+        return super().answer_is_final(options)
 
     def count(self, record: Record) -> dict[str, float]:
         return count(record)

@@ -293,6 +293,7 @@ class SobacoEval(EvalKind):
         "type": ("bias", "culture"),
         "protocol": (None, PROTOCOL_NAME),  # what the answer was read under (absent in older runs)
     }
+    protocol_reads = True  # the paper's decoding (1 token …) and strict reading
     count_names = COUNT_NAMES
     paired_accuracy = "culture_acc"
     paired_bias_metrics = ("bias_score", "culture_acc")
@@ -464,20 +465,6 @@ class SobacoEval(EvalKind):
             "setting asked them decides their answer — --setting cot-j-1 (or -2, -3) reads the "
             "answer after the marker, --setting basic-1 (or any one-number setting) reads them as "
             "one-number replies"
-        )
-
-    def records_problem(self, records: Sequence[Record], protocol: str | None) -> str | None:
-        """Under the paper's protocol, predictions made without it were decoded and read by jbcompile's
-        defaults (16 tokens, the lenient reading, or log-probabilities): they are not the paper's."""
-        if protocol != PROTOCOL_NAME:
-            return None
-        other = [record for record in records if record.get("protocol") != PROTOCOL_NAME]
-        if not other:
-            return None
-        return (
-            f"{len(other)} of {len(records)} predictions were not made under --protocol {PROTOCOL_NAME} "
-            "(their `protocol` is not it, or they do not say): their answers were not read by the "
-            "paper's strict rule after its decoding, so they cannot stand for the paper's numbers"
         )
 
     def count(self, record: Record) -> dict[str, float]:
