@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -236,12 +236,9 @@ def _json_lines(path: Path, data: bytes, codes: JsonCodes, tail_may_be_cut: bool
         value, problem = parse_value(text, path, number, codes, hint=_ONE_OBJECT_PER_LINE)
         if problem is not None:
             if not result.records and _looks_like_csv(text):
-                problem = Diagnostic(
-                    problem.code,
-                    "not JSON: this looks like CSV",
-                    path=problem.path,
-                    line=problem.line,
-                    col=problem.col,
+                problem = replace(
+                    problem,
+                    message="not JSON: this looks like CSV",
                     hint=f"convert it to JSON Lines: {_ONE_OBJECT_PER_LINE}",
                 )
             result.problems.append(problem)
@@ -374,11 +371,11 @@ def _parse_document(path: Path, data: bytes, codes: JsonCodes) -> Document:
     if problem is not None:
         last = max(1, len(text.rstrip().splitlines()))  # an unexpected end is on the last line with text
         if problem.line is not None and problem.line > last:
-            problem = Diagnostic(
-                problem.code,
-                problem.message + " (the file ends here)",
-                path=str(path),
+            problem = replace(
+                problem,
+                message=problem.message + " (the file ends here)",
                 line=last,
+                col=None,
                 hint="complete the JSON document: a bracket or brace is not closed",
             )
         return Document(text, problem=problem)
