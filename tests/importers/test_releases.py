@@ -89,3 +89,33 @@ def test_a_sobaco_problem_that_does_not_fit_names_its_line(tmp_path: Path) -> No
     result, output = _import("sobaco-json", source, tmp_path / "sources")
     last = len(source.read_text(encoding="utf-8").splitlines()) - 1
     assert f"templates.json:{last}:1: IM031 problem 4: a problem must be a JSON object; skipped" in output
+
+
+def test_an_import_of_which_no_row_comes_in_says_why_each_was_kept_out(tmp_path: Path) -> None:
+    """Nothing readable (a CSV, or rows of another format): IM001 comes with the reason per row, not alone."""
+    csv = tmp_path / "rows.csv"
+    csv.write_text("context,question,label\nA,B,0\n", encoding="utf-8")
+    other = _write(tmp_path / "other.jsonl", [{"id": n} for n in range(30)])
+    for command, source, reason in (
+        ("bbq-jsonl", csv, "looks like CSV"),
+        ("bbq-jsonl", other, "missing fields"),
+        ("jubaku-jsonl", other, "missing fields"),
+    ):
+        out = tmp_path / f"sources-{command}-{source.suffix}"
+        result, output = _import(command, source, out)
+        assert result.exit_code == 2 and not out.exists()
+        assert "IM001 no readable rows in the input" in output
+        assert reason in output and f"{source.name}:1:1" in output
+        if source is other:  # thirty rows: the first ones, then how many more
+            assert "more problem(s) like these" in output
+
+
+def test_a_sobaco_import_with_nothing_in_it_says_so(tmp_path: Path) -> None:
+    empty, unfit = tmp_path / "empty.json", tmp_path / "unfit.json"
+    empty.write_text("[]", encoding="utf-8")
+    unfit.write_text(json.dumps([{"id": n} for n in range(40)]), encoding="utf-8")
+    result, output = _import("sobaco-json", empty, tmp_path / "a")
+    assert result.exit_code == 2 and "IM037" in output and "holds nothing to import" in output
+    result, output = _import("sobaco-json", unfit, tmp_path / "b")  # forty reasons: the first, then a count
+    assert result.exit_code == 2 and "IM037" in output and "check the input files named above" in output
+    assert output.count("IM031 problem") < 40 and "more problem(s) like these" in output

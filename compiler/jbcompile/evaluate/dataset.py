@@ -84,7 +84,7 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
             [
                 Diagnostic(
                     "EV141",
-                    "--dataset names a file that is neither .jsonl, .json nor .parquet",
+                    "a file that is neither .jsonl, .json nor .parquet: no dataset format is read from it",
                     path=dataset,
                     hint="give a build folder, a release's JSONL or parquet file, or a Hub id",
                 )

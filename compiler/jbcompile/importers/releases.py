@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ..diagnostics import Diagnostic, DiagnosticError
-from ..jsonl import JsonCodes, read_json_lines
+from ..jsonl import JsonCodes, limited, read_json_lines
 from ..paths import display_path
 from ..reading import RELEASE
 from .report import GENERAL, ImportReport
@@ -78,3 +78,14 @@ def read_release_rows(
     if unopened:
         raise DiagnosticError(unopened)
     return rows
+
+
+def require_rows(rows: Sequence[Any], report: ImportReport, hint: str) -> None:
+    """IM001 when no row of the input could be read, together with what kept the rows out (a CSV, a
+    field missing on every line …): the reasons, not only that nothing came in."""
+    if rows:
+        return
+    reasons = [finding for template in report.templates.values() for finding in template.findings]
+    raise DiagnosticError(
+        [*limited(reasons), Diagnostic(code="IM001", message="no readable rows in the input", hint=hint)]
+    )

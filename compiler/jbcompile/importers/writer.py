@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..jsonl import limited
 from ..outputs import Output, claim, refuse, renamed
 from .draft import SourcesDraft
 from .report import ImportReport
@@ -106,14 +107,15 @@ def write_sources(draft: SourcesDraft, out: Path, report: ImportReport, force: b
     """
     if not draft.templates:
         reasons = [d for d in report.diagnostics if d.severity is not Severity.INFO]
+        hint = (
+            "check the input files named above (their columns and format)"
+            if reasons
+            else "the input holds nothing to import (an empty file or list): give the release's own file"
+        )
         raise DiagnosticError(
             [
-                *reasons,
-                Diagnostic(
-                    "IM037",
-                    "nothing was imported: no template came from the input",
-                    hint="check the input files named above (their columns and format)",
-                ),
+                *limited(reasons),
+                Diagnostic("IM037", "nothing was imported: no template came from the input", hint=hint),
             ]
         )
     files = draft.files()

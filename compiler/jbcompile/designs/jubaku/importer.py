@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...diagnostics import Diagnostic, DiagnosticError, Severity
+from ...diagnostics import Diagnostic, Severity
 from ...importers.draft import SourcesDraft, slug
 from ...importers.interface import Imported, Importer, Input, ProgressBar, no_progress
-from ...importers.releases import RowCodes, read_release_rows
+from ...importers.releases import RowCodes, read_release_rows, require_rows
 from ...importers.report import ImportReport
 
 ID_PATTERN = re.compile(r"^(?P<case>.+)_(?P<wording>\d+)_(?P<order>fwd|rev)$")
@@ -183,10 +183,7 @@ def import_jubaku_jsonl(
     """
     report = ImportReport()
     rows = read_rows(paths, report)
-    if not rows:
-        raise DiagnosticError(
-            [Diagnostic(code="IM001", message="no readable rows in the input", hint="pass JUBAKU-v2's JSONL")]
-        )
+    require_rows(rows, report, hint="pass JUBAKU-v2's JSONL")
     draft = SourcesDraft(
         lang="ja",
         name="jubaku-import",

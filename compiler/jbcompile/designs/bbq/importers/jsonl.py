@@ -27,6 +27,7 @@ from typing import Any
 from ....diagnostics import Diagnostic, DiagnosticError, Severity
 from ....importers.draft import DraftFiller, SourcesDraft
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
+from ....importers.releases import require_rows
 from ....importers.report import ImportReport
 from .common import literal_braces
 from .draft import DraftTemplate
@@ -217,14 +218,7 @@ def import_bbq_jsonl(
     """Read BBQ-format rows and recover templates, vocab and unknown wordings into a draft."""
     report = ImportReport()
     rows = read_rows(paths, report)
-    if not rows:
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM001", message="no readable rows in the input", hint="pass BBQ-format JSONL files"
-                )
-            ]
-        )
+    require_rows(rows, report, hint="pass BBQ-format JSONL files")
     detected = detect_lang(rows)
     if lang not in ("auto", detected):
         report.add(
