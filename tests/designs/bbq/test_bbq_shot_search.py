@@ -92,3 +92,26 @@ def test_the_draw_mixes_as_much_as_any_draw_can(task: str) -> None:
                 seen["noted" if category in noted else "mixed"] += 1
     # the datasets reach every case: no draw at all, a draw as mixed as the rule asks, one that cannot be
     assert min(seen["no draw"], seen["noted"], seen["mixed"]) >= 20, seen
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_single_shots_mix_between_the_categories_for_every_seed(task: str) -> None:
+    """--shots 1: one example cannot mix, so the categories' examples do between them — both context
+    conditions, never every one of gold "unknown" (independent draws per category gave that for seeds
+    34 and 111 of the bundled lite config) — for every seed, with two categories or three."""
+    from pathlib import Path
+
+    from tests.helpers import compile_folder
+
+    fixture = Path(__file__).resolve().parents[2] / "eval" / "fixtures" / "sources"
+    rows = [
+        row
+        for row in compile_folder(fixture).configs["full"].rows
+        if task == "qa" or row["biased_label"] is not None
+    ]
+    two = [row for row in rows if row["category"] != "Age"]
+    for pool in (rows, two):
+        for seed in range(200):
+            picked = [shots[0] for shots in select_shots(pool, 1, seed, task).values()]
+            assert {row["context_condition"] for row in picked} == {"ambig", "disambig"}, seed
+            assert {shot_kind(row, task) for row in picked} != {"unknown"}

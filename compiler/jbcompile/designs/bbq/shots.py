@@ -20,8 +20,7 @@ positions, rows of other kinds are taken: of every draw of different gold positi
 one that mixes context conditions, then kinds, the most, then gives the most shots their wanted kind
 (an exhaustive search, :func:`_best_draw`: a draw that mixes is never missed because an earlier shot
 took the row a later one needed; a release's rows without our labels have no kind). A single shot
-cannot mix: its kind is drawn among them (seeded), so that not every category's only example is
-ambiguous.
+cannot mix: the categories take the kinds in turn instead (:func:`single_shot_kinds`).
 """
 
 from __future__ import annotations
@@ -98,6 +97,23 @@ def shot_kinds(task: str, rng: random.Random) -> list[str]:
     return ["unknown", *rng.sample(["biased", "counter_biased"], 2)]
 
 
+def single_shot_kinds(task: str, seed: int, categories: int) -> list[str]:
+    """The kind of each category's only shot (``--shots 1``), in the categories' order: a seeded cycle
+    that alternates context conditions (qa: unknown, one disambiguated kind, unknown, the other), so
+    that two categories or more never all get an ambiguous example with gold "unknown", nor all a
+    disambiguated one — as independent draws per category could."""
+    rng = random.Random(f"{seed}|single shot|{task}")
+    if task == "detect":
+        first, second = rng.sample(["neg", "nonneg"], 2)
+        cycle = [f"ambig/{first}", f"disambig/{second}", f"ambig/{second}", f"disambig/{first}"]
+    else:
+        cycle = ["unknown", "biased", "unknown", "counter_biased"]
+        if rng.random() < 0.5:
+            cycle = ["unknown", "counter_biased", "unknown", "biased"]
+    start = rng.randrange(len(cycle))
+    return [cycle[(start + index) % len(cycle)] for index in range(categories)]
+
+
 def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dict[str, list[Row]]:
     """Per category, ``n_shots`` example rows from the other categories (the module's rule)."""
     if n_shots == 0:
@@ -105,16 +121,17 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
     pool = [_Shot(row, task, gold_of(row, task), row["category"]) for row in rows]
     pool.sort(key=lambda shot: shot.row["example_id"])
     categories = sorted({row["category"] for row in rows})
+    singles = single_shot_kinds(task, seed, len(categories))
     chosen: dict[str, list[Row]] = {}
-    for category in categories:
+    for place, category in enumerate(categories):
         candidates = [shot for shot in pool if shot.category != category]
         rng = random.Random(f"{seed}|shots|{task}|{category}")
         rng.shuffle(candidates)
         orders = list(itertools.permutations(range(3)))
         rng.shuffle(orders)
         kinds = shot_kinds(task, rng)
-        if n_shots == 1:  # one example cannot mix kinds: its kind is drawn, not always the first one
-            kinds = [rng.choice(sorted(set(kinds)))]
+        if n_shots == 1:  # one example cannot mix kinds: the categories mix them between them
+            kinds = [singles[place]]
         # the first order of the gold positions under which every shot has its kind; else, of every draw
         # of different positions and questions, the one that mixes most
         drawn = (_draw(candidates, n_shots, order, kinds) for order in orders)
