@@ -179,6 +179,7 @@ def test_the_protocol_describes_its_decoding_and_reading() -> None:
     assert "1 new token" in described["max_new_tokens"] and "300" in described["max_new_tokens"]
     assert described["reading"].startswith("strict")
     assert "states none" not in described["max_new_tokens"]
+    assert described["max_new_tokens"].endswith("no stop string")
 
 
 def test_a_change_rate_averaged_without_a_wording_is_marked() -> None:
