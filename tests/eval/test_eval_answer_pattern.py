@@ -2,10 +2,20 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from jbcompile.evaluate.kind import EvalOptions
 from jbcompile.evaluate.parsing import answer_after, read_exact
 from jbcompile.evaluate.requests import EvalRequest, check_eval_request
+
+from tests.eval.test_protocols_check import (  # noqa: F401 - fixtures
+    eval_fake,
+    keys,
+    kinds_build,
+    scripted,
+)
 
 
 @pytest.mark.parametrize(
@@ -40,3 +50,63 @@ def test_the_pattern_is_checked_before_anything_loads(pattern: str, scoring: str
         model="org/model", dataset="org/data", options=EvalOptions(scoring=scoring, answer_pattern=pattern)
     )
     assert [d.code for d in check_eval_request(request)] == codes
+
+
+# ---- a pattern that never matches is said, not left to show as a model answering nothing ----------------
+
+
+@pytest.mark.parametrize(("reply", "matched"), [("答え: {a}", 0), ("回答: {a}", 4)])
+def test_eval_says_when_the_pattern_matched_no_reply(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    reply: str,
+    matched: int,
+) -> None:
+    """results.json counts the replies the pattern matched; none matched is said in the report and on
+    the terminal (every answer out of choice because of the pattern, not the model)."""
+    scripted.script[0] = reply
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--setting", "basic-1", "--scoring", "generate", "--limit", "4",
+        "--answer-pattern", "回答[:：]",
+    )  # fmt: skip
+    assert code == 0, output
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert results["scoring"]["answer_pattern_matched"] == matched
+    report = (out / "report.md").read_text(encoding="utf-8")
+    said = "matched none of the 4 replies"
+    assert (said in report) == (said in " ".join(output.split())) == (matched == 0), output
+
+
+def test_score_refuses_a_pattern_that_matches_no_reply(kinds_build: Path, tmp_path: Path) -> None:  # noqa: F811
+    """score: refused before anything is computed (EV069, with a reply); an index or an option's text
+    in the column is that option whatever the pattern, and one reply matched is enough."""
+    from jbcompile.diagnostics import DiagnosticError
+    from jbcompile.evaluate.dataset import load_rows
+    from jbcompile.evaluate.requests import ScoreRequest
+    from jbcompile.evaluate.score import run_score
+
+    rows = load_rows(str(kinds_build), "sobaco").rows[:6]
+
+    def score(values: list[str], name: str) -> dict:
+        path = tmp_path / f"{name}.jsonl"
+        pairs = zip(rows, values, strict=True)
+        lines = [json.dumps({**row, "reply": value}, ensure_ascii=False) for row, value in pairs]
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        request = ScoreRequest(
+            predictions=path,
+            prediction_field="reply",
+            answer_pattern="回答[:：]",
+            out=tmp_path / name,
+            bootstrap=0,
+        )
+        return run_score(request).results.to_json()
+
+    with pytest.raises(DiagnosticError) as raised:
+        score(["答え: 1"] * 6, "none")
+    (problem,) = raised.value.diagnostics
+    assert problem.code == "EV069" and "答え: 1" in problem.message and problem.line == 1
+    assert not (tmp_path / "none").exists()
+    assert score(["1"] * 6, "indexes")["metrics"]["overall"]["n_valid"] == 6
+    assert score(["答え: 1"] * 5 + ["回答: 1"], "one")["metrics"]["overall"]["n_valid"] == 1

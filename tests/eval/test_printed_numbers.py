@@ -100,3 +100,12 @@ def test_a_change_rate_is_signed_and_never_minus_zero() -> None:
     assert not MINUS_ZERO.search(json.dumps(summary))
     text = summary_markdown(summary)
     assert "| debias | +0.0 ± 0.0 | +25.0 ± 0.0 |" in text and not MINUS_ZERO.search(text)
+
+
+def test_summary_prints_a_p_value_as_every_table_does() -> None:
+    """summary.md's correlation p: four decimals by the one rule, scientific below 0.0001 (as compare.md)."""
+    runs = [_run(f"basic-{w}", 0.2, 0.4) for w in (1, 2)] + [_run(f"debias-{w}", 0.1, 0.3) for w in (1, 2)]
+    summary = summarize(runs)
+    for p_value, printed in ((0.02675, "0.0268"), (0.00001, "1.0e-05")):
+        summary["correlation"]["overall"]["p_value"] = p_value
+        assert f"| {printed} |" in summary_markdown(summary)

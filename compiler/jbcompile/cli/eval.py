@@ -275,6 +275,7 @@ def eval_command(
     """Run a model on a compiled benchmark; write results.json, predictions.jsonl, report.md."""
     from ..evaluate.backends import BackendOptions, SamplingConfig
     from ..evaluate.protocols import resolve_options, resolve_temperature
+    from ..evaluate.report import pattern_warning
     from ..evaluate.requests import EvalRequest, Progress
     from ..evaluate.run import run_eval
 
@@ -341,6 +342,9 @@ def eval_command(
     if result is not None:  # None: a process of a data-parallel run other than the main one
         for note in (result.results.prompt.shot_notes if result.results.prompt else None) or ():
             err_console.print(f"shots not drawn by the rule: {note}", markup=False)
+        warning = pattern_warning(result.results)
+        if warning:
+            err_console.print(f"--answer-pattern: {warning.replace('`', '')}", markup=False)
         _summary(result)
 
 

@@ -15,9 +15,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .kind import SECTION_STOP
 from .prompting import Prompt, PromptItem, apply_chat_template, prompt_hash
 
-FIRST_TURN_STOP = ("###",)  # a reply ends where the model starts a new section of its own
+FIRST_TURN_STOP = SECTION_STOP  # a reply ends where the model starts a new section of its own
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,9 @@ class EvalOptions:
 
 
 THINKING_TOKENS = 4096  # added to the default generation limit of a thinking model (--thinking)
+# where a reply ends by default: the model starts a new section in the prompts' own layout (a base model
+# going on with the next example)
+SECTION_STOP = ("###",)
 
 
 @dataclass(frozen=True)
@@ -374,6 +377,12 @@ class EvalKind(ABC):
         """The text (or chat messages) each prompt is run as; a kind whose settings talk twice runs the
         first turns here. ``earlier``: the records of the predictions log being resumed, by example_id."""
         return [apply_chat_template(backend.tokenizer, i.text) if options.chat else i.text for i in items]
+
+    def stop_strings(self, options: EvalOptions) -> tuple[str, ...]:
+        """Where generation stops besides the limit, the end token and :meth:`answer_is_final`: at a new
+        section (``###``) of the prompts' layout — but not while a reasoning model thinks, which may
+        write one (a kind whose paper decoded without such a stop, under its protocol, says so here)."""
+        return () if options.thinking else SECTION_STOP
 
     def max_new_tokens(self, options: EvalOptions) -> int:
         """Generation limit when --max-new-tokens is not given (a thinking model gets room to think)."""

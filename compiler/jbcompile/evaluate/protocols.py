@@ -128,6 +128,27 @@ def temperature_problems(
     return [Diagnostic("EV201", message, hint=hint)]
 
 
+def decoding_problems(
+    protocol_name: str | None, thinking: bool, own_decoding: str | None
+) -> list[Diagnostic]:
+    """EV201 for a backend option that hands decoding to the service (``own_decoding`` says how) under a
+    protocol whose paper fixed its temperature and limits: the run would be recorded at the paper's
+    temperature and limits without being decoded at them."""
+    protocol = get_protocol(protocol_name)
+    paper = protocol.temperature_for(thinking) if protocol else None
+    if protocol is None or paper is None or own_decoding is None:
+        return []
+    return [
+        Diagnostic(
+            "EV201",
+            f"--protocol {protocol.name} decodes as its paper did, here at temperature {paper:g} ("
+            f"{protocol.max_new_tokens}); {own_decoding}: not the paper's protocol",
+            hint="drop that option (--thinking alone reads a reasoning model's answer after its "
+            "thinking), or drop --protocol",
+        )
+    ]
+
+
 def check_kind(options: EvalOptions, kind_name: str) -> list[Diagnostic]:
     """A protocol belongs to one kind: refuse it on a dataset of another."""
     protocol = get_protocol(options.protocol)

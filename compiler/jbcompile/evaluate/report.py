@@ -74,6 +74,7 @@ def render_markdown(
             f"chat {'on' if prompt.chat else 'off'}",
             *(f"- **Shots not drawn by the rule:** {note}" for note in prompt.shot_notes or ()),
             f"- **Scoring:** {scoring_text(results.scoring or ScoringInfo())}",
+            *(f"- **Answer pattern:** {warning}" for warning in [pattern_warning(results)] if warning),
         ]
     else:
         source = results.source or SourceInfo()
@@ -151,6 +152,20 @@ def scoring_text(scoring: ScoringInfo) -> str:
     if scoring.answer_pattern is None:
         return str(scoring.method)
     return f"{scoring.method}; answers read after the last match of `{scoring.answer_pattern}`"
+
+
+def pattern_warning(results: Results) -> str | None:
+    """What to say when ``--answer-pattern`` matched none of a run's replies: every answer is then out of
+    choice because of the pattern, not the model (None otherwise)."""
+    scoring = results.scoring or ScoringInfo()
+    replies = results.dataset.evaluated if results.dataset else None
+    if scoring.answer_pattern is None or scoring.answer_pattern_matched != 0 or not replies:
+        return None
+    return (
+        f"`{scoring.answer_pattern}` matched none of the {replies} replies, so every answer is out of "
+        "choice: check the pattern against the replies (`raw_output` in predictions.jsonl), then score "
+        "them again with `jbcompile score … --prediction-field raw_output --answer-pattern …`"
+    )
 
 
 def paper_value(value: Any, percent: bool, signed: bool) -> str:

@@ -227,10 +227,14 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
     """Every backend option, before anything is loaded or sent: the chosen backend says which options
     it takes and which values it refuses (:func:`.backends.registry.check_options`); what depends on the
     run as a whole (sampling against scoring, ``--samples``) is checked here."""
-    from .backends.registry import check_options
+    from .backends.registry import backend_class, check_options
+    from .protocols import decoding_problems
 
     sampling = request.backend_options.sampling
     problems = check_options(request.backend, request.backend_options)
+    if not problems:  # an option that hands decoding to the service, under a paper's decoding
+        own = backend_class(request.backend).Options.from_given(request.backend_options).own_decoding()
+        problems = decoding_problems(request.options.protocol, request.thinking, own)
     checks = [
         (request.samples >= 1, "--samples must be 1 or more", "give --samples 1 or more"),
         (

@@ -74,6 +74,7 @@ class ScoringInfo(_Part):
     stop_strings: list[str] | None = None
     stop_at_answer_line: bool | None = None
     answer_pattern: str | None = None  # --answer-pattern: a reply is read after its last match
+    answer_pattern_matched: int | None = None  # …how many of the run's replies it matched
 
 
 class SourceInfo(_Part):

@@ -47,7 +47,6 @@ from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 from .selection import chosen_rows
 
-STOP_STRINGS = ("###",)
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
 EVAL_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
@@ -266,7 +265,7 @@ def _run_held(
     latest = files.latest_by_id(files.read_records(log.path))
     records = [latest[item.example_id] for item in items if item.example_id in latest]
     block = metrics_block(kind, records, request.bootstrap, options.seed, options.protocol)
-    results = _results(request, kind, loaded, template, prepared, batch, active, len(records), block)
+    results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
         also: dict[Path, Change] = {
@@ -347,7 +346,7 @@ def _plan(
         hashes=hashes,
         label_ids=label_ids,
         max_new_tokens=max_new,
-        stop_strings=() if thinking else STOP_STRINGS,  # a model may write "###" while it thinks
+        stop_strings=kind.stop_strings(options),
         answer_is_final=final_answer_test(is_final, thinking),
         thinking=thinking,
     )
@@ -362,10 +361,11 @@ def _results(
     prepared: Any,
     batch: Batch,
     backend: Any,
-    evaluated: int,
+    records: list[dict[str, Any]],
     block: dict[str, Any],
 ) -> Results:
-    """results.json of an eval run: what was run, on what, how, and the metrics ``block``."""
+    """results.json of an eval run over ``records``: what was run, on what, how, and the metrics
+    ``block``."""
     options = request.options
     generate = options.scoring == "generate"
     results = Results.model_validate(
@@ -386,7 +386,7 @@ def _results(
                 "commit": loaded.commit,
                 "manifest": loaded.manifest,
                 "rows": len(loaded.rows),
-                "evaluated": evaluated,
+                "evaluated": len(records),
                 "sha256": loaded.sha256,
                 "verification": loaded.verification,
             },
@@ -406,6 +406,11 @@ def _results(
                 "stop_strings": list(batch.stop_strings) if generate else None,
                 "stop_at_answer_line": generate and batch.answer_is_final is not None,
                 "answer_pattern": options.answer_pattern,
+                **(
+                    {"answer_pattern_matched": pattern_matches(options.answer_pattern, records)}
+                    if options.answer_pattern and generate
+                    else {}
+                ),
             },
             "backend": backend.describe(),
             "thinking": batch.thinking,
@@ -421,6 +426,15 @@ def _results(
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
+
+
+def pattern_matches(pattern: str, records: list[dict[str, Any]]) -> int:
+    """How many of a run's replies ``--answer-pattern`` matched (none: every answer out of choice, which
+    the report and the terminal say)."""
+    from .parsing import answer_after
+
+    replies = (record.get("raw_output") for record in records)
+    return sum(1 for reply in replies if isinstance(reply, str) and answer_after(reply, pattern) is not None)
 
 
 def write_outputs(

@@ -25,7 +25,7 @@ from .kind import (
     EvalOptions,
     Record,
 )
-from .parsing import are_texts
+from .parsing import answer_after, are_texts, parse_prediction_value
 from .prompting import LABEL_CHECK_ITEMS, shown_option_labels
 from .protocols import check_kind
 from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
@@ -543,6 +543,9 @@ def _foreign(
                 )
             ]
         )
+    unmatched = _pattern_problem(request, kind, raw, lines, field_name, harness_replies)
+    if unmatched is not None:
+        raise DiagnosticError([unmatched])
     for index in harness_replies:  # a reply the model wrote, read as `eval` reads it (never as an index)
         row = raw[index]
         options = [row.get(f"ans{i}") for i in range(len(kind.option_labels))]
@@ -566,6 +569,43 @@ def _foreign(
         if isinstance(line, int) and line <= len(lines) and entry not in adapted.ambiguous:
             entry["line"] = lines[line - 1]
     return records, _unique(ambiguous)
+
+
+def _pattern_problem(
+    request: ScoreRequest,
+    kind: EvalKind,
+    rows: list[Record],
+    lines: list[int],
+    field_name: str,
+    harness_replies: set[int],
+) -> Diagnostic | None:
+    """EV069 when ``--answer-pattern`` matches none of the replies it is to read (a value that is an
+    option's index or text is that option whatever the pattern): every answer would be out of choice
+    because of the pattern, not the model."""
+    pattern = request.answer_pattern
+    if pattern is None:
+        return None
+    replies: list[tuple[int, str]] = []
+    for index, (row, line) in enumerate(zip(rows, lines, strict=True)):
+        value = row.get(field_name)
+        options = [row.get(f"ans{i}") for i in range(len(kind.option_labels))]
+        texts = options if are_texts(options) else []
+        if isinstance(value, str) and (
+            index in harness_replies or parse_prediction_value(value, texts) is None
+        ):
+            replies.append((line, value))
+    if not replies or any(answer_after(reply, pattern) is not None for _, reply in replies):
+        return None
+    example = " ".join(replies[0][1].split())[:60]
+    return Diagnostic(
+        "EV069",
+        f"--answer-pattern {pattern!r} matches none of the {len(replies)} replies (e.g. {example!r}): "
+        "every answer would be out of choice",
+        path=str(request.predictions),
+        line=replies[0][0],
+        hint="give a pattern that matches where these replies put their answer (e.g. '回答[:：]'), or "
+        "leave --answer-pattern out",
+    )
 
 
 def _unique(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:

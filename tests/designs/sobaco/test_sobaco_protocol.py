@@ -110,6 +110,16 @@ COT_J_PAPER_FORMAT = (
         ("正しい理由: …\n回答:\n「どちらとも言えない」", 2, 2),
         ("正しい理由: …\n回答: 鈴木さんです", None, None),  # a text must stand alone (not a reason)
         ("正しい理由: …\n答え: 2", None, None),  # another marker: --answer-pattern says where it is
+        # the marker as chat models write it in markdown: emphasis before the colon, or a heading alone
+        ("正しい理由: …\n**回答**: 2", 2, 2),
+        ("正しい理由: …\n＊＊回答＊＊：２", 2, 2),
+        ("正しい理由: …\n__最終回答__: 0", 0, 0),
+        ("### 正しい理由\n0: …\n1: …\n2: …\n### 回答\n1", 1, 1),
+        ("正しい理由: …\n回答\n\n0", 0, 0),
+        ("正しい理由: …\nこの回答\n2", None, None),  # the word in a sentence is no marker
+        # leniently, a number glossed by its option's text (which, without the texts, declines both)
+        ("正しい理由: …\n回答: 2. どちらとも言えない", None, 2),
+        ("正しい理由: …\n回答: **2** (どちらとも言えない)", None, 2),
     ],
 )
 def test_cot_j_reads_the_number_after_the_papers_marker_or_ours(
@@ -129,7 +139,8 @@ _PIECES = (
     "回答", "回答: 2\n", "最終回答：0\n", "回答: 1です。\n", "回答:\n1\n",
     ":", "2", "1", "0", "3", "です", "。", "\n", "\n\n", " ", "「回答:」のあとに番号を書きます。",
     "背景情報: 二人が駅で会った。\n", "選択肢: 0: 甲 1: 乙 2: 不明\n", "二十代の男性", "わかりません",
-    "鈴木", "佐藤さん", "どちらとも言えない", "回答: 鈴木\n",
+    "鈴木", "佐藤さん", "どちらとも言えない", "回答: 鈴木\n", "**回答**: ", "## 回答\n", "回答\n",
+    "2. どちらとも言えない", " (どちらとも言えない)",
 )  # fmt: skip
 
 
@@ -168,6 +179,7 @@ def test_the_protocol_describes_its_decoding_and_reading() -> None:
     assert "1 new token" in described["max_new_tokens"] and "300" in described["max_new_tokens"]
     assert described["reading"].startswith("strict")
     assert "states none" not in described["max_new_tokens"]
+    assert described["max_new_tokens"].endswith("no stop string")
 
 
 def test_a_change_rate_averaged_without_a_wording_is_marked() -> None:

@@ -16,9 +16,11 @@ no category's examples are all ambiguous with gold "unknown", or all disambiguat
   both conditions and both questions.
 
 Where the other categories hold no row of a wanted kind at a wanted position under any order of the
-positions, a row of another kind at that position is taken, in the draw that mixes context conditions,
-then kinds, the most (a release's rows without our labels have no kind). A single shot cannot mix: its
-kind is drawn among them (seeded), so that not every category's only example is ambiguous.
+positions, rows of other kinds are taken: of every draw of different gold positions and questions, the
+one that mixes context conditions, then kinds, the most, then gives the most shots their wanted kind
+(an exhaustive search, :func:`_best_draw`: a draw that mixes is never missed because an earlier shot
+took the row a later one needed; a release's rows without our labels have no kind). A single shot
+cannot mix: the categories take the kinds in turn instead (:func:`single_shot_kinds`).
 """
 
 from __future__ import annotations
@@ -95,6 +97,23 @@ def shot_kinds(task: str, rng: random.Random) -> list[str]:
     return ["unknown", *rng.sample(["biased", "counter_biased"], 2)]
 
 
+def single_shot_kinds(task: str, seed: int, categories: int) -> list[str]:
+    """The kind of each category's only shot (``--shots 1``), in the categories' order: a seeded cycle
+    that alternates context conditions (qa: unknown, one disambiguated kind, unknown, the other), so
+    that two categories or more never all get an ambiguous example with gold "unknown", nor all a
+    disambiguated one — as independent draws per category could."""
+    rng = random.Random(f"{seed}|single shot|{task}")
+    if task == "detect":
+        first, second = rng.sample(["neg", "nonneg"], 2)
+        cycle = [f"ambig/{first}", f"disambig/{second}", f"ambig/{second}", f"disambig/{first}"]
+    else:
+        cycle = ["unknown", "biased", "unknown", "counter_biased"]
+        if rng.random() < 0.5:
+            cycle = ["unknown", "counter_biased", "unknown", "biased"]
+    start = rng.randrange(len(cycle))
+    return [cycle[(start + index) % len(cycle)] for index in range(categories)]
+
+
 def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dict[str, list[Row]]:
     """Per category, ``n_shots`` example rows from the other categories (the module's rule)."""
     if n_shots == 0:
@@ -102,23 +121,23 @@ def select_shots(rows: Sequence[Row], n_shots: int, seed: int, task: str) -> dic
     pool = [_Shot(row, task, gold_of(row, task), row["category"]) for row in rows]
     pool.sort(key=lambda shot: shot.row["example_id"])
     categories = sorted({row["category"] for row in rows})
+    singles = single_shot_kinds(task, seed, len(categories))
     chosen: dict[str, list[Row]] = {}
-    for category in categories:
+    for place, category in enumerate(categories):
         candidates = [shot for shot in pool if shot.category != category]
         rng = random.Random(f"{seed}|shots|{task}|{category}")
         rng.shuffle(candidates)
         orders = list(itertools.permutations(range(3)))
         rng.shuffle(orders)
         kinds = shot_kinds(task, rng)
-        if n_shots == 1:  # one example cannot mix kinds: its kind is drawn, not always the first one
-            kinds = [rng.choice(sorted(set(kinds)))]
-        # the first order of the gold positions under which every shot has its kind; else, of the draws
-        # that let a shot take another kind, the first that mixes most
-        drawn = (_draw(candidates, n_shots, order, kinds, strict=True) for order in orders)
+        if n_shots == 1:  # one example cannot mix kinds: the categories mix them between them
+            kinds = [singles[place]]
+        # the first order of the gold positions under which every shot has its kind; else, of every draw
+        # of different positions and questions, the one that mixes most
+        drawn = (_draw(candidates, n_shots, order, kinds) for order in orders)
         picked = next((found for found in drawn if found), None)
         if picked is None:
-            loose = (_draw(candidates, n_shots, order, kinds, strict=False) for order in orders)
-            picked = max((found for found in loose if found), key=lambda f: _mixed(f, task), default=None)
+            picked = _best_draw(candidates, n_shots, orders, kinds)
         if picked is None:
             raise DiagnosticError(
                 [
@@ -161,13 +180,6 @@ def draw_notes(chosen: Mapping[str, Sequence[Row]], task: str) -> list[str]:
     return notes
 
 
-def _mixed(picked: Sequence[Row], task: str) -> tuple[int, int]:
-    """How much a draw mixes: its context conditions, then its kinds of gold."""
-    return len({row.get("context_condition") for row in picked}), len(
-        {shot_kind(row, task) for row in picked}
-    )
-
-
 @dataclass
 class _Shot:
     """A candidate shot: its row and gold position; its kind and question are read only when needed."""
@@ -193,27 +205,85 @@ class _Shot:
 
 
 def _draw(
-    candidates: Sequence[_Shot], n_shots: int, order: Sequence[int], kinds: Sequence[str], strict: bool
+    candidates: Sequence[_Shot], n_shots: int, order: Sequence[int], kinds: Sequence[str]
 ) -> list[Row] | None:
-    """Shot ``i`` has gold position ``order[i % 3]`` and (``strict``: must, else preferably) the kind
-    ``kinds[i % len(kinds)]``, each of another question; None when a shot cannot be found."""
+    """Shot ``i`` has gold position ``order[i % 3]`` and the kind ``kinds[i % len(kinds)]``, each of another
+    question, the first such candidate in the (seeded) order of ``candidates``; None when a shot cannot
+    be found so (:func:`_best_draw` then searches every draw)."""
     picked: list[Row] = []
     used_questions: set[str] = set()
     for index in range(n_shots):
         label, kind = order[index % 3], kinds[index % len(kinds)]
-        found: _Shot | None = None
-        for shot in candidates:
-            if shot.gold != label or (strict and shot.kind != kind) or shot.question in used_questions:
-                continue
-            if shot.kind == kind:
-                found = shot
-                break
-            found = found or shot  # another kind (not strict): kept unless one of the wanted kind follows
+        found = next(
+            (
+                shot
+                for shot in candidates
+                if shot.gold == label and shot.kind == kind and shot.question not in used_questions
+            ),
+            None,
+        )
         if found is None:
             return None
         picked.append(found.row)
         used_questions.add(found.question)
     return picked
+
+
+SEARCH_STEPS = 200_000  # a bound on _best_draw's work for a large --shots; the best draw found so far wins
+
+
+def _best_draw(
+    candidates: Sequence[_Shot], n_shots: int, orders: Sequence[Sequence[int]], kinds: Sequence[str]
+) -> list[Row] | None:
+    """Of every draw whose shot ``i`` has gold position ``order[i % 3]`` (for one of ``orders``), each of
+    another question, the one that holds the most context conditions, then the most kinds of gold, then
+    the most shots of their wanted kind ``kinds[i % len(kinds)]`` — the first such in the seeded order of
+    ``orders`` and ``candidates`` (a depth-first search with bounds); None when no draw of different
+    positions and questions exists."""
+    buckets: dict[tuple[int, str | None, Any], list[_Shot]] = {}
+    for shot in candidates:  # shots that count alike, in the candidates' order
+        buckets.setdefault((shot.gold, shot.kind, shot.row.get("context_condition")), []).append(shot)
+    all_conditions = len({condition for _, _, condition in buckets})
+    all_kinds = len({kind for _, kind, _ in buckets})
+    ceiling = (min(2, all_conditions, n_shots), min(n_shots, all_kinds), n_shots)
+    best: list[Any] = [None, (-1, -1, -1)]  # the draw, and its (conditions, kinds, wanted kinds)
+    steps = [0]
+
+    def search(
+        order: Sequence[int], slot: int, picked: list[_Shot], questions: set[str], wanted: int
+    ) -> None:
+        steps[0] += 1
+        conditions = {shot.row.get("context_condition") for shot in picked}
+        held = {shot.kind for shot in picked}
+        left = n_shots - slot
+        bound = (min(2, len(conditions) + left), min(all_kinds, len(held) + left), wanted + left)
+        if bound <= best[1] or best[1] == ceiling or steps[0] > SEARCH_STEPS:
+            return
+        if slot == n_shots:
+            best[0], best[1] = [shot.row for shot in picked], (len(conditions), len(held), wanted)
+            return
+        label, kind = order[slot % 3], kinds[slot % len(kinds)]
+        # the wanted kind first, then the other kinds (in a fixed order), as the candidates come
+        keys = sorted(
+            (key for key in buckets if key[0] == label),
+            key=lambda key: (key[1] != kind, str(key[1]), str(key[2])),
+        )
+        for key in keys:
+            tried: set[str] = set()
+            for shot in buckets[key]:
+                # another row of a question already tried here would fare no better; n of them suffice
+                if len(tried) >= n_shots:
+                    break
+                if shot.question in questions or shot.question in tried:
+                    continue
+                tried.add(shot.question)
+                search(
+                    order, slot + 1, [*picked, shot], questions | {shot.question}, wanted + (key[1] == kind)
+                )
+
+    for order in orders:
+        search(order, 0, [], set(), 0)
+    return best[0]
 
 
 def shot_variables(row: Row, task: str, setting: str | None) -> dict[str, Any]:

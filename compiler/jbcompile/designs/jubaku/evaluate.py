@@ -224,6 +224,11 @@ class JubakuEval(EvalKind):
             return SCRIPT_TOKENS + (THINKING_TOKENS if options.thinking else 0)
         return super().max_new_tokens(options)
 
+    def stop_strings(self, options: EvalOptions) -> tuple[str, ...]:
+        """The script generates its 10 tokens with no stop string: under its protocol none cuts a reply
+        (a ``###`` before the letter would leave no answer to read)."""
+        return () if under_protocol(options) else super().stop_strings(options)
+
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         """The script reads the last lone letter: under its protocol the reply runs to its 10 tokens."""
         if under_protocol(options):

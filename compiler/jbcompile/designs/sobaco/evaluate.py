@@ -63,8 +63,10 @@ from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_che
 from .settings import METHODS, PROTOCOL_NAME, SETTINGS, WORDINGS, split_setting
 
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
-# cot-j's answer follows 「最終回答:」 (our prompt) or 「回答:」 (the paper's, after its 「正しい理由:」)
-FINAL_ANSWER = re.compile(r"(?:最終)?回答\s*[:：]")
+# cot-j's answer follows 「最終回答:」 (our prompt) or 「回答:」 (the paper's, after its 「正しい理由:」),
+# also as a chat model writes it in markdown (``**回答**: 2``), or as a heading on its own line, the
+# answer on the next (``## 回答`` ⏎ ``2``)
+FINAL_ANSWER = re.compile(r"(?:最終)?回答[*_\s]*:|(?m:^[ \t]*(?:#+|>)?[ \t*_]*(?:最終)?回答[ \t*_]*$)")
 # SOBACO Appendix D: one new token for a one-number reply; 300 for cot-j's reasons; 100 for cot-e's first
 # turn (naming the stereotyped option and why); 800 for every prompt of its reasoning model
 PAPER_TOKENS = {"final": 1, "cot-j": 300, "cot-e first turn": 100, "reasoning": 800}
@@ -160,8 +162,24 @@ def _final_answers(
         # read; leniently, first the number as a one-number reply's is read (a line of reasons that names
         # a person is not an answer: the marker may be repeated in the reasoning)
         exact = read_exact(answer_line(part), labels, options)
-        answer = exact if strict else parse_option_number(part, n_options)
+        answer = exact if strict else _lenient_answer(part, labels, options)
         yield (exact if answer is None else answer), part, index == len(found) - 1
+
+
+# an answer line that opens with an option's number (``2. どちらとも言えない``, ``**2** (…)``)
+_NUMBER_FIRST = re.compile(r"[\s*_「『(\[【]*[0-9](?![0-9])")
+
+
+def _lenient_answer(part: str, labels: Sequence[str], options: Sequence[str]) -> int | None:
+    """What follows a cot-j marker, read leniently: the number, as a one-number reply's is read; else, on
+    an answer line that opens with a number, that number as the option texts read it (``2.
+    どちらとも言えない`` is option 2 glossed by its own text, which the numbers alone read as declining
+    both persons). A line of reasons that names a person is no answer (the marker may recur in them)."""
+    found = read_reply(part, labels, ())
+    line = answer_line(part)
+    if found is None and options and _NUMBER_FIRST.match(line):
+        found = read_reply(line, labels, options)
+    return found
 
 
 def _part_settled(part: str, n_options: int, strict: bool) -> bool:
@@ -197,6 +215,13 @@ def first_turn_tokens(method: str, options: EvalOptions) -> int:
     if options.thinking:
         return PAPER_TOKENS["reasoning"]
     return PAPER_TOKENS["cot-e first turn"] if method == "cot-e" else PAPER_TOKENS["final"]
+
+
+def first_turn_stop(options: EvalOptions) -> tuple[str, ...]:
+    """Where a first turn ends besides its limit: at a new section (``###``), except while a reasoning
+    model thinks, and under the paper's protocol, which decoded its 100 tokens without a stop string (the
+    whole first reply is what the final turn is asked after)."""
+    return () if options.thinking or under_protocol(options) else FIRST_TURN_STOP
 
 
 def read_first_turn(reply: str, method: str, options: EvalOptions) -> int | None:
@@ -366,6 +391,15 @@ class SobacoEval(EvalKind):
             return PAPER_TOKENS["cot-j"] if cot_j else PAPER_TOKENS["final"]
         return (300 if cot_j else 16) + (THINKING_TOKENS if options.thinking else 0)
 
+    def stop_strings(self, options: EvalOptions) -> tuple[str, ...]:
+        """No stop at a new section (``###``) under the paper's protocol, which decoded to its limit (a
+        markdown heading a chat model writes would otherwise cut its reply), nor for cot-j, whose reasons
+        may come under headings of their own before the answer: a row stops once its answer is settled
+        (:meth:`answer_is_final`)."""
+        if under_protocol(options) or method_of(options) == "cot-j":
+            return ()
+        return super().stop_strings(options)
+
     def answer_is_final(self, options: EvalOptions) -> Callable[[str], bool] | None:
         if method_of(options) == "cot-j":
             strict, n_options = under_protocol(options), len(self.option_labels)
@@ -403,7 +437,7 @@ class SobacoEval(EvalKind):
                         keys,
                         first=first,
                         first_max_new_tokens=first_turn_tokens(method, options),
-                        first_stop=() if options.thinking else FIRST_TURN_STOP,
+                        first_stop=first_turn_stop(options),
                     )
                 )
             else:

@@ -48,7 +48,8 @@ PROTOCOL = Protocol(
     note="the paper averages three wordings and reports change rates against basic: run every "
     "setting and `jbcompile compare` the runs",
     max_new_tokens="the paper's (Appendix D): 1 new token at temperature 0 (300 for cot-j; 100 for cot-e's "
-    "first turn); a reasoning model (--thinking) 800 for every prompt, sampled at temperature 0.6",
+    "first turn); a reasoning model (--thinking) 800 for every prompt, sampled at temperature 0.6; no stop "
+    "string",
     temperature=0.0,
     reasoning_temperature=0.6,
     reading="strict: a reply whose first line is not one option (its number, or its text) is out of "

@@ -24,7 +24,7 @@ from scipy import stats
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.bootstrap import to_json_value
 from ...evaluate.compare import same_data
-from ...evaluate.tables import fmt_number
+from ...evaluate.tables import fmt_number, fmt_p
 from ...jsonl import read_json
 from ...reading import RECORD
 from .settings import METHODS, split_setting
@@ -312,7 +312,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
     for scope, entry in summary["correlation"].items():
         methods = ", ".join(entry["methods"])
-        lines.append(f"| {scope} | {methods} | {_fmt(entry['spearman'])} | {_fmt(entry['p_value'])} |")
+        lines.append(f"| {scope} | {methods} | {_fmt(entry['spearman'])} | {fmt_p(entry['p_value'])} |")
     lines += [
         "",
         "Undefined values (an empty denominator, or a basic score of 0 for a change rate) show as —.",

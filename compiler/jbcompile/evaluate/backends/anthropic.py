@@ -36,6 +36,14 @@ class AnthropicOptions(RemoteOptions):
             (budget is None or budget >= 1024, "--thinking-budget must be 1024 or more"),
         ]
 
+    def own_decoding(self) -> str | None:
+        if self.thinking_budget is None:
+            return None
+        return (
+            "--thinking-budget: Anthropic's extended thinking takes no temperature (the API samples at "
+            "its own) and thinks up to its budget of at least 1,024 tokens before the answer's limit"
+        )
+
 
 class AnthropicBackend(RemoteBackend):
     name = "anthropic"

@@ -79,3 +79,8 @@ class Options(BaseModel):
     def problems(self) -> list[str]:
         """The messages of the checks that fail."""
         return [message for ok, message in self.checks() if not ok]
+
+    def own_decoding(self) -> str | None:
+        """Why the backend will not decode as ``sampling`` and the generation limit say (an option that
+        hands decoding to the service), or None: a protocol whose paper fixes them refuses such a run."""
+        return None

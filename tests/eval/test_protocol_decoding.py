@@ -1,0 +1,97 @@
+"""How a run under a paper's protocol decodes, as the requests a backend sends show it (issue 25 §1.1):
+SOBACO's and the JUBAKU-v2 script's replies run to their limit with no stop string — a ``###`` a chat
+model writes as a markdown heading would cut a reply before its answer, and a first turn's cut reply is
+what the final turn is asked after —, and a backend option that hands decoding to the service is refused
+under a protocol whose paper fixed its temperature and limits, rather than recorded at the paper's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.eval.test_protocols_check import (  # noqa: F401 - fixtures
+    cli,
+    eval_fake,
+    keys,
+    kinds_build,
+    results_of,
+    scripted,
+)
+
+
+def _stops(server) -> set[tuple[str, ...]]:  # type: ignore[no-untyped-def]
+    """The stop strings of every generation request the server got."""
+    return {tuple(body.get("stop") or ()) for body in server.state.bodies}
+
+
+@pytest.mark.parametrize(
+    ("extra", "stops"),
+    [
+        (("--protocol", "sobaco"), {()}),
+        (("--protocol", "sobaco", "--setting", "cot-j-2"), {()}),
+        (("--protocol", "sobaco", "--setting", "cot-e-1"), {()}),  # the first turns too
+        (("--protocol", "sobaco", "--setting", "cot-r-3", "--max-new-tokens", "4"), {()}),
+        # without the protocol, a reply ends at a new section of the prompt's layout, except cot-j's,
+        # whose reasons may stand under headings before the answer (a row stops once it is settled)
+        (("--setting", "basic-1", "--scoring", "generate"), {("###",)}),
+        (("--setting", "cot-e-1", "--scoring", "generate"), {("###",)}),
+        (("--setting", "cot-j-1", "--scoring", "generate"), {()}),
+    ],
+)
+def test_sobaco_replies_run_to_the_papers_limit(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    extra: tuple[str, ...],
+    stops: set[tuple[str, ...]],
+) -> None:
+    scripted.script[0] = "{a}"
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--limit", "4", *extra)
+    assert code == 0, output
+    assert scripted.state.bodies and _stops(scripted) == stops
+    assert results_of(out)["scoring"]["stop_strings"] == sorted({s for found in stops for s in found})
+
+
+def test_jubaku_replies_run_to_the_scripts_ten_tokens(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    scripted.script[0] = "B"
+    for protocol, stops in ((("--protocol", "jubaku"), {()}), (("--scoring", "generate"), {("###",)})):
+        scripted.state.bodies.clear()
+        out = tmp_path / protocol[-1]
+        code, output = cli(
+            "eval", "-m", "fake-model", "-d", kinds_build, "--config", "jubaku", "--out", out,
+            "--backend", "openai", "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet",
+            "--limit", "4", *protocol,
+        )  # fmt: skip
+        assert code == 0, output
+        assert _stops(scripted) == stops
+
+
+def test_anthropic_extended_thinking_is_not_the_papers_decoding(
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """--thinking-budget lets Anthropic's API decode at its own temperature with a thinking budget of
+    1,024 tokens or more: under --protocol sobaco (800 tokens at 0.6) or jubaku (10 greedy tokens) the
+    run is refused before anything is sent; JBBQ, whose paper states no decoding, takes it."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "EMPTY")
+    for config, protocol in (("sobaco", "sobaco"), ("jubaku", "jubaku")):
+        out = tmp_path / protocol
+        code, output = cli(
+            "eval", "-m", "claude-x", "-d", kinds_build, "--config", config, "--out", out,
+            "--backend", "anthropic", "--base-url", "http://127.0.0.1:9", "--chat",
+            "--thinking-budget", "2048", "--protocol", protocol,
+        )  # fmt: skip
+        flat = " ".join(output.split())
+        assert code == 2 and "EV201" in flat and "--thinking-budget" in flat, output
+        assert "drop --protocol" in flat and not out.exists()
+    from jbcompile.evaluate.protocols import decoding_problems
+
+    assert decoding_problems("jbbq", True, "an option's own decoding") == []
+    assert decoding_problems("sobaco", False, None) == []
