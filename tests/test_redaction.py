@@ -210,3 +210,12 @@ def test_a_fifo_where_the_saved_token_should_be_is_not_opened(tmp_path) -> None:
         [sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=60, check=False
     )
     assert done.returncode == 0 and done.stdout.strip() == "nothing to hide", done.stderr
+
+
+def test_the_word_token_in_a_message_is_not_a_credential() -> None:
+    """ "Token" is an auth scheme and an English word: a message about token limits keeps its words."""
+    for text in ("up to 10 token limits apply", "Token counts differ", "the token budget of 1,024"):
+        assert redact(text) == text
+    for text, secret in (("Token abc123def456", "abc123def456"), ("token " + "q" * 24, "q" * 24)):
+        assert secret not in redact(text), text
+    assert "limits" not in redact("Authorization: Bearer limits")  # after Bearer, any value is hidden

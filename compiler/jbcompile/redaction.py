@@ -62,7 +62,13 @@ _HEADER = re.compile(
     r"(?P<value>[^\r\n\"',;}]+)",
     re.IGNORECASE,
 )
-_BEARER = re.compile(r"\b(?P<scheme>Bearer|DeepL-Auth-Key|Token)\s+[A-Za-z0-9._~+/=:-]{6,}", re.IGNORECASE)
+# "Token" is also an English word ("token limits"): after it, only a value that looks made (a digit or a
+# symbol in it, or 20 characters and more) is taken for a credential; after "Bearer", any value is.
+_BEARER = re.compile(
+    r"\b(?P<scheme>Bearer|DeepL-Auth-Key|Token)\s+(?P<value>[A-Za-z0-9._~+/=:-]{6,})", re.IGNORECASE
+)
+_WORD = re.compile(r"[A-Za-z]{6,19}")
+
 _BASIC = re.compile(r"\bBasic\s+(?P<value>[A-Za-z0-9+/_-]{4,}={0,2})", re.IGNORECASE)
 _QUERY = re.compile(
     r"(?P<name>[?&](?:api[_-]?key|key|token|access_token|auth|password|signature|sig)=)[^&\s#\"']+",
@@ -90,10 +96,15 @@ def _basic(match: re.Match[str]) -> str:
     return match.group(0).replace(value, MASK) if b":" in decoded else match.group(0)
 
 
+def _bearer(match: re.Match[str]) -> str:
+    word = match.group("scheme").lower() == "token" and _WORD.fullmatch(match.group("value"))
+    return match.group(0) if word else f"{match.group('scheme')} {MASK}"
+
+
 def _shapes(text: str) -> str:
     text = _URL_USERINFO.sub(r"\g<scheme>" + MASK + "@", text)
     text = _HEADER.sub(lambda m: m.group("name") + m.group("sep") + MASK, text)
-    text = _BEARER.sub(lambda m: f"{m.group('scheme')} {MASK}", text)
+    text = _BEARER.sub(_bearer, text)
     text = _BASIC.sub(_basic, text)
     text = _QUERY.sub(r"\g<name>" + MASK, text)
     for pattern, mask in _SHAPED:

@@ -195,6 +195,12 @@ def test_anthropic_messages_with_extended_thinking(build_dir: Path, tmp_path: Pa
     assert all(r["reasoning"] == f"{(r['pred'] + 2) % 3}?" for r in rows)
     assert results["backend"]["name"] == "anthropic"
     assert results["backend"]["usage"]["requests"] == len(rows)
+    # no temperature was sent, so none is recorded (the service sampled as it does with thinking)
+    assert (
+        results["backend"]["sampling"]["temperature"] is None
+        and results["backend"]["sampling"]["top_p"] is None
+    )
+    assert not any("temperature" in body for body in api.state.bodies)
     before = api.state.requests
     plain = run_eval(
         eval_request(build_dir, tmp_path / "plain", api.url, "anthropic", chat=True)
@@ -260,6 +266,33 @@ def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
         (["--backend", "openai", "--top-p", "0"], "EV308"),
         (["--backend", "openai", "--samples", "3", "--scoring", "generate"], "EV307"),
         (["--backend", "anthropic", "--thinking-budget", "100"], "EV308"),
+        # extended thinking samples as the service does: a temperature would be dropped unsaid
+        (
+            [
+                "--backend",
+                "anthropic",
+                "--thinking-budget",
+                "2048",
+                "--scoring",
+                "generate",
+                "--temperature",
+                "0.7",
+            ],
+            "EV308",
+        ),
+        (
+            [
+                "--backend",
+                "anthropic",
+                "--thinking-budget",
+                "2048",
+                "--scoring",
+                "generate",
+                "--top-p",
+                "0.9",
+            ],
+            "EV308",
+        ),
         (["--base-url", "http://127.0.0.1:1/v1"], "EV308"),
         (["--backend", "vllm", "--vllm-arg", "no-equals"], "EV308"),
         (["--vllm-arg", "max_model_len=10"], "EV308"),  # transformers would not use it

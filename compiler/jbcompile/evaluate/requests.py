@@ -232,10 +232,16 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
 
     sampling = request.backend_options.sampling
     problems = check_options(request.backend, request.backend_options)
+    own = None
     if not problems:  # an option that hands decoding to the service, under a paper's decoding
         own = backend_class(request.backend).Options.from_given(request.backend_options).own_decoding()
         problems = decoding_problems(request.options.protocol, request.thinking, own)
     checks = [
+        (
+            own is None or (sampling.greedy and sampling.top_p == 1.0),
+            f"--temperature and --top-p would not be used: {own}",
+            "leave --temperature and --top-p out, or the option that hands decoding to the service",
+        ),
         (request.samples >= 1, "--samples must be 1 or more", "give --samples 1 or more"),
         (
             request.samples == 1 or request.options.scoring == "generate",

@@ -20,6 +20,7 @@ from ...extras import optional_import
 from ...services import ANTHROPIC, service_errors
 from ..prompting import Prompt, as_messages
 from .base import BackendConfig, Reply
+from .registry import options_for
 from .remote import RemoteBackend, RemoteOptions, json_body, need, secret_from_env, token_count
 
 # stop reasons that explain a message without content blocks
@@ -66,6 +67,15 @@ class AnthropicBackend(RemoteBackend):
                 timeout=self.options.timeout,
             )
             self._arguments = frozenset(inspect.signature(self.client.messages.create).parameters)
+
+    @classmethod
+    def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:
+        """With extended thinking the service samples as it does: no temperature or top-p of ours is
+        sent, so none is recorded."""
+        message, described = super().describe_idle(config)
+        if options_for(cls, config).thinking_budget is not None:
+            described["sampling"] = {**described["sampling"], "temperature": None, "top_p": None}
+        return message, described
 
     def generate_request(
         self, prompt: Prompt, max_new_tokens: int, stop_strings: Sequence[str]
