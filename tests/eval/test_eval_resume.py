@@ -312,3 +312,25 @@ def test_weights_saved_again_into_the_model_folder_stop_a_resume(
     (out / "run.json").write_text(json.dumps(settings, indent=2), encoding="utf-8")
     code, output = run_cli(*eval_args(model, build_dir, out, "--limit", "4"))
     assert code == 0, output
+
+
+def test_a_run_that_stopped_its_replies_elsewhere_is_not_resumed(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    """run.json records where generation stopped (the kind's stop strings): a version of the package that
+    stops elsewhere refuses to add its replies to those; a run.json from before they were recorded resumes."""
+    out = tmp_path / "run"
+    args = eval_args(
+        tiny_model, build_dir, out, "--limit", "4", "--scoring", "generate", "--max-new-tokens", "3"
+    )
+    code, output = run_cli(*args)
+    assert code == 0, output
+    settings = run_json(out)
+    assert settings["stop_strings"] == ["###"]
+    (out / "run.json").write_text(json.dumps({**settings, "stop_strings": []}), encoding="utf-8")
+    code, output = run_cli(*args)
+    assert code == 2 and "EV007" in output and "stop_strings" in output
+    del settings["stop_strings"]
+    (out / "run.json").write_text(json.dumps(settings), encoding="utf-8")
+    code, output = run_cli(*args)
+    assert code == 0, output

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,11 @@ _SAMPLE_BYTES = 64 * 1024
 
 
 def fingerprint(
-    request: EvalRequest, template_sha: str, backend_options: Any, data: str | None = None
+    request: EvalRequest,
+    template_sha: str,
+    backend_options: Any,
+    data: str | None = None,
+    stop_strings: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """run.json: the settings a resume must share (not the speed settings), ``backend_options`` being
     the backend's own, checked options, and ``data`` what names the rows read (their content's sha256,
@@ -58,6 +63,9 @@ def fingerprint(
         "sampling": asdict(request.backend_options.sampling),
         "thinking": request.thinking,
         "thinking_budget": getattr(backend_options, "thinking_budget", None),
+        # where generation stopped besides its limit, as the kind decided it: another version of the
+        # package that stops elsewhere does not add its replies to these
+        **({"stop_strings": list(stop_strings)} if stop_strings is not None else {}),
     }
 
 
@@ -106,7 +114,8 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(stored, dict):
         return ["run.json does not hold a run's settings"]
     there, here = _resume_key(stored), _resume_key(current)
-    for recorded_since_031 in ("model_files", "data"):  # a run started before 0.3.1 did not record them
+    # a run started before 0.3.1 did not record them
+    for recorded_since_031 in ("model_files", "data", "stop_strings"):
         if recorded_since_031 not in there:
             here = {key: value for key, value in here.items() if key != recorded_since_031}
     pairs = [(key, there.get(key), here.get(key)) for key in dict.fromkeys([*here, *there])]

@@ -191,6 +191,7 @@ def _run_held(
         template.source_sha256,
         options_for(backend_class(request.backend), config),
         loaded.sha256 or loaded.commit,
+        kind.stop_strings(options) if options.scoring == "generate" else None,
     )
     log = PredictionLog(out, settings, request.overwrite)
     differences = [] if request.overwrite else conflict(log.run_path, settings)
