@@ -317,6 +317,7 @@ CODES: tuple[Code, ...] = (
             "EV066": "score --protocol: predictions not made or read as that protocol makes them",
             "EV067": "score --setting/--answer-pattern for predictions with no reply to read",
             "EV068": "score --protocol/--setting: a harness log whose prompt labelled the options otherwise",
+            "EV069": "score --answer-pattern that matches none of the replies it is to read",
         },
     ),
     *declare(
