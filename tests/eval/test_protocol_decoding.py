@@ -95,3 +95,33 @@ def test_anthropic_extended_thinking_is_not_the_papers_decoding(
 
     assert decoding_problems("jbbq", True, "an option's own decoding") == []
     assert decoding_problems("sobaco", False, None) == []
+
+
+@pytest.mark.parametrize("style", ["field", "inline"])
+def test_a_service_model_that_turns_out_to_reason_stops_a_protocol_run(
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    style: str,
+) -> None:
+    """A model behind a server shows that it reasons only by its replies (a reasoning field, or a think
+    block in the text): without --thinking, the run was decoded as SOBACO decoded a non-reasoning model
+    (1 token at temperature 0), so it stops at the first such reply (EV201) and keeps none of them; with
+    --thinking it runs, and without the protocol such replies are read."""
+    from tests.eval import fake_api
+
+    def reasoning(prompt: str, state: fake_api.FakeState) -> tuple[str, str | None]:
+        answer = str(fake_api.expected_answer(prompt))
+        return (answer, "考え中") if style == "field" else (f"<think>考え中</think>{answer}", None)
+
+    monkeypatch.setattr(fake_api, "_answer_text", reasoning)
+    with fake_api.FakeAPI() as server:
+        out = tmp_path / "run"
+        code, output = eval_fake(server, kinds_build, out, "--chat", "--limit", "4", "--protocol", "sobaco")
+        flat = " ".join(output.split())
+        assert code == 2 and "EV201" in flat and "replies carry its reasoning" in flat, output
+        assert not (out / "predictions.jsonl").exists()
+        for extra in (("--protocol", "sobaco", "--thinking"), ("--scoring", "generate")):
+            out = tmp_path / "-".join(extra)
+            code, output = eval_fake(server, kinds_build, out, "--chat", "--limit", "4", *extra)
+            assert code == 0, output

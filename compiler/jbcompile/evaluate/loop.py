@@ -54,6 +54,9 @@ class Batch:
     answer_is_final: Callable[[str], bool] | None
     thinking: bool
     service: Service | None = None  # the model's library, named when it fails (set by the runner)
+    # What stops a run without --thinking whose model turns out to reason (its replies carry reasoning):
+    # its protocol's paper decoded a reasoning model otherwise (EV201). Empty: such replies are read.
+    if_reasoning: Sequence[Diagnostic] = ()
 
     def run(self, batch: list[int]) -> list[Record]:
         """The records of the prompts ``batch`` (indexes into ``items``); ``Stopped`` keeps the replies
@@ -86,7 +89,10 @@ class Batch:
         """Each prompt's record: the row's metric fields, its prompt hash, and the answer."""
         if self.label_ids is not None:
             return [self._scored(i, logprobs) for i, logprobs in zip(batch, results, strict=True)]
-        return [self._generated(i, output) for i, output in zip(batch, results, strict=True)]
+        records = [self._generated(i, output) for i, output in zip(batch, results, strict=True)]
+        if self.if_reasoning and not self.thinking and any("reasoning" in record for record in records):
+            raise DiagnosticError(list(self.if_reasoning))  # nothing of a run decoded for another model
+        return records
 
     def _scored(self, i: int, logprobs: Sequence[float]) -> Record:
         record = dict(self.prepared.records[self.items[i].example_id])

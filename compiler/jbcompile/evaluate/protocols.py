@@ -103,11 +103,11 @@ def resolve_temperature(protocol_name: str | None, given: float | None, thinking
 
 
 def temperature_problems(
-    protocol_name: str | None, given: float | None, thinking: bool, *, detected: bool = False
+    protocol_name: str | None, given: float | None, thinking: bool, *, detected: str | None = None
 ) -> list[Diagnostic]:
     """EV201 for a temperature other than the one the protocol's paper decoded at (where it says);
-    ``detected``: the run is a reasoning model's because its chat template opens a think block (no
-    --thinking was given, so the temperature was chosen for another model)."""
+    ``detected``: why the run is a reasoning model's although no --thinking was given (its chat template
+    opens a think block, its replies carry reasoning), so the temperature was chosen for another model."""
     protocol = get_protocol(protocol_name)
     paper = protocol.temperature_for(thinking) if protocol else None
     if protocol is None or paper is None or given is None or given == paper:
@@ -118,8 +118,8 @@ def temperature_problems(
     paper_text = f"--protocol {protocol.name} decodes{which} at temperature {paper:g}, as its paper did"
     if detected:
         message = (
-            "the model's chat template opens a think block, so it runs as a reasoning model; "
-            f"{paper_text}, and this run's temperature is {given:g}"
+            f"{detected}, so it runs as a reasoning model; {paper_text}, and this run's temperature is "
+            f"{given:g}"
         )
         hint = "add --thinking (it sets the paper's temperature), or drop --protocol"
     else:

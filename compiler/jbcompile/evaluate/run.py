@@ -292,7 +292,10 @@ def _refuse_detected_thinking(request: EvalRequest, backend: Any, owned: bool) -
     """EV201 when a run whose chat template makes it a reasoning model's (no --thinking) decodes at
     another temperature than its protocol's paper used for one."""
     problems = temperature_problems(
-        request.options.protocol, request.backend_options.sampling.temperature, True, detected=True
+        request.options.protocol,
+        request.backend_options.sampling.temperature,
+        True,
+        detected="the model's chat template opens a think block",
     )
     if problems:
         if owned:
@@ -350,6 +353,13 @@ def _plan(
         stop_strings=kind.stop_strings(options),
         answer_is_final=final_answer_test(is_final, thinking),
         thinking=thinking,
+        # a service's reasoning model shows itself only by its replies (a reasoning field, a think block)
+        if_reasoning=temperature_problems(
+            options.protocol,
+            request.backend_options.sampling.temperature,
+            True,
+            detected="the model's replies carry its reasoning",
+        ),
     )
     return batch, batches
 
