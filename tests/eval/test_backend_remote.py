@@ -258,6 +258,9 @@ def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
     assert not thinking("1\n") and thinking("x\n</think>\n1\n") and not thinking("x</think>\n")
 
 
+EXTENDED_THINKING = ["--backend", "anthropic", "--thinking-budget", "2048", "--scoring", "generate"]
+
+
 @pytest.mark.parametrize(
     ("option", "code"),
     [
@@ -267,32 +270,8 @@ def test_reasoning_split_and_early_stop_only_on_the_final_answer() -> None:
         (["--backend", "openai", "--samples", "3", "--scoring", "generate"], "EV307"),
         (["--backend", "anthropic", "--thinking-budget", "100"], "EV308"),
         # extended thinking samples as the service does: a temperature would be dropped unsaid
-        (
-            [
-                "--backend",
-                "anthropic",
-                "--thinking-budget",
-                "2048",
-                "--scoring",
-                "generate",
-                "--temperature",
-                "0.7",
-            ],
-            "EV308",
-        ),
-        (
-            [
-                "--backend",
-                "anthropic",
-                "--thinking-budget",
-                "2048",
-                "--scoring",
-                "generate",
-                "--top-p",
-                "0.9",
-            ],
-            "EV308",
-        ),
+        ([*EXTENDED_THINKING, "--temperature", "0.7"], "EV308"),
+        ([*EXTENDED_THINKING, "--top-p", "0.9"], "EV308"),
         (["--base-url", "http://127.0.0.1:1/v1"], "EV308"),
         (["--backend", "vllm", "--vllm-arg", "no-equals"], "EV308"),
         (["--vllm-arg", "max_model_len=10"], "EV308"),  # transformers would not use it

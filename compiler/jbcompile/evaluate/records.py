@@ -131,7 +131,12 @@ def resolve_predictions(
             continue
         value = row.get(RAW_REPLY, row[field_name])
         raw[str(row.get("example_id"))] = value
-        options = [row.get(f"ans{i}") for i in range(n_options)]
+        options = row_options(row, n_options)
         if are_texts(options) and not isinstance(row[field_name], int):
             row[field_name] = kind.read_prediction(row[field_name], options, reading)
     return raw
+
+
+def row_options(row: Record, count: int) -> list[Any]:
+    """A release-format row's options as its ``ans0``… fields hold them (None where one is missing)."""
+    return [row.get(f"ans{i}") for i in range(count)]

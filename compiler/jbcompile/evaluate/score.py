@@ -28,7 +28,14 @@ from .kind import (
 from .parsing import answer_after, are_texts, parse_prediction_value
 from .prompting import LABEL_CHECK_ITEMS, shown_option_labels
 from .protocols import check_kind
-from .records import check_foreign_rows, check_our_records, record_kind, resolve_predictions, row_kind
+from .records import (
+    check_foreign_rows,
+    check_our_records,
+    record_kind,
+    resolve_predictions,
+    row_kind,
+    row_options,
+)
 from .registered import detect_kind, get_eval_kind
 from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
 from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
@@ -491,7 +498,7 @@ def _other_labels(
     first ``LABEL_CHECK_ITEMS``) whose labels can be told."""
     read = [label.upper() for label in kind.option_labels]
     for row, line in rows[:LABEL_CHECK_ITEMS]:
-        prompt, options = row.get(SHOWN_PROMPT), [row.get(f"ans{i}") for i in range(len(read))]
+        prompt, options = row.get(SHOWN_PROMPT), row_options(row, len(read))
         shown = (
             shown_option_labels(prompt, options) if isinstance(prompt, str) and are_texts(options) else None
         )
@@ -548,7 +555,7 @@ def _foreign(
         raise DiagnosticError([unmatched])
     for index in harness_replies:  # a reply the model wrote, read as `eval` reads it (never as an index)
         row = raw[index]
-        options = [row.get(f"ans{i}") for i in range(len(kind.option_labels))]
+        options = row_options(row, len(kind.option_labels))
         reply = row[field_name]
         row[field_name] = kind.read_reply(reply, options, reading) if are_texts(options) else None
     raw_values = resolve_predictions(kind, raw, field_name, reading)
@@ -588,7 +595,7 @@ def _pattern_problem(
     replies: list[tuple[int, str]] = []
     for index, (row, line) in enumerate(zip(rows, lines, strict=True)):
         value = row.get(field_name)
-        options = [row.get(f"ans{i}") for i in range(len(kind.option_labels))]
+        options = row_options(row, len(kind.option_labels))
         texts = options if are_texts(options) else []
         if isinstance(value, str) and (
             index in harness_replies or parse_prediction_value(value, texts) is None

@@ -36,7 +36,7 @@ from typing import Any, ClassVar
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate import bootstrap
 from ...evaluate.bootstrap import ratio
-from ...evaluate.conversation import FIRST_TURN_STOP, TurnItem, conversation_texts
+from ...evaluate.conversation import TurnItem, conversation_texts
 from ...evaluate.kind import (
     THINKING_TOKENS,
     Answer,
@@ -217,13 +217,6 @@ def first_turn_tokens(method: str, options: EvalOptions) -> int:
     return PAPER_TOKENS["cot-e first turn"] if method == "cot-e" else PAPER_TOKENS["final"]
 
 
-def first_turn_stop(options: EvalOptions) -> tuple[str, ...]:
-    """Where a first turn ends besides its limit: at a new section (``###``), except while a reasoning
-    model thinks, and under the paper's protocol, which decoded its 100 tokens without a stop string (the
-    whole first reply is what the final turn is asked after)."""
-    return () if options.thinking or under_protocol(options) else FIRST_TURN_STOP
-
-
 def read_first_turn(reply: str, method: str, options: EvalOptions) -> int | None:
     """The option a first turn gave: cot-r's first turn is the basic prompt, read as the final answer is;
     cot-e's names the stereotyped option and then its reason."""
@@ -395,7 +388,9 @@ class SobacoEval(EvalKind):
         """No stop at a new section (``###``) under the paper's protocol, which decoded to its limit (a
         markdown heading a chat model writes would otherwise cut its reply), nor for cot-j, whose reasons
         may come under headings of their own before the answer: a row stops once its answer is settled
-        (:meth:`answer_is_final`)."""
+        (:meth:`answer_is_final`). A two-turn setting's first turn stops where its final turn does (the
+        paper decoded its 100 tokens with no stop: the whole first reply is what the final turn asks
+        after)."""
         if under_protocol(options) or method_of(options) == "cot-j":
             return ()
         return super().stop_strings(options)
@@ -437,7 +432,7 @@ class SobacoEval(EvalKind):
                         keys,
                         first=first,
                         first_max_new_tokens=first_turn_tokens(method, options),
-                        first_stop=first_turn_stop(options),
+                        first_stop=self.stop_strings(options),  # as the final turn: cot-e/cot-r
                     )
                 )
             else:
