@@ -119,3 +119,15 @@ def test_a_sobaco_import_with_nothing_in_it_says_so(tmp_path: Path) -> None:
     result, output = _import("sobaco-json", unfit, tmp_path / "b")  # forty reasons: the first, then a count
     assert result.exit_code == 2 and "IM037" in output and "check the input files named above" in output
     assert output.count("IM031 problem") < 40 and "more problem(s) like these" in output
+
+
+def test_an_empty_file_among_the_inputs_is_said(tmp_path: Path) -> None:
+    """No file passed over in silence: an empty one among the inputs is a warning naming it."""
+    rows = release_rows()
+    source, empty = _write(tmp_path / "jubaku.jsonl", rows), tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    result = CliRunner().invoke(
+        app, ["import", "jubaku-jsonl", str(source), str(empty), "--out", str(tmp_path / "sources")]
+    )
+    output = " ".join(result.output.split())
+    assert result.exit_code == 0 and "IM001 [warning]" in output and "empty.jsonl holds no rows" in output

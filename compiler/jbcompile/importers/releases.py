@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, TypeVar
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..jsonl import JsonCodes, limited, read_json_lines
 from ..paths import display_path
 from ..reading import RELEASE
@@ -65,6 +65,17 @@ def read_release_rows(
             unopened.extend(error.diagnostics)
             continue
         skipped = list(lines.problems)
+        if not lines.records and not skipped:  # an empty file among the inputs is said, not passed over
+            report.add(
+                None,
+                Diagnostic(
+                    "IM001",
+                    f"{display} holds no rows: nothing came from it",
+                    path=display,
+                    severity=Severity.WARNING,
+                    hint="check that this is the file you meant (a release's file is not empty)",
+                ),
+            )
         for number, data in lines.records:
             try:
                 rows.append(parse(data, display, number))
