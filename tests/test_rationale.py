@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from jbcompile.designs.bbq.rationale import (
     derive_predicate,
     disambiguated_rationale,
     find_evidence,
+    first_mention,
     mention_spans,
     quotations,
     sentences,
@@ -100,6 +103,48 @@ def test_quoted_speech_inside_evidence_becomes_double_corner_brackets() -> None:
 def test_a_filler_inside_another_is_not_a_mention() -> None:
     assert mention_spans("その高齢の男性が来た。", "男性", "高齢の男性") == []
     assert mention_spans("その男性と高齢の男性", "男性", "高齢の男性") == [2]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    text=st.text(alphabet="男性高齢の女子", max_size=14),
+    name=st.text(alphabet="男性高齢の", max_size=3),
+    other=st.text(alphabet="男性高齢の", max_size=5),
+)
+def test_the_first_mention_is_the_first_of_the_mention_spans(text: str, name: str, other: str) -> None:
+    """The verifier's mention order (B206) reads first_mention; it must agree with mention_spans."""
+    for candidate in (other, name + other, other + name):
+        spans = mention_spans(text, name, candidate)
+        assert first_mention(text, name, candidate) == (spans[0] if spans else None)
+
+
+def test_a_sentence_end_inside_quoted_speech_ends_no_sentence() -> None:
+    quoted = "彼は「はい。行きます。」と言った。"
+    assert sentences(quoted + "次に来た。") == [quoted, "次に来た。"]
+    assert sentences("」で始まる。終わらない") == ["」で始まる。", "終わらない"]
+    assert sentences("He said “Yes. Go.” Then left. ok", "en") == ["He said “Yes. Go.” Then left.", "ok"]
+
+
+def _sentences_by_character(text: str, lang: str) -> list[str]:
+    """Reference: the sentence splitter read character by character."""
+    opening, closing, ends = {"ja": ("「", "」", "。！？"), "en": ("“", "”", ".!?")}[lang]
+    found, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == opening:
+            depth += 1
+        elif char == closing and depth:
+            depth -= 1
+        elif char in ends and depth == 0:
+            found.append(text[start : index + 1].strip())
+            start = index + 1
+    found.append(text[start:].strip())
+    return [sentence for sentence in found if sentence]
+
+
+@settings(max_examples=400, deadline=None)
+@given(text=st.text(alphabet="あ 「」。！？“”.!?x", max_size=30), lang=st.sampled_from(["ja", "en"]))
+def test_sentences_agree_with_a_character_by_character_reading(text: str, lang: str) -> None:
+    assert sentences(text, lang) == _sentences_by_character(text, lang)
 
 
 def test_predicate_comes_from_the_question() -> None:

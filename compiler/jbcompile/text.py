@@ -39,20 +39,27 @@ QUOTE_OPEN = {"ja": "「", "en": "“"}
 QUOTE_CLOSE = {"ja": "」", "en": "”"}
 
 
+@cache
+def _sentence_marks(lang: str) -> re.Pattern[str]:
+    return re.compile(f"[{re.escape(QUOTE_OPEN[lang] + QUOTE_CLOSE[lang] + SENTENCE_ENDS[lang])}]")
+
+
 def sentences(text: str, lang: str = "ja") -> list[str]:
-    """The sentences of ``text``; a sentence end inside quoted speech (「はい。」) does not end one."""
+    """The sentences of ``text``; a sentence end inside quoted speech (「はい。」) does not end one.
+    Only the quotation marks and sentence ends are visited (a build splits every context and rationale)."""
     found: list[str] = []
     depth = 0
     start = 0
-    ends = SENTENCE_ENDS[lang]
-    for index, char in enumerate(text):
-        if char == QUOTE_OPEN[lang]:
+    open_mark, close_mark = QUOTE_OPEN[lang], QUOTE_CLOSE[lang]
+    for match in _sentence_marks(lang).finditer(text):
+        char = match.group()
+        if char == open_mark:
             depth += 1
-        elif char == QUOTE_CLOSE[lang] and depth:
-            depth -= 1
-        elif char in ends and depth == 0:
-            found.append(text[start : index + 1].strip())
-            start = index + 1
+        elif char == close_mark:
+            depth = max(depth - 1, 0)
+        elif depth == 0:
+            found.append(text[start : match.end()].strip())
+            start = match.end()
     if text[start:].strip():
         found.append(text[start:].strip())
     return [sentence for sentence in found if sentence]

@@ -810,6 +810,9 @@ class BbqVerifier:
         self.mentions: Counter[tuple[str, str, bool]] = Counter()  # (category, measure, holds) → rows
         self._templates = {t.id: t for t in project.templates if t.kind == BbqKind.name}
         self._plans: dict[str, _Plan | None] = {}
+        # The current template's ambiguous contexts by filler values: a template's disambiguated rows
+        # repeat each set of fillers (conditions, polarities, orders), about twenty rows per set.
+        self._ambiguous: tuple[_Plan | None, dict[tuple[tuple[str, str], ...], tuple[str, ...]]] = (None, {})
 
     def _plan(self, template_id: str) -> _Plan | None:
         """The plan of a template whose persons the compiler orders (None for any other)."""
@@ -825,7 +828,7 @@ class BbqVerifier:
                 self.misfits.append(row["example_id"])
             plan = self._plan(row["template_id"])
             if plan is not None:
-                for measure, holds in _mention_facts(plan, row):
+                for measure, holds in _mention_facts(plan, row, self._ambiguous_of(plan)):
                     self.mentions[(row["category"], measure, holds)] += 1
         self.gold.update([(row["category"], row["label"]) for row in rows])
         self.unknown.update([(row["category"], row["unknown_label"]) for row in rows])
@@ -835,6 +838,13 @@ class BbqVerifier:
             (row["template_id"], (row["context_condition"], row["question_polarity"])) for row in rows
         }:
             self.cells[template_id].add(cell)
+
+    def _ambiguous_of(self, plan: _Plan) -> dict[tuple[tuple[str, str], ...], tuple[str, ...]]:
+        """The memo of this template's ambiguous contexts by filler values, started afresh when the rows
+        reach another template (they come template by template): it holds one template's at most."""
+        if self._ambiguous[0] is not plan:
+            self._ambiguous = (plan, {})
+        return self._ambiguous[1]
 
     def finish(self, repeated: Mapping[str, int]) -> list[Diagnostic]:
         config, project = self.config, self.project
@@ -902,11 +912,13 @@ class BbqVerifier:
         return problems
 
 
-def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
+def _mention_facts(
+    plan: _Plan, row: Row, ambiguous: dict[tuple[tuple[str, str], ...], tuple[str, ...]]
+) -> list[tuple[str, bool]]:
     """Whether the order rule gets a disambiguated row's gold, read in its text as a model reads it
     (see _MENTION_MEASURES): over the whole context where ``symmetric_mention`` lets the compiler order
     the ambiguous context's mentions, over the disambiguating context where it has per-person
-    statements."""
+    statements. ``ambiguous``: the memo of :func:`_ambiguous_contexts` for the row's template."""
     if row["context_condition"] == "ambig":
         return []
     model = plan.model
@@ -917,9 +929,9 @@ def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
 
     def comes_first(text: str, slot: str) -> bool | None:
         (other,) = set(model.persons) - {slot}
-        mine = rationale.mention_spans(text, names[slot], names[other])
-        theirs = rationale.mention_spans(text, names[other], names[slot])
-        return mine[0] < theirs[0] if mine and theirs else None
+        mine = rationale.first_mention(text, names[slot], names[other])
+        theirs = rationale.first_mention(text, names[other], names[slot])
+        return mine < theirs if mine is not None and theirs is not None else None
 
     context = row["context"]
     gold = getattr(model.questions, _QUESTION_FIELD[row["question_polarity"]]).answer
@@ -928,15 +940,22 @@ def _mention_facts(plan: _Plan, row: Row) -> list[tuple[str, bool]]:
     if model.symmetric_mention:
         facts.append(("context", comes_first(context, gold)))
     if model.statements is not None:
-        facts.append(("evidence", comes_first(_disambiguating_part(plan, values, context), gold)))
+        key = tuple(values.items())
+        if (renderings := ambiguous.get(key)) is None:
+            renderings = ambiguous[key] = _ambiguous_contexts(plan, values)
+        facts.append(("evidence", comes_first(_disambiguating_part(renderings, context), gold)))
     return [(measure, first == right_if_first) for measure, first in facts if first is not None]
 
 
-def _disambiguating_part(plan: _Plan, values: dict[str, str], context: str) -> str:
-    """The disambiguating context of a disambiguated row: what follows its ambiguous context."""
+def _ambiguous_contexts(plan: _Plan, values: dict[str, str]) -> tuple[str, ...]:
+    """The ambiguous context of each of the template's renderings (mention orders), with these fillers."""
     rewrite = plan.rewriter(values)
-    for rendering in plan.renderings:
-        ambiguous = rewrite(rendering.ambiguous.fill(values))
+    return tuple(rewrite(rendering.ambiguous.fill(values)) for rendering in plan.renderings)
+
+
+def _disambiguating_part(ambiguous_contexts: tuple[str, ...], context: str) -> str:
+    """The disambiguating context of a disambiguated row: what follows its ambiguous context."""
+    for ambiguous in ambiguous_contexts:
         if context.startswith(ambiguous):
             return context[len(ambiguous) :]
     return context

@@ -85,6 +85,18 @@ def mention_spans(text: str, name: str, other: str) -> list[int]:
     return found
 
 
+def first_mention(text: str, name: str, other: str) -> int | None:
+    """The first offset of :func:`mention_spans` (None where it has none), without finding the others:
+    a start is skipped where an occurrence of ``other`` covers it."""
+    if not name:
+        return None
+    inside = bool(other) and name != other and name in other
+    start = text.find(name)
+    while start != -1 and inside and -1 < text.find(other, max(0, start - len(other) + 1)) <= start:
+        start = text.find(name, start + 1)
+    return None if start == -1 else start
+
+
 def mentions(text: str, name: str, other: str) -> bool:
     return bool(mention_spans(text, name, other))
 
