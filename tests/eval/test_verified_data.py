@@ -189,3 +189,37 @@ def test_labels_of_the_wrong_type_are_refused_even_when_the_manifest_vouches_for
     )
     assert result.exit_code == 2 and "EV125 label must be an option index 0–2, found '0'" in result.output
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("name", ["out-bild", "./bild/out", "~/no-such-build", "results.parquet"])
+def test_a_missing_path_that_is_no_hub_id_is_said_at_once(
+    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mistyped folder is not looked up on the Hub (whose client retries for about 25 s offline)."""
+    import datasets
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the Hub was asked")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(datasets, "load_dataset", never)
+    with pytest.raises(DiagnosticError) as refused:
+        load_rows(name, "lite")
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "no such file or folder" in diagnostic.message
+
+
+def test_a_hub_id_that_cannot_be_loaded_says_no_folder_has_that_name_either(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import datasets
+
+    def offline(*args: object, **kwargs: object) -> None:
+        raise ConnectionError("Couldn't reach 'org/bench' on the Hub")
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(datasets, "load_dataset", offline)
+    with pytest.raises(DiagnosticError) as refused:
+        load_rows("org/bench", "lite")
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "nor is there a file or folder so named" in diagnostic.message

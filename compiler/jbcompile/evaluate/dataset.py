@@ -20,6 +20,7 @@ build config's data files, or of a foreign folder's files.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,7 +93,23 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
         )
     if local.is_dir() and _built_by_us(local):
         return _with_release_labels(_read_build(local, dataset, config))
+    if not local.exists() and not _HUB_ID.fullmatch(dataset):
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV005",
+                    "no such file or folder, and not a Hub dataset id (owner/name)",
+                    path=dataset,
+                    hint="check the path (a build is `jbcompile build`'s --out folder), or give a Hub id",
+                )
+            ]
+        )
     return _with_release_labels(_load_dataset(dataset, config, revision))
+
+
+# A Hub dataset id: owner/name. Anything else that names no file or folder here is a mistyped path, told
+# at once rather than after the Hub client's retries (about 25 s without a network).
+_HUB_ID = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
 
 
 def _built_by_us(folder: Path) -> bool:
@@ -333,9 +350,10 @@ def _load_problem(dataset: str, config: str) -> Callable[[Exception], Diagnostic
                 hint="choose a config the dataset has with --config (its card lists them)",
             )
         if isinstance(error, OSError | DatasetsError | HfHubHTTPError):  # a missing repo or file, the network
+            here = "" if Path(dataset).expanduser().exists() else " (nor is there a file or folder so named)"
             return Diagnostic(
                 "EV005",
-                f"cannot load the dataset: {type(error).__name__}: {_first_line(error)}",
+                f"cannot load the dataset: {type(error).__name__}: {_first_line(error)}{here}",
                 path=dataset,
                 hint=DATASETS.hint,
             )
