@@ -125,3 +125,6 @@ def test_a_service_model_that_turns_out_to_reason_stops_a_protocol_run(
             out = tmp_path / "-".join(extra)
             code, output = eval_fake(server, kinds_build, out, "--chat", "--limit", "4", *extra)
             assert code == 0, output
+            # outside the protocol, without --thinking, the run says the replies had too little room
+            said = "4 of the 4 replies carry the model's reasoning" in " ".join(output.split())
+            assert said == ("--thinking" not in extra), output

@@ -345,6 +345,8 @@ def eval_command(
         warning = pattern_warning(result.results)
         if warning:
             err_console.print(f"--answer-pattern: {warning.replace('`', '')}", markup=False)
+        for note in result.notes:
+            err_console.print(note, markup=False)
         _summary(result)
 
 

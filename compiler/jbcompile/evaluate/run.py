@@ -25,7 +25,7 @@ from .conversation import TurnItem
 from .distributed import distributed
 from .formats import format_name
 from .jsonfile import limited
-from .kind import EvalKind, EvalOptions, PreparedPrompts
+from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
 from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
@@ -58,6 +58,7 @@ class RunResult:
     results: Results
     out: Path
     written: tuple[str, ...]
+    notes: tuple[str, ...] = ()  # what the CLI says beside the results (not written: about this run)
 
 
 def run_eval(
@@ -100,7 +101,7 @@ def _run_samples(
         results, written = write_samples_results(
             out, [r.results for r in runs], [r.out.name for r in runs], seeds
         )
-    return RunResult(results, out, written)
+    return RunResult(results, out, written, tuple(dict.fromkeys(note for run in runs for note in run.notes)))
 
 
 def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
@@ -276,7 +277,23 @@ def _run_held(
         if request.overwrite:
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
-    return RunResult(results, out, EVAL_FILES)
+    note = reasoning_note(records, batch.thinking, batch.max_new_tokens if batch.label_ids is None else None)
+    return RunResult(results, out, EVAL_FILES, (note,) if note else ())
+
+
+def reasoning_note(records: list[Record], thinking: bool, max_new_tokens: int | None) -> str | None:
+    """What to say when a model run without --thinking turned out to reason (its replies carry their
+    reasoning: a server's reasoning field or a think block): it had the new tokens of a model that
+    answers at once, so many of its replies end before an answer. A protocol run stops instead (EV201)."""
+    reasoned = [record for record in records if "reasoning" in record]
+    if thinking or max_new_tokens is None or not reasoned:
+        return None
+    unanswered = sum(record.get("pred") is None for record in reasoned)
+    return (
+        f"{len(reasoned)} of the {len(records)} replies carry the model's reasoning ({unanswered} of them "
+        f"out of choice): it was run as a model that answers at once, with {max_new_tokens} new tokens; "
+        "run it again with --thinking to give it a reasoning model's room"
+    )
 
 
 def _first_turns_think(items: list[PromptItem], backend: Any, options: EvalOptions) -> bool:
