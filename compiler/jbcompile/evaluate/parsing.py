@@ -617,6 +617,9 @@ def _option_forms(option: str) -> tuple[tuple[str, bool], ...]:
     return tuple((form, any(c.isascii() and c.isalpha() for c in form)) for form in ordered)
 
 
+# an option's text that is a predicate ("確かなことは言えない"), and the end of a sentence after it
+_PREDICATE_FORM = re.compile(r"(?:ない|ません)\Z")
+_SENTENCE_END = re.compile(r"[ \t]*(?:[。.!！\n]|\Z)")
 _OPEN_QUOTES, _CLOSE_QUOTES = "「『\"'“‘", "」』\"'”’"
 
 
@@ -685,6 +688,10 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
                     end += closing.end()
             elif glossing := after.match(text, end):
                 end = glossing.end()
+            elif _PREDICATE_FORM.search(text, start, end) and _SENTENCE_END.match(text, end):
+                # the text ends its sentence as a predicate ("この文脈だけでは確かなことは言えません。"): the
+                # label keeps a copula, as a bare "…では2。" would state nothing
+                topic = "です"
             pad_before = (
                 " " if text[start - 1 : start].isascii() and text[start - 1 : start].isalnum() else ""
             )
