@@ -125,6 +125,8 @@ _MARK_FORMS = str.maketrans(
 _OPEN = r"(?:\.{2,}\s*|[―—]+\s*)?[「『\"'(\[【]*\s*"  # "正解は……B", "答え――B", "「B」"
 # what names a label: "応答B", "選択肢1", "Option A", "No.2", "#2", "番号2"
 _NAMED = r"(?:(?:応答|選択肢|番号|option|choice|response|no\.|no(?=\s*\d)|(?<!#)#(?=\s*\d))\s*)"
+# a quotation mark that opens a label with its name: "答えは「選択肢1」です", "answer: (Option 2)"
+_QUOTED_NAME = r"(?:[「『\"'(\[【]\s*(?=" + _NAMED + r"))?"
 # a negative copula or a refusal of the label: "Aではなく", "Aではない", "Aでなく", "1ではありません";
 # "Aを選ばない", "Aを選ぶべきではない"; "Bが正しいとは限らない" — but not the rhetorical "Bではないでしょうか"
 _NOT_COPULA = r"(?:では|で|じゃ)(?:な(?!いでしょうか|いだろうか|いかと|いかな|いかね)|ありませ|ございませ)"
@@ -135,12 +137,12 @@ _NEGATED = (
     + _NOT_COPULA
     + "))"
 )
-# a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方") is no answer by
-# itself
+# a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方",
+# "「1」か「2」") is no answer by itself
 _LISTED = (
-    r"\s*(?:(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|or|and)\s*"
+    r"[」』\"'\]】]*\s*(?:(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|or|and)\s*[「『\"'\[【]?\s*"
     + _NAMED
-    + r"?[A-Za-z0-9]{1,2}"
+    + r"?[「『\"'\[【]?[A-Za-z0-9]{1,2}"
     r"|[、,]\s*[A-Za-z0-9]{1,2}(?=\s*(?:[、,。.とがをは]|$|も|共|両|いずれ|どちら|の(?:両|いずれ|どちら|どれ|うち)|です|だ|でしょ)))"
     r"(?![A-Za-z0-9])"
 )
@@ -185,7 +187,16 @@ _STATEMENT = re.compile(
     r"|leaning\s+(?:towards?|for)))"
     r"[\"']?\s*(?:は|:|=|-|→|⇒"  # a JSON key's closing quote too
     r"|(?:is|(?:would|will|should|must|could|might|may)\s+be|has\s+to\s+be|seems\s+to\s+be)\s*:?)?\s*"
-    r"(?:" + _ADVERB_EN + r"\s+)?" + _NAMED + "?" + _OPEN + _INSTEAD + r"([A-Za-z0-9]+)" + _LABEL_END,
+    r"(?:"
+    + _ADVERB_EN
+    + r"\s+)?"
+    + _QUOTED_NAME
+    + _NAMED
+    + "?"
+    + _OPEN
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)"
+    + _LABEL_END,
     re.IGNORECASE,
 )
 # what a label is said to be when it is the one chosen ("Bが適切です", "2が最も妥当な選択肢です", "Bがベスト")
