@@ -402,8 +402,8 @@ _STATED_TEXT = re.compile(
     r"(?:(?:最終的な)?(?:答え|回答|解答|正解)\s*(?:は|:)\s*)?(.+?)\s*(?:です|だ|である|でしょう|(?:だ)?と(?:思|考え)(?:う|る|います|ます))?\s*[。.!！]?\s*$"
 )
 # After its label, a line that may be one item of a list: nothing, or a list separator ("B", "1. 大学生",
-# "0: 根拠なし", "A → ×", "| A | × |"); a line under a bullet is one too ("- A …").
-_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:[.:)\-|=○×✓]|→|⇒|$)")
+# "0: 根拠なし", "A → ×", "A — …", "| A | × |"); a line under a bullet is one too ("- A …").
+_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:[.:)\-|=○×✓—–―]|→|⇒|$)")
 _BULLET = re.compile(r"\s*[-*•・]")
 # Declining both options: "AとBのどちらも偏っていません", "0と1のどちらでもない", "どちらも不適切",
 # "AもBも…ない", "neither", "none of them", "both … are not". Where the decline names its labels
