@@ -125,6 +125,8 @@ _MARK_FORMS = str.maketrans(
 _OPEN = r"(?:\.{2,}\s*|[―—]+\s*)?[「『\"'(\[【]*\s*"  # "正解は……B", "答え――B", "「B」"
 # what names a label: "応答B", "選択肢1", "Option A", "No.2", "#2", "番号2"
 _NAMED = r"(?:(?:応答|選択肢|番号|option|choice|response|no\.|no(?=\s*\d)|(?<!#)#(?=\s*\d))\s*)"
+# a quotation mark that opens a label with its name: "答えは「選択肢1」です", "answer: (Option 2)"
+_QUOTED_NAME = r"(?:[「『\"'(\[【]\s*(?=" + _NAMED + r"))?"
 # a negative copula or a refusal of the label: "Aではなく", "Aではない", "Aでなく", "1ではありません";
 # "Aを選ばない", "Aを選ぶべきではない"; "Bが正しいとは限らない" — but not the rhetorical "Bではないでしょうか"
 _NOT_COPULA = r"(?:では|で|じゃ)(?:な(?!いでしょうか|いだろうか|いかと|いかな|いかね)|ありませ|ございませ)"
@@ -135,12 +137,12 @@ _NEGATED = (
     + _NOT_COPULA
     + "))"
 )
-# a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方") is no answer by
-# itself
+# a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方",
+# "「1」か「2」") is no answer by itself
 _LISTED = (
-    r"\s*(?:(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|or|and)\s*"
+    r"[」』\"'\]】]*\s*(?:(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|or|and)\s*[「『\"'\[【]?\s*"
     + _NAMED
-    + r"?[A-Za-z0-9]{1,2}"
+    + r"?[「『\"'\[【]?[A-Za-z0-9]{1,2}"
     r"|[、,]\s*[A-Za-z0-9]{1,2}(?=\s*(?:[、,。.とがをは]|$|も|共|両|いずれ|どちら|の(?:両|いずれ|どちら|どれ|うち)|です|だ|でしょ)))"
     r"(?![A-Za-z0-9])"
 )
@@ -185,7 +187,16 @@ _STATEMENT = re.compile(
     r"|leaning\s+(?:towards?|for)))"
     r"[\"']?\s*(?:は|:|=|-|→|⇒"  # a JSON key's closing quote too
     r"|(?:is|(?:would|will|should|must|could|might|may)\s+be|has\s+to\s+be|seems\s+to\s+be)\s*:?)?\s*"
-    r"(?:" + _ADVERB_EN + r"\s+)?" + _NAMED + "?" + _OPEN + _INSTEAD + r"([A-Za-z0-9]+)" + _LABEL_END,
+    r"(?:"
+    + _ADVERB_EN
+    + r"\s+)?"
+    + _QUOTED_NAME
+    + _NAMED
+    + "?"
+    + _OPEN
+    + _INSTEAD
+    + r"([A-Za-z0-9]+)"
+    + _LABEL_END,
     re.IGNORECASE,
 )
 # what a label is said to be when it is the one chosen ("Bが適切です", "2が最も妥当な選択肢です", "Bがベスト")
@@ -391,8 +402,8 @@ _STATED_TEXT = re.compile(
     r"(?:(?:最終的な)?(?:答え|回答|解答|正解)\s*(?:は|:)\s*)?(.+?)\s*(?:です|だ|である|でしょう|(?:だ)?と(?:思|考え)(?:う|る|います|ます))?\s*[。.!！]?\s*$"
 )
 # After its label, a line that may be one item of a list: nothing, or a list separator ("B", "1. 大学生",
-# "0: 根拠なし", "A → ×", "| A | × |"); a line under a bullet is one too ("- A …").
-_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:[.:)\-|=○×✓]|→|⇒|$)")
+# "0: 根拠なし", "A → ×", "A — …", "| A | × |"); a line under a bullet is one too ("- A …").
+_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:[.:)\-|=○×✓—–―]|→|⇒|$)")
 _BULLET = re.compile(r"\s*[-*•・]")
 # Declining both options: "AとBのどちらも偏っていません", "0と1のどちらでもない", "どちらも不適切",
 # "AもBも…ない", "neither", "none of them", "both … are not". Where the decline names its labels
@@ -617,6 +628,9 @@ def _option_forms(option: str) -> tuple[tuple[str, bool], ...]:
     return tuple((form, any(c.isascii() and c.isalpha() for c in form)) for form in ordered)
 
 
+# an option's text that is a predicate ("確かなことは言えない"), and the end of a sentence after it
+_PREDICATE_FORM = re.compile(r"(?:ない|ません)\Z")
+_SENTENCE_END = re.compile(r"[ \t]*(?:[。.!！\n]|\Z)")
 _OPEN_QUOTES, _CLOSE_QUOTES = "「『\"'“‘", "」』\"'”’"
 
 
@@ -685,6 +699,10 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
                     end += closing.end()
             elif glossing := after.match(text, end):
                 end = glossing.end()
+            elif _PREDICATE_FORM.search(text, start, end) and _SENTENCE_END.match(text, end):
+                # the text ends its sentence as a predicate ("この文脈だけでは確かなことは言えません。"): the
+                # label keeps a copula, as a bare "…では2。" would state nothing
+                topic = "です"
             pad_before = (
                 " " if text[start - 1 : start].isascii() and text[start - 1 : start].isalnum() else ""
             )
