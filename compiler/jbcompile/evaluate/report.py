@@ -223,13 +223,19 @@ def run_limit(results: Results) -> str:
         thinking=bool(results.thinking),
     )
     own = get_eval_kind(results.kind).max_new_tokens(options)
-    text = f"this run: at most {used} new token{'' if used == 1 else 's'}"
+    first = (results.scoring or ScoringInfo()).first_turn_max_new_tokens
+    text = "this run: " + (f"first turns at most {_tokens(first)}, final turns " if first else "")
+    text += f"at most {_tokens(used)}"
     if used != own:
         text += f" (--max-new-tokens; the protocol's limit here is {own})"
     sampling = results.backend.sampling if results.backend else None
     if sampling is not None and sampling.temperature is not None:
         text += f", temperature {sampling.temperature:g}"
     return text
+
+
+def _tokens(count: int) -> str:
+    return f"{count} new token{'' if count == 1 else 's'}"
 
 
 def paper_tables(results: Results) -> list[str]:
