@@ -19,7 +19,7 @@ from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import decimal_text, fmt_number, md_table
+from .tables import ROUNDING_NOTE, decimal_text, fmt_number, md_table
 
 CHART_DIR = "charts"
 CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
@@ -144,6 +144,7 @@ def render_markdown(
             lines.append(f"… and {len(ambiguous) - 200} more (all listed in results.json).")
         lines.append("")
     lines += ["Empty denominators are shown as —: the metric is undefined there, not zero.", ""]
+    lines += [f"{ROUNDING_NOTE} `results.json` holds them unrounded.", ""]
     return "\n".join(lines)
 
 

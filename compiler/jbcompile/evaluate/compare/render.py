@@ -11,7 +11,7 @@ from typing import Any
 
 from ...extras import optional_import
 from ..registered import get_eval_kind
-from ..tables import fmt_number, fmt_p, md_table
+from ..tables import ROUNDING_NOTE, fmt_number, fmt_p, md_table
 
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
@@ -142,6 +142,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     if result.get("kind") in result:
         lines += kind.compare_markdown(result[str(result["kind"])])
     lines += ["p-values are per comparison, not adjusted for the number of comparisons.", ""]
+    lines += [f"{ROUNDING_NOTE} `compare.json` and `compare.csv` hold them unrounded.", ""]
     return "\n".join(lines)
 
 
