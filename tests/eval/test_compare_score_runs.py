@@ -96,6 +96,8 @@ def test_an_eval_run_and_a_score_run_under_jubaku_compare(
     scored = _score(replies, kinds_build, "jubaku", tmp_path / "score", "--protocol", "jubaku")
     code, output = cli("compare", tmp_path / "eval", scored, "--out", tmp_path / "cmp", "--bootstrap", "0")
     assert code == 0, output
+    written = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert "- **Protocol:** `jubaku` (scoring generate, 0 shots, task qa)" in written
 
 
 def test_a_jbbq_score_run_does_not_know_its_shots(
@@ -118,3 +120,12 @@ def test_a_jbbq_score_run_does_not_know_its_shots(
     code, output = cli("compare", tmp_path / "eval", scored, "--out", tmp_path / "cmp", "--bootstrap", "0")
     assert code == 2 and "EV213" in output and "EV212" not in output, output
     assert "does not know the shots" in " ".join(output.split())
+
+
+def test_compare_says_the_protocol_in_words() -> None:
+    from jbcompile.evaluate.compare.render import protocol_text
+
+    said = protocol_text({"protocol": "jbbq", "scoring": "generate", "shots": None, "task": "detect"})
+    assert said == "`jbbq` (scoring generate, shots not recorded, task detect)"
+    said = protocol_text({"protocol": None, "scoring": "logprob", "shots": 1, "task": "qa"})
+    assert said == "none (jbcompile's defaults) (scoring logprob, 1 shot, task qa)"
