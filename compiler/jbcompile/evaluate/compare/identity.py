@@ -69,13 +69,15 @@ def protocol_identity(run: Results) -> dict[str, Any]:
     compares with an ``eval`` run under the same protocol; shots the protocol leaves open (JBBQ's 3 or 0)
     stay unknown."""
     protocol = run.protocol
-    scored = run.model is None and protocol is not None  # a score run under a protocol
     shots = run.prompt.shots if run.prompt else None
-    if scored and shots is None and len(protocol.shots or []) == 1:
-        shots = protocol.shots[0]
+    scoring = run.scoring.method if run.scoring else None
+    if run.model is None and protocol is not None:  # a score run under a protocol
+        fixed = protocol.shots or []
+        shots = fixed[0] if shots is None and len(fixed) == 1 else shots
+        scoring = scoring or protocol.scoring
     return {
         "protocol": protocol.name if protocol else None,
-        "scoring": run.scoring.method if run.scoring else protocol.scoring if scored else None,
+        "scoring": scoring,
         "shots": shots,
         "task": run.task,
     }
