@@ -109,3 +109,38 @@ def test_summary_prints_a_p_value_as_every_table_does() -> None:
     for p_value, printed in ((0.02675, "0.0268"), (0.00001, "1.0e-05")):
         summary["correlation"]["overall"]["p_value"] = p_value
         assert f"| {printed} |" in summary_markdown(summary)
+
+
+def test_every_table_file_says_how_it_rounds(tmp_path: Path, build_dir: Path) -> None:
+    """The papers state no rounding: report.md and compare.md say the rule they print by, and the
+    example the note gives is what the one rule prints."""
+    from jbcompile.cli import app
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.dataset import load_rows
+    from jbcompile.evaluate.tables import ROUNDING_NOTE
+    from typer.testing import CliRunner
+
+    assert "0.1225 prints 0.123" in ROUNDING_NOTE and fmt_number(0.1225) == "0.123"
+    rows = load_rows(str(build_dir), "lite").rows
+    records = [dict(BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None) for row in rows]
+    path = tmp_path / "p.jsonl"
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
+    for name in ("a", "b"):
+        out = tmp_path / name
+        result = CliRunner().invoke(app, ["score", str(path), "--out", str(out), "--bootstrap", "0"])
+        assert result.exit_code == 0, result.output
+    result = CliRunner().invoke(
+        app,
+        [
+            "compare",
+            str(tmp_path / "a"),
+            str(tmp_path / "b"),
+            "--out",
+            str(tmp_path / "c"),
+            "--bootstrap",
+            "0",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    for written in (tmp_path / "a" / "report.md", tmp_path / "c" / "compare.md"):
+        assert ROUNDING_NOTE in written.read_text(encoding="utf-8"), written

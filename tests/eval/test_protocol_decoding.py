@@ -128,3 +128,43 @@ def test_a_service_model_that_turns_out_to_reason_stops_a_protocol_run(
             # outside the protocol, without --thinking, the run says the replies had too little room
             said = "4 of the 4 replies carry the model's reasoning" in " ".join(output.split())
             assert said == ("--thinking" not in extra), output
+
+
+@pytest.mark.parametrize(
+    ("extra", "first", "final"),
+    [
+        (("--protocol", "sobaco", "--setting", "cot-e-1"), 100, 1),  # SOBACO Appendix D
+        (("--protocol", "sobaco", "--setting", "cot-r-2"), 1, 1),  # cot-r's first turn is the basic prompt
+        (("--protocol", "sobaco", "--setting", "cot-e-3", "--thinking"), 800, 800),
+        (("--setting", "cot-e-1", "--scoring", "generate"), 100, 16),
+    ],
+)
+def test_a_first_turns_limit_is_on_record(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    extra: tuple[str, ...],
+    first: int,
+    final: int,
+) -> None:
+    """A two-turn setting's first turns have a limit of their own (SOBACO: 100 for cot-e's, against 1 for
+    the answer): results.json and the report's Decoding line say it beside the final turn's, as sent."""
+    out = tmp_path / "run"
+    code, output = eval_fake(scripted, kinds_build, out, "--limit", "3", *extra)
+    assert code == 0, output
+    sent = sorted({body.get("max_tokens") for body in scripted.state.bodies})
+    assert sent == sorted({first, final})
+    scoring = results_of(out)["scoring"]
+    assert (scoring["first_turn_max_new_tokens"], scoring["max_new_tokens"]) == (first, final)
+    assert scoring["first_turn_stop_strings"] == ([] if "--protocol" in extra else ["###"])
+    if "--protocol" in extra:
+        lines = (out / "report.md").read_text(encoding="utf-8").splitlines()
+        decoding = next(line for line in lines if "Decoding" in line)
+        said = f"first turns at most {first} new token{'s' * (first > 1)}, final turns at most {final}"
+        assert said in decoding, decoding
+
+
+def test_a_one_turn_setting_records_no_first_turn(scripted, kinds_build: Path, tmp_path: Path) -> None:  # noqa: F811
+    code, output = eval_fake(scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco")
+    assert code == 0, output
+    assert "first_turn_max_new_tokens" not in results_of(tmp_path / "run")["scoring"]

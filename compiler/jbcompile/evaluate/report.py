@@ -19,7 +19,7 @@ from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import decimal_text, fmt_number, md_table
+from .tables import ROUNDING_NOTE, decimal_text, fmt_number, md_table
 
 CHART_DIR = "charts"
 CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
@@ -144,6 +144,7 @@ def render_markdown(
             lines.append(f"… and {len(ambiguous) - 200} more (all listed in results.json).")
         lines.append("")
     lines += ["Empty denominators are shown as —: the metric is undefined there, not zero.", ""]
+    lines += [f"{ROUNDING_NOTE} `results.json` holds them unrounded.", ""]
     return "\n".join(lines)
 
 
@@ -223,13 +224,19 @@ def run_limit(results: Results) -> str:
         thinking=bool(results.thinking),
     )
     own = get_eval_kind(results.kind).max_new_tokens(options)
-    text = f"this run: at most {used} new token{'' if used == 1 else 's'}"
+    first = (results.scoring or ScoringInfo()).first_turn_max_new_tokens
+    text = "this run: " + (f"first turns at most {_tokens(first)}, final turns " if first else "")
+    text += f"at most {_tokens(used)}"
     if used != own:
         text += f" (--max-new-tokens; the protocol's limit here is {own})"
     sampling = results.backend.sampling if results.backend else None
     if sampling is not None and sampling.temperature is not None:
         text += f", temperature {sampling.temperature:g}"
     return text
+
+
+def _tokens(count: int) -> str:
+    return f"{count} new token{'' if count == 1 else 's'}"
 
 
 def paper_tables(results: Results) -> list[str]:

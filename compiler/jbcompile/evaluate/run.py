@@ -439,6 +439,7 @@ def _results(
                     if options.answer_pattern and generate
                     else {}
                 ),
+                **first_turn_decoding(batch.items),
             },
             "backend": backend.describe(),
             "thinking": batch.thinking,
@@ -454,6 +455,20 @@ def _results(
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
+
+
+def first_turn_decoding(items: Any) -> dict[str, Any]:
+    """How a two-turn setting's first turns were generated (their limit, and the stop strings every one
+    of them had), for results.json: a paper may fix them apart from the final turn's (SOBACO: 100 new
+    tokens for cot-e's first turn, against 1 for its answer). Empty for a run without two-turn items."""
+    turns = [item for item in items if isinstance(item, TurnItem)]
+    if not turns:
+        return {}
+    stops = [s for s in turns[0].first_stop if all(s in turn.first_stop for turn in turns)]
+    return {
+        "first_turn_max_new_tokens": max(turn.first_max_new_tokens for turn in turns),
+        "first_turn_stop_strings": stops,
+    }
 
 
 def pattern_matches(pattern: str, records: list[dict[str, Any]]) -> int:

@@ -17,6 +17,11 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     ]
 
 
+ROUNDING_NOTE = (
+    "Numbers are rounded half away from zero (a tie such as 0.1225 prints 0.123; the papers do not state "
+    "their rounding, this is the usual rule of printed tables); a number that rounds to zero has no minus "
+    "sign."
+)
 SIGNIFICANT = 12  # digits of a float that are the number's; the float error of arithmetic lies beyond
 
 

@@ -28,21 +28,57 @@ def data_identity(run: Results | Mapping[str, Any], by_content: bool = True) -> 
     return [dataset.config, source]
 
 
+DATA_KEYS = ("sources_hash", "commit", "sha256", "path")  # what names a run's data, most telling first
+
+
+def data_keys(run: Results | Mapping[str, Any]) -> dict[str, Any]:
+    """Every name a run's data has: the build's sources hash, the Hub commit, the content read (a release
+    file's sha256, or a build's list of data files' sha256) and the path as given. An ``eval`` run reads
+    them from ``dataset``, a ``score`` run from ``source`` (which holds no sources hash)."""
+    run = Results.of(run)
+    dataset = run.dataset if run.dataset is not None and run.dataset.model_fields_set else None
+    if dataset is not None:
+        names = [(dataset.manifest or {}).get("sources_hash"), dataset.commit, dataset.sha256, dataset.path]
+    elif run.source is not None:
+        names = [None, run.source.commit, run.source.dataset_sha256, run.source.dataset]
+    else:
+        names = [None] * len(DATA_KEYS)
+    return dict(zip(DATA_KEYS, names, strict=True))
+
+
 def same_data(runs: Sequence[Results | Mapping[str, Any]]) -> bool:
-    """Whether the runs were computed on the same data; runs without a release file's content (written
-    before results.json held it) are compared by the file's path, as they were then."""
+    """Whether the runs were computed on the same data: one config, and the same value of the most telling
+    name that every run has (:data:`DATA_KEYS`). So an ``eval`` run and a ``score`` run joined to the same
+    build agree by content, two ``score`` runs by content whatever path each gave (``build`` and
+    ``./build``; one path holding two builds is two data), and runs written before results.json held
+    the content by the file's path, as they were then."""
     read = [Results.of(run) for run in runs]
-    hashed = [bool(run.dataset and run.dataset.sha256) for run in read]
-    by_content = all(hashed) or not any(hashed)
-    return len({json.dumps(data_identity(run, by_content)) for run in read}) <= 1
+    if len({json.dumps(data_identity(run)[0]) for run in read}) > 1:
+        return False
+    keys = [data_keys(run) for run in read]
+    for key in DATA_KEYS:
+        if all(entry[key] for entry in keys):
+            return len({entry[key] for entry in keys}) <= 1
+    return len({json.dumps(data_identity(run, False)) for run in read}) <= 1
 
 
 def protocol_identity(run: Results) -> dict[str, Any]:
-    """What must agree for two runs' numbers to be comparable, besides the data."""
+    """What must agree for two runs' numbers to be comparable, besides the data. A ``score`` run records
+    no scoring and no shots; under a protocol it has what the protocol fixes (``score --protocol``
+    refuses answers chosen by log-probability, and sobaco and jubaku allow zero shots only), so that it
+    compares with an ``eval`` run under the same protocol; shots the protocol leaves open (JBBQ's 3 or 0)
+    stay unknown."""
+    protocol = run.protocol
+    shots = run.prompt.shots if run.prompt else None
+    scoring = run.scoring.method if run.scoring else None
+    if run.model is None and protocol is not None:  # a score run under a protocol
+        fixed = protocol.shots or []
+        shots = fixed[0] if shots is None and len(fixed) == 1 else shots
+        scoring = scoring or protocol.scoring
     return {
-        "protocol": run.protocol.name if run.protocol else None,
-        "scoring": run.scoring.method if run.scoring else None,
-        "shots": run.prompt.shots if run.prompt else None,
+        "protocol": protocol.name if protocol else None,
+        "scoring": scoring,
+        "shots": shots,
         "task": run.task,
     }
 
@@ -76,7 +112,13 @@ def check_comparable(runs: Sequence[Run]) -> None:
                 + "; ".join(
                     f"{run.folder}: {protocol}" for run, protocol in zip(runs, protocols, strict=True)
                 ),
-                hint="rerun them with one --protocol (or the same --scoring and --shots)",
+                hint="rerun them with one --protocol (or the same --scoring and --shots)"
+                + (
+                    "; a `score` run does not know the shots and scoring its predictions were made with: "
+                    "compare it with `score` runs of the same protocol"
+                    if any(protocol_identity(run.results)["shots"] is None for run in runs)
+                    else ""
+                ),
             )
         )
     if problems:

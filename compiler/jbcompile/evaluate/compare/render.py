@@ -4,14 +4,26 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from ...extras import optional_import
 from ..registered import get_eval_kind
-from ..tables import fmt_number, fmt_p, md_table
+from ..tables import ROUNDING_NOTE, fmt_number, fmt_p, md_table
+
+
+def protocol_text(identity: Mapping[str, Any]) -> str:
+    """What the compared runs share (``protocol_identity``) in words; a value a run did not record (a
+    ``score`` run's shots) is said to be unknown, not printed as null."""
+    name = identity.get("protocol")
+    shots = identity.get("shots")
+    parts = [
+        f"scoring {identity.get('scoring') or 'not recorded'}",
+        "shots not recorded" if shots is None else f"{shots} shot{'' if shots == 1 else 's'}",
+        f"task {identity.get('task')}",
+    ]
+    return (f"`{name}`" if name else "none (jbcompile's defaults)") + f" ({', '.join(parts)})"
 
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
@@ -24,7 +36,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     lines = [f"# Comparison of {len(result['runs'])} runs ({result['kind']})", ""]
     lines += [
         f"- **Data:** config `{result['data'][0]}`, sources / commit `{result['data'][1]}`",
-        f"- **Protocol:** {json.dumps(result['protocol_identity'], sort_keys=True)}",
+        f"- **Protocol:** {protocol_text(result['protocol_identity'])}",
     ]
     if protocol:
         lines.append(f"- **Prompt wording:** {PROMPT_NOTE}")
@@ -142,6 +154,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     if result.get("kind") in result:
         lines += kind.compare_markdown(result[str(result["kind"])])
     lines += ["p-values are per comparison, not adjusted for the number of comparisons.", ""]
+    lines += [f"{ROUNDING_NOTE} `compare.json` and `compare.csv` hold them unrounded.", ""]
     return "\n".join(lines)
 
 

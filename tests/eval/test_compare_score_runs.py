@@ -1,0 +1,131 @@
+"""`compare` on runs of `score` beside runs of `eval`: a score run names its data by the path it was given
+and the content it read, and knows no scoring or shots but what its protocol fixes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from jbcompile.evaluate.compare import protocol_identity, same_data
+from jbcompile.evaluate.results import Results
+
+from tests.eval.test_protocols_check import (  # noqa: F401 - fixtures
+    cli,
+    eval_fake,
+    keys,
+    kinds_build,
+    scripted,
+    sobaco_rows,
+    write_jsonl,
+)
+
+
+def _score(predictions: Path, dataset: Path | str, config: str, out: Path, *extra: str) -> Path:
+    code, output = cli(
+        "score", predictions, "--prediction-field", "reply", "--dataset", dataset, "--config", config,
+        "--out", out, "--bootstrap", "0", *extra,
+    )  # fmt: skip
+    assert code == 0, output
+    return out
+
+
+def test_score_runs_of_one_build_given_by_two_paths_are_the_same_data(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    replies = write_jsonl(
+        tmp_path / "p.jsonl", [{"example_id": r["example_id"], "reply": str(r["label"])} for r in lite_rows]
+    )
+    monkeypatch.chdir(build_dir.parent)
+    first = _score(replies, build_dir, "lite", tmp_path / "a", "--protocol", "jbbq")
+    second = _score(replies, Path(build_dir.name), "lite", tmp_path / "b", "--protocol", "jbbq")
+    code, output = cli("compare", first, second, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+
+
+def _score_results(path: str, content: str) -> dict:
+    source = {"dataset": path, "config": "lite", "dataset_sha256": content}
+    protocol = {"name": "jbbq", "shots": [3, 0]}
+    return {"kind": "bbq", "task": "qa", "source": source, "protocol": protocol, "metrics": {}}
+
+
+def test_one_path_holding_two_builds_is_two_data() -> None:
+    assert not same_data([_score_results("build", "a" * 64), _score_results("build", "b" * 64)])
+    assert same_data([_score_results("build", "a" * 64), _score_results("./build", "a" * 64)])
+    eval_run = {
+        "kind": "bbq",
+        "dataset": {"path": "/x/build", "config": "lite", "sha256": "a" * 64},
+        "metrics": {},
+    }
+    eval_run["dataset"]["manifest"] = {"sources_hash": "c" * 64}
+    assert same_data([eval_run, _score_results("build", "a" * 64)])
+    assert not same_data([eval_run, _score_results("build", "b" * 64)])
+
+
+def test_a_score_run_under_sobaco_has_the_protocols_shots_and_scoring(
+    kinds_build: Path,  # noqa: F811
+    sobaco_rows: list[dict],  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """SOBACO fixes zero shots and generation: a score run under its protocol is like an eval run's."""
+    replies = write_jsonl(
+        tmp_path / "p.jsonl", [{"example_id": r["example_id"], "reply": str(r["label"])} for r in sobaco_rows]
+    )
+    scored = _score(replies, kinds_build, "sobaco", tmp_path / "score", "--protocol", "sobaco")
+    results = Results.of(json.loads((scored / "results.json").read_text(encoding="utf-8")))
+    expected = {"protocol": "sobaco", "scoring": "generate", "shots": 0, "task": "qa"}
+    assert protocol_identity(results) == expected
+
+
+def test_an_eval_run_and_a_score_run_under_jubaku_compare(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    scripted.script[0] = "A"
+    code, output = cli(
+        "eval", "-m", "fake-model", "-d", kinds_build, "--config", "jubaku", "--out", tmp_path / "eval",
+        "--backend", "openai", "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet",
+        "--limit", "4", "--protocol", "jubaku",
+    )  # fmt: skip
+    assert code == 0, output
+    from jbcompile.evaluate.dataset import load_rows
+
+    rows = load_rows(str(kinds_build), "jubaku").rows
+    replies = write_jsonl(tmp_path / "p.jsonl", [{"example_id": r["example_id"], "reply": "B"} for r in rows])
+    scored = _score(replies, kinds_build, "jubaku", tmp_path / "score", "--protocol", "jubaku")
+    code, output = cli("compare", tmp_path / "eval", scored, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    written = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert "- **Protocol:** `jubaku` (scoring generate, 0 shots, task qa)" in written
+
+
+def test_a_jbbq_score_run_does_not_know_its_shots(
+    scripted,  # noqa: F811
+    build_dir: Path,
+    lite_rows: list[dict],
+    tmp_path: Path,
+) -> None:
+    """JBBQ ran 3 shots and 0: a score run cannot say which, and is not set beside an eval run of one."""
+    code, output = cli(
+        "eval", "-m", "fake-model", "-d", build_dir, "--out", tmp_path / "eval", "--backend", "openai",
+        "--base-url", scripted.url + "/v1", "--bootstrap", "0", "--quiet", "--limit", "6",
+        "--protocol", "jbbq",
+    )  # fmt: skip
+    assert code == 0, output
+    replies = write_jsonl(
+        tmp_path / "p.jsonl", [{"example_id": r["example_id"], "reply": str(r["label"])} for r in lite_rows]
+    )
+    scored = _score(replies, build_dir, "lite", tmp_path / "score", "--protocol", "jbbq")
+    code, output = cli("compare", tmp_path / "eval", scored, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 2 and "EV213" in output and "EV212" not in output, output
+    assert "does not know the shots" in " ".join(output.split())
+
+
+def test_compare_says_the_protocol_in_words() -> None:
+    from jbcompile.evaluate.compare.render import protocol_text
+
+    said = protocol_text({"protocol": "jbbq", "scoring": "generate", "shots": None, "task": "detect"})
+    assert said == "`jbbq` (scoring generate, shots not recorded, task detect)"
+    said = protocol_text({"protocol": None, "scoring": "logprob", "shots": 1, "task": "qa"})
+    assert said == "none (jbcompile's defaults) (scoring logprob, 1 shot, task qa)"
