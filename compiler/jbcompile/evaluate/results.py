@@ -75,7 +75,7 @@ class ScoringInfo(_Part):
     stop_at_answer_line: bool | None = None
     answer_pattern: str | None = None  # --answer-pattern: a reply is read after its last match
     answer_pattern_matched: int | None = None  # …how many of the run's replies it matched
-    # a two-turn setting's first turns (sobaco cot-e, cot-r): their own limit and stop strings
+    # a two-turn setting's first turns (an explanation, then the answer): their own limit and stop strings
     first_turn_max_new_tokens: int | None = None
     first_turn_stop_strings: list[str] | None = None
 

@@ -459,8 +459,8 @@ def _results(
 
 def first_turn_decoding(items: Any) -> dict[str, Any]:
     """How a two-turn setting's first turns were generated (their limit, and the stop strings every one
-    of them had), for results.json: a paper may fix them apart from the final turn's (SOBACO: 100 new
-    tokens for cot-e's first turn, against 1 for its answer). Empty for a run without two-turn items."""
+    of them had), for results.json: a paper may fix them apart from the final turn's (100 new tokens
+    for a first turn, against 1 for the answer). Empty for a run without two-turn items."""
     turns = [item for item in items if isinstance(item, TurnItem)]
     if not turns:
         return {}

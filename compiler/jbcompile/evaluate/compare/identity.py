@@ -65,9 +65,9 @@ def same_data(runs: Sequence[Results | Mapping[str, Any]]) -> bool:
 def protocol_identity(run: Results) -> dict[str, Any]:
     """What must agree for two runs' numbers to be comparable, besides the data. A ``score`` run records
     no scoring and no shots; under a protocol it has what the protocol fixes (``score --protocol``
-    refuses answers chosen by log-probability, and sobaco and jubaku allow zero shots only), so that it
-    compares with an ``eval`` run under the same protocol; shots the protocol leaves open (JBBQ's 3 or 0)
-    stay unknown."""
+    refuses answers chosen by log-probability, and a protocol with one shot count fixes it), so that it
+    compares with an ``eval`` run under the same protocol; shots a protocol leaves open (3 or 0) stay
+    unknown."""
     protocol = run.protocol
     shots = run.prompt.shots if run.prompt else None
     scoring = run.scoring.method if run.scoring else None
