@@ -129,3 +129,24 @@ def test_compare_says_the_protocol_in_words() -> None:
     assert said == "`jbbq` (scoring generate, shots not recorded, task detect)"
     said = protocol_text({"protocol": None, "scoring": "logprob", "shots": 1, "task": "qa"})
     assert said == "none (jbcompile's defaults) (scoring logprob, 1 shot, task qa)"
+
+
+def test_compare_md_says_which_data_a_score_run_did_not_record(tmp_path: Path, build_dir: Path) -> None:
+    """Two score runs of a predictions file that carries its labels (no --dataset) record no config and no
+    commit: compare.md says so in words, not as `None`."""
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.dataset import load_rows
+
+    rows = load_rows(str(build_dir), "lite").rows
+    records = [dict(BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None) for row in rows]
+    predictions = write_jsonl(tmp_path / "p.jsonl", records)
+    runs = []
+    for name in ("a", "b"):
+        code, output = cli("score", predictions, "--out", tmp_path / name, "--bootstrap", "0")
+        assert code == 0, output
+        runs.append(tmp_path / name)
+    code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    text = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert "- **Data:** config not recorded, sources / commit not recorded" in text
+    assert "`None`" not in text

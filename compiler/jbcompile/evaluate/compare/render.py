@@ -26,6 +26,14 @@ def protocol_text(identity: Mapping[str, Any]) -> str:
     return (f"`{name}`" if name else "none (jbcompile's defaults)") + f" ({', '.join(parts)})"
 
 
+def data_text(data: list[Any]) -> str:
+    """The compared runs' data (``data``: config, sources hash or commit) in words; a part no run recorded
+    (a ``score`` run on a predictions file with its labels, no ``--dataset``) is said to be unknown, not
+    printed as null."""
+    config, source = (f"`{part}`" if part is not None else "not recorded" for part in data)
+    return f"config {config}, sources / commit {source}"
+
+
 def comparison_markdown(result: Mapping[str, Any]) -> str:
     from ..protocols import PROMPT_NOTE, get_protocol
     from ..report import fmt_ci, paper_value
@@ -35,7 +43,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     kind = get_eval_kind(str(result["kind"]))
     lines = [f"# Comparison of {len(result['runs'])} runs ({result['kind']})", ""]
     lines += [
-        f"- **Data:** config `{result['data'][0]}`, sources / commit `{result['data'][1]}`",
+        f"- **Data:** {data_text(result['data'])}",
         f"- **Protocol:** {protocol_text(result['protocol_identity'])}",
     ]
     if protocol:
