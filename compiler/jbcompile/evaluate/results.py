@@ -241,6 +241,14 @@ class Results(_Part):
         return list(self.protocol.headline) if self.protocol else None
 
     @property
+    def setting(self) -> str | None:
+        """The named prompt setting the run's answers were asked (``eval --setting``) or read as
+        (``score --setting``), else None."""
+        if self.prompt is not None and self.prompt.setting:
+            return self.prompt.setting
+        return self.source.setting if self.source is not None else None
+
+    @property
     def is_eval(self) -> bool:
         """Written by ``eval`` (it names a model), not by ``score`` (it names a source)."""
         return self.model is not None

@@ -24,7 +24,8 @@ from scipy import stats
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.bootstrap import to_json_value
 from ...evaluate.compare import same_data
-from ...evaluate.tables import fmt_number, fmt_p
+from ...evaluate.results import Results
+from ...evaluate.tables import ROUNDING_NOTE, fmt_number, fmt_p
 from ...jsonl import read_json
 from ...reading import RECORD
 from .settings import METHODS, split_setting
@@ -108,14 +109,15 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     table: dict[tuple[str, int], dict[str, Mapping[str, Any]]] = {}
     problems = []
     for run in runs:
-        setting = (run.get("prompt") or {}).get("setting", "")
+        setting = Results.of(run).setting or ""  # eval's prompt setting, or the one score read as
         parsed = split_setting(setting)
         if run.get("kind") != "sobaco" or parsed is None:
             problems.append(
                 Diagnostic(
                     "SB303",
                     f"not a sobaco run with a bundled setting: {setting!r}",
-                    hint="pass run folders of `jbcompile eval` on a sobaco build with a bundled --setting",
+                    hint="pass runs of `jbcompile eval --setting …` on a sobaco build, or of `jbcompile "
+                    "score --setting …` (the setting whose replies it read)",
                 )
             )
         elif parsed in table:
@@ -316,6 +318,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines += [
         "",
         "Undefined values (an empty denominator, or a basic score of 0 for a change rate) show as —.",
+        f"{ROUNDING_NOTE} `summary.json` holds them unrounded.",
         "",
     ]
     return "\n".join(lines)

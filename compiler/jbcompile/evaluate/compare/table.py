@@ -25,7 +25,7 @@ def labels(runs: Sequence[Run]) -> list[str]:
         return str(name or run.folder.name)
 
     def setting(run: Run) -> str:
-        return str((run.results.prompt.setting if run.results.prompt else None) or "")
+        return run.results.setting or ""
 
     names = [model(run) for run in runs]
     if len(set(names)) < len(names):
@@ -59,7 +59,7 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
             {
                 "label": name,
                 "model": run.results.model.name if run.results.model else None,
-                "setting": run.results.prompt.setting if run.results.prompt else None,
+                "setting": run.results.setting,
                 "folder": str(run.folder),
                 "rows": overall.get("n"),  # how many rows the run's figures are on
                 "metrics": {column: overall.get(column) for column in columns},

@@ -1,0 +1,49 @@
+"""`compare` of sobaco `score` runs: each run's setting is the one it was read as (`score --setting`), so
+score runs of one model's settings get the summary over settings that eval runs get."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.eval.test_protocols_check import cli, kinds_build, sobaco_rows, write_jsonl  # noqa: F401
+
+
+def _score(rows: list[dict], setting: str, answer, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+    replies = [{**row, "reply": str(answer(row))} for row in rows]
+    path = write_jsonl(tmp_path / f"{setting}.jsonl", replies)
+    out = tmp_path / setting
+    code, output = cli(
+        "score", path, "--prediction-field", "reply", "--setting", setting, "--protocol", "sobaco",
+        "--out", out, "--bootstrap", "0",
+    )  # fmt: skip
+    assert code == 0, output
+    return out
+
+
+def test_score_runs_join_the_summary_over_settings(sobaco_rows: list[dict], tmp_path: Path) -> None:
+    def biased(row: dict) -> int:  # the stereotyped option where a row has one, else the gold
+        return row["biased_label"] if row.get("biased_label") is not None else row["label"]
+
+    runs = [
+        _score(sobaco_rows, "basic-1", biased, tmp_path),
+        _score(sobaco_rows, "debias-1", lambda row: row["label"], tmp_path),
+    ]
+    results = [json.loads((run / "results.json").read_text(encoding="utf-8")) for run in runs]
+    assert [r["source"]["setting"] for r in results] == ["basic-1", "debias-1"]
+    code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    summary = json.loads((tmp_path / "cmp" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["settings"] == ["basic-1", "debias-1"]
+    basic = summary["scores"]["basic"]["overall"]["bias_score"]["values"]["1"]
+    debias = summary["scores"]["debias"]["overall"]["bias_score"]["values"]["1"]
+    assert basic == pytest.approx(results[0]["metrics"]["overall"]["bias_score"])
+    assert debias == pytest.approx(results[1]["metrics"]["overall"]["bias_score"])
+    assert basic != debias
+    from jbcompile.evaluate.tables import ROUNDING_NOTE
+
+    assert ROUNDING_NOTE in (tmp_path / "cmp" / "summary.md").read_text(encoding="utf-8")
+    compared = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert [run["setting"] for run in compared["runs"]] == ["basic-1", "debias-1"]
