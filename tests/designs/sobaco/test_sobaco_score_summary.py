@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.eval.test_protocols_check import cli, kinds_build, sobaco_rows, write_jsonl  # noqa: F401
+from tests.eval.test_protocols_check import cli, write_jsonl
+
+
+@pytest.fixture(scope="module")
+def sobaco_rows(kinds_build: Path) -> list[dict]:
+    from jbcompile.evaluate.dataset import load_rows
+
+    return load_rows(str(kinds_build), "sobaco").rows
 
 
 def _score(rows: list[dict], setting: str, answer, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
