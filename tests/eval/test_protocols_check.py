@@ -136,6 +136,36 @@ def test_the_report_says_the_limit_the_run_used(scripted, kinds_build: Path, tmp
     assert "this run: at most 8 new tokens (--max-new-tokens; the protocol's limit here is 1)" in decoding
 
 
+@pytest.mark.parametrize(
+    ("extra", "said"),
+    [
+        (["--limit", "4"], "the first 4 of {rows} rows evaluated (--limit)"),
+        (["--sample", "6"], "a stratified sample of 6 of {rows} rows evaluated (--sample)"),
+        ([], "{rows} rows evaluated"),
+    ],
+)
+def test_the_report_says_a_run_covers_part_of_the_rows(
+    scripted, kinds_build: Path, sobaco_rows: list[dict], tmp_path: Path, extra: list[str], said: str
+) -> None:
+    """A run on part of the rows says how they were chosen (results.json `dataset.limit` / `.sample`), and
+    under a protocol that the paper's tables cover every row: its figures are not beside the paper's."""
+    for protocol in ([], ["--protocol", "sobaco"]):
+        out = tmp_path / f"run{len(protocol)}"
+        code, output = eval_fake(scripted, kinds_build, out, *protocol, *extra)
+        assert code == 0, output
+        dataset = results_of(out)["dataset"]
+        assert dataset["rows"] == len(sobaco_rows)
+        assert {k: dataset.get(k) for k in ("limit", "sample")} == {
+            "limit": int(extra[1]) if extra[:1] == ["--limit"] else None,
+            "sample": int(extra[1]) if extra[:1] == ["--sample"] else None,
+        }
+        line = _line(out, "- **Dataset:**")
+        assert line.endswith(
+            said.format(rows=f"{len(sobaco_rows):,}")
+            + ("; the paper's tables are over every row" if protocol and extra else "")
+        ), line
+
+
 def _line(out: Path, start: str) -> str:
     lines = (out / "report.md").read_text(encoding="utf-8").splitlines()
     return next(line for line in lines if line.startswith(start))

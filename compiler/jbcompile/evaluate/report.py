@@ -69,7 +69,7 @@ def render_markdown(
             f"- **Model:** `{model.name}`" + (f" @ `{model.revision}`" if model.revision else ""),
             f"- **Dataset:** `{dataset.path}` config `{dataset.config}`"
             + (f" @ `{dataset.revision}`" if dataset.revision else "")
-            + f" — {dataset.evaluated} rows evaluated",
+            + f" — {rows_text(dataset, results.protocol is not None)}",
             f"- **Prompt:** {prompt.setting} ({prompt.template}), {prompt.shots} shots, "
             f"chat {'on' if prompt.chat else 'off'}",
             *(f"- **Shots not drawn by the rule:** {note}" for note in prompt.shot_notes or ()),
@@ -202,6 +202,23 @@ def protocol_lines(results: Results) -> list[str]:
         f"- **Prompt wording:** {PROMPT_NOTE}",
     ]
     return lines
+
+
+def rows_text(dataset: DatasetInfo, protocol: bool) -> str:
+    """How many rows a run evaluated, and how they were chosen where not all of them were: figures on a
+    part of the rows are not the paper's, whose tables cover every row."""
+    evaluated, rows = fmt_count(dataset.evaluated), fmt_count(dataset.rows)
+    if dataset.limit is not None:
+        text = f"the first {evaluated} of {rows} rows evaluated (--limit)"
+    elif dataset.sample is not None:
+        text = f"a stratified sample of {evaluated} of {rows} rows evaluated (--sample)"
+    else:
+        return f"{evaluated} rows evaluated"
+    return text + ("; the paper's tables are over every row" if protocol else "")
+
+
+def fmt_count(value: int | None) -> str:
+    return "?" if value is None else f"{value:,}"
 
 
 def run_limit(results: Results) -> str:

@@ -47,6 +47,8 @@ class DatasetInfo(_Part):
     manifest: dict[str, Any] | None = None  # the build's manifest.json: version and sources hash
     rows: int | None = None
     evaluated: int | None = None
+    limit: int | None = None  # --limit N: the first N rows were evaluated (absent without it)
+    sample: int | None = None  # --sample N: a stratified sample of N rows (absent without it)
     format: str | None = None  # a release's own format (rows read as they are)
     sha256: str | None = (
         None  # the content read (a file's, or a build config's data files'): names it anywhere

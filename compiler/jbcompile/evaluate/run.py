@@ -415,6 +415,8 @@ def _results(
                 "manifest": loaded.manifest,
                 "rows": len(loaded.rows),
                 "evaluated": len(records),
+                # how they were chosen, where not all of them were (--limit, --sample)
+                **{name: n for name, n in (("limit", request.limit), ("sample", request.sample)) if n},
                 "sha256": loaded.sha256,
                 "verification": loaded.verification,
             },
