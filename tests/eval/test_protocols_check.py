@@ -160,6 +160,7 @@ def test_the_report_says_a_run_covers_part_of_the_rows(
             "sample": int(extra[1]) if extra[:1] == ["--sample"] else None,
         }
         line = _line(out, "- **Dataset:**")
+        assert (line.split(" — ")[-1] in output) == bool(extra), output  # the terminal says it too
         assert line.endswith(
             said.format(rows=f"{len(sobaco_rows):,}")
             + ("; the paper's tables are over every row" if protocol and extra else "")

@@ -114,6 +114,7 @@ def _summary(run: RunResult) -> None:
     """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
     from ..designs import DEFAULT_DESIGN
     from ..evaluate.registered import get_eval_kind
+    from ..evaluate.report import rows_text
 
     results = run.results
     overall = results.metrics.overall
@@ -127,6 +128,9 @@ def _summary(run: RunResult) -> None:
     out_console.print(
         ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
     )
+    dataset = results.dataset
+    if dataset is not None and (dataset.limit is not None or dataset.sample is not None):
+        out_console.print(rows_text(dataset, results.protocol is not None), markup=False)
     written = [run.out / name for name in run.written if (run.out / name).exists()]
     out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
     _charts_note()
