@@ -55,3 +55,12 @@ def test_predictions_not_read_under_the_protocol_are_not_the_papers() -> None:
     assert problem is not None and problem.startswith("1 of 2 predictions")
     assert JUBAKU.records_problem(made[1:], "jubaku") is None
     assert JUBAKU.records_problem(made, None) is None
+
+
+def test_the_protocols_decoding_reads_as_a_sentence_in_the_report() -> None:
+    """The report prints `Decoding: <max_new_tokens>` and `replies read <reading>`: the limit names its unit
+    (a bare "10" read as nothing) and matches the tokens the protocol decodes with."""
+    protocol = get_protocol("jubaku")
+    assert protocol is not None
+    assert protocol.max_new_tokens.startswith(f"{SCRIPT_TOKENS} new tokens, greedy")
+    assert protocol.reading.startswith("as the JUBAKU-v2 evaluation script reads them: ")

@@ -13,9 +13,9 @@ PROTOCOL = Protocol(
     settings=("basic",),
     ooc="replies other than A or B are left out of the accuracy; a case with one counts as "
     "fluctuating in fluctuation_rate, and only valid replies are compared in fluctuation_rate_valid",
-    max_new_tokens="10, greedy, no stop string (the JUBAKU-v2 evaluation script's settings)",
-    reading="the JUBAKU-v2 evaluation script's: think blocks removed, the last A or B standing alone as a "
-    "word; else a first line naming one of A and B only; anything else is not a valid reply",
+    max_new_tokens="10 new tokens, greedy, no stop string (the JUBAKU-v2 evaluation script's settings)",
+    reading="as the JUBAKU-v2 evaluation script reads them: think blocks removed, the last A or B standing "
+    "alone as a word; else a first line naming one of A and B only; anything else is not a valid reply",
     temperature=0.0,
     tables=(
         Table(
