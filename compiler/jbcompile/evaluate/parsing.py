@@ -216,6 +216,9 @@ _GOOD_WORD = (
 _AFTER_LIST = (
     r"(?=[A-Za-z0-9応選番#])(?<![A-Za-z0-9])(?<![A-Za-z0-9]と)(?<![A-Za-z0-9]\sと)(?<![A-Za-z0-9]と\s)(?<![A-Za-z0-9]\sと\s)"
     r"(?<!や)(?<!か)(?<!・)(?<!/)(?<!or\s)(?<!and\s)(?<![A-Za-z0-9][、,])(?<![A-Za-z0-9][、,]\s)"
+    # the second of two labels joined by a word for "or" / "and" ("AまたはCだと思います")
+    r"(?<![A-Za-z0-9]または)(?<![A-Za-z0-9]もしくは)(?<![A-Za-z0-9]あるいは)(?<![A-Za-z0-9]および)"
+    r"(?<![A-Za-z0-9]ならびに)(?<![A-Za-z0-9]\sまたは\s)(?<![A-Za-z0-9]\sもしくは\s)(?<![A-Za-z0-9]\sあるいは\s)"
 )
 _CHOSEN = re.compile(
     _AFTER_LIST + _NAMED + "?" + r"([A-Za-z0-9]+)" + _LABEL_END + _LABEL_TAIL + r"\s*(?:"
