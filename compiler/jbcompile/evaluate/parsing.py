@@ -140,7 +140,7 @@ _NEGATED = (
 # a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方",
 # "「1」か「2」") is no answer by itself
 _LISTED = (
-    r"[」』\"'\]】]*\s*(?:(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|or|and)\s*[「『\"'\[【]?\s*"
+    r"[」』\"'\]】]*\s*(?:(?:[、,]\s*)?(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|ないし|or|and)\s*[「『\"'\[【]?\s*"
     + _NAMED
     + r"?[「『\"'\[【]?[A-Za-z0-9]{1,2}"
     r"|[、,]\s*[A-Za-z0-9]{1,2}(?=\s*(?:[、,。.とがをは]|$|も|共|両|いずれ|どちら|の(?:両|いずれ|どちら|どれ|うち)|です|だ|でしょ)))"
@@ -148,7 +148,7 @@ _LISTED = (
 )
 # two labels of one list, whatever the sentence says of them ("0 or 2", "AかB", "0と2", "1、2")
 _PAIR = re.compile(
-    r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})(?=\s*(?:と|や|か|・|/|または|もしくは|あるいは|or|and|[、,])\s*"
+    r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})(?=\s*(?:[、,]?\s*(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|ないし|or|and)|[、,])\s*"
     + _NAMED
     + r"?([A-Za-z0-9]{1,2})(?![A-Za-z0-9]))",
     re.IGNORECASE,
@@ -216,9 +216,15 @@ _GOOD_WORD = (
 _AFTER_LIST = (
     r"(?=[A-Za-z0-9応選番#])(?<![A-Za-z0-9])(?<![A-Za-z0-9]と)(?<![A-Za-z0-9]\sと)(?<![A-Za-z0-9]と\s)(?<![A-Za-z0-9]\sと\s)"
     r"(?<!や)(?<!か)(?<!・)(?<!/)(?<!or\s)(?<!and\s)(?<![A-Za-z0-9][、,])(?<![A-Za-z0-9][、,]\s)"
-    # the second of two labels joined by a word for "or" / "and" ("AまたはCだと思います")
-    r"(?<![A-Za-z0-9]または)(?<![A-Za-z0-9]もしくは)(?<![A-Za-z0-9]あるいは)(?<![A-Za-z0-9]および)"
-    r"(?<![A-Za-z0-9]ならびに)(?<![A-Za-z0-9]\sまたは\s)(?<![A-Za-z0-9]\sもしくは\s)(?<![A-Za-z0-9]\sあるいは\s)"
+    # the second of two labels joined by a word for "or" / "and", spaced or not, after a comma or not
+    # ("AまたはCだと思います", "A か C です", "A、もしくはC"): a lookbehind has one width, so one for each
+    # width of joiner and spacing
+    + "".join(
+        f"(?<![A-Za-z0-9]{before}{joiners}{after})"
+        for joiners in ("[やか・/]", "(?:または|および|ないし)", "(?:もしくは|あるいは|ならびに)")
+        for before in ("", r"\s", "[、,]")
+        for after in ("", r"\s")
+    )
 )
 _CHOSEN = re.compile(
     _AFTER_LIST + _NAMED + "?" + r"([A-Za-z0-9]+)" + _LABEL_END + _LABEL_TAIL + r"\s*(?:"
