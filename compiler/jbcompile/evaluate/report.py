@@ -207,7 +207,7 @@ def protocol_lines(results: Results) -> list[str]:
 def rows_text(dataset: DatasetInfo, protocol: bool) -> str:
     """How many rows a run evaluated, and how they were chosen where not all of them were: figures on a
     part of the rows are not the paper's, whose tables cover every row."""
-    evaluated, rows = fmt_count(dataset.evaluated), fmt_count(dataset.rows)
+    evaluated, rows = _count(dataset.evaluated), _count(dataset.rows)
     if dataset.limit is not None:
         text = f"the first {evaluated} of {rows} rows evaluated (--limit)"
     elif dataset.sample is not None:
@@ -217,7 +217,7 @@ def rows_text(dataset: DatasetInfo, protocol: bool) -> str:
     return text + ("; the paper's tables are over every row" if protocol else "")
 
 
-def fmt_count(value: int | None) -> str:
+def _count(value: int | None) -> str:
     return "?" if value is None else f"{value:,}"
 
 

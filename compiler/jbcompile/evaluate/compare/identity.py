@@ -71,7 +71,7 @@ def protocol_identity(run: Results) -> dict[str, Any]:
     protocol = run.protocol
     shots = run.prompt.shots if run.prompt else None
     scoring = run.scoring.method if run.scoring else None
-    if run.model is None and protocol is not None:  # a score run under a protocol
+    if not run.is_eval and protocol is not None:  # a score run under a protocol
         fixed = protocol.shots or []
         shots = fixed[0] if shots is None and len(fixed) == 1 else shots
         scoring = scoring or protocol.scoring
