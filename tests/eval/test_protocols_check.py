@@ -581,7 +581,10 @@ def test_an_average_that_is_a_tie_rounds_half_away_from_zero(
     overall = results_of(tmp_path / "out")["metrics"]["overall"]
     assert (overall["acc_ambig"], overall["acc_disambig"]) == (0.375, 0.84)
     assert "| 0.0 | 60.8 | 37.5 | 84.0 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "acc_avg 0.608" in output  # 0.6075 at three decimals
+    assert "Acc. Avg 60.8," in output  # the terminal prints the report's figure
+    code, output = cli("score", path, "--out", tmp_path / "plain", "--bootstrap", "0")
+    assert code == 0, output
+    assert "acc_avg 0.608" in output  # without the protocol: 0.6075 at three decimals
 
 
 # ---- §1: which of SOBACO's tables holds a run's numbers -----------------------------------------------
@@ -663,3 +666,42 @@ def test_score_under_a_protocol_checks_the_run_that_made_the_predictions(
         assert not out.exists()
     else:
         assert code == 0, output
+
+
+# ---- the terminal's closing line prints what the report's tables print ---------------------------------
+
+
+@pytest.mark.parametrize("protocol", [[], ["--protocol", "jbbq"]])
+def test_the_closing_line_prints_the_reports_numbers(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path, protocol: list[str]
+) -> None:
+    """Under a protocol the report's tables print the paper's percents: the terminal's closing line gives
+    the same figures under the same headings, not the fractions of results.json (0.125 beside a 12.5)."""
+    replies = [  # every third reply wrong, so the bias scores are not zero
+        {"example_id": r["example_id"], "reply": str((r["label"] + (i % 3 == 0)) % 3)}
+        for i, r in enumerate(lite_rows)
+    ]
+    path = write_jsonl(tmp_path / "p.jsonl", replies)
+    out = tmp_path / "run"
+    code, output = cli(
+        "score", path, "--prediction-field", "reply", "--dataset", build_dir, "--config", "lite",
+        "--out", out, "--bootstrap", "0", *protocol,
+    )  # fmt: skip
+    assert code == 0, output
+    lines = output.splitlines()
+    closing = lines[next(i for i, line in enumerate(lines) if line.startswith("wrote ")) - 1]
+    if protocol:
+        report = (out / "report.md").read_text(encoding="utf-8").splitlines()
+        tables = [i for i, line in enumerate(report) if line.startswith("| Model |")]  # every paper table
+        cells = [
+            [cell.strip() for cell in report[line].strip("|").split("|")][1:]
+            for table in tables
+            for line in (table, table + 2)  # the heading and the run's row
+        ]
+        pairs = zip(cells[::2], cells[1::2], strict=True)
+        shown = [f"{h} {v}" for headings, values in pairs for h, v in zip(headings, values, strict=True)]
+        assert closing == ", ".join(dict.fromkeys(shown)), closing
+        assert "Acc. Avg " in closing and re.search(r"Diff-bias Avg [+-]\d+\.\d,", closing), closing
+    else:
+        overall = results_of(out)["metrics"]["overall"]
+        assert f"acc_avg {overall['acc_avg']:.3f}" in closing and "Acc." not in closing, closing

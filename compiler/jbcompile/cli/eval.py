@@ -111,23 +111,11 @@ def rows_per_second(task: Any, ended: bool) -> str:
 
 
 def _summary(run: RunResult) -> None:
-    """The run's headline metrics (the ones its kind puts in the report's tables) and its files."""
-    from ..designs import DEFAULT_DESIGN
-    from ..evaluate.registered import get_eval_kind
-    from ..evaluate.report import rows_text
+    """The run's headline metrics (as the report's tables print them) and its files."""
+    from ..evaluate.report import headline_text, rows_text
 
     results = run.results
-    overall = results.metrics.overall
-    headline = results.headline
-    kind = get_eval_kind(results.kind or DEFAULT_DESIGN)
-    names = headline if headline is not None else kind.report_layout(results.task)[0]
-
-    def show(name: str) -> str:
-        return kind.metric_text(name, overall.get(name))  # the report's one rule: rounding and sign
-
-    out_console.print(
-        ", ".join(f"{name} {show(name)}" for name in names if not isinstance(overall.get(name), list))
-    )
+    out_console.print(headline_text(results), markup=False)
     dataset = results.dataset
     if dataset is not None and (dataset.limit is not None or dataset.sample is not None):
         out_console.print(rows_text(dataset, results.protocol is not None), markup=False)

@@ -179,6 +179,32 @@ def paper_value(value: Any, percent: bool, signed: bool) -> str:
     return decimal_text(value, 1 if percent else 3, scale=100 if percent else 1, signed=signed)
 
 
+def headline_text(results: Results) -> str:
+    """The run's headline metrics on one line (the terminal's closing line), printed as the report's
+    tables print them: under a protocol, the paper's columns (heading, ×100 where it prints percents);
+    otherwise the kind's table metrics by the one rounding rule."""
+    from ..designs import DEFAULT_DESIGN
+    from .protocols import get_protocol
+    from .registered import get_eval_kind
+
+    overall = results.metrics.overall
+    protocol = get_protocol(results.protocol.name) if results.protocol else None
+    if protocol is not None:
+        signed = signed_metrics(results)
+        columns = {c.metric: c for table in protocol.tables_for(results.task or "qa") for c in table.columns}
+        return ", ".join(
+            f"{c.heading} {paper_value(overall.get(c.metric), c.percent, c.metric in signed)}"
+            for c in columns.values()
+        )
+    kind = get_eval_kind(results.kind or DEFAULT_DESIGN)
+    names = kind.report_layout(results.task)[0]
+    return ", ".join(
+        f"{name} {kind.metric_text(name, overall.get(name))}"
+        for name in names
+        if not isinstance(overall.get(name), list)
+    )
+
+
 def protocol_lines(results: Results) -> list[str]:
     from .protocols import PROMPT_NOTE, all_protocols
 
