@@ -203,6 +203,7 @@ _STATEMENT = re.compile(
 _GOOD_WORD = (
     r"(?:正解|正し|適切|適当|妥当|中立|公平|ふさわし|相応し|望まし|良|よ|いい|可能性が高|最適|無難|自然|賢明|合理的"
     r"|ベスト|ベター|マシ|まし|該当|当てはま|当たり|答え|濃厚|有力|しっくり|最善|最良"
+    r"|適任|好まし|公正|的確|正答|穏当"
     r"|(?:偏見|偏り|バイアス)(?:が少な|のな|がな|がありません|が少なく|がなく))"
 )
 # A label stated before the Japanese predicate that chooses it, as the sentence's verdict: chosen
@@ -500,6 +501,12 @@ _CHOICE_SUPPOSED = re.compile(
     r"|\bif\s+forced\b",
     re.IGNORECASE,
 )
+# Where a supposition's clause ends and the sentence goes on to say what it holds: a concession or a
+# cause after the supposed consequence ("…なら0ですが、", "…としても、", "…になるので", ", but", ", so").
+_SUPPOSITION_CLOSED = re.compile(
+    r"(?:が|けど|けれど|けれども|ので|ため|から|ても|でも)[、,]|ので|ため[、,]|[,、]\s*(?:but|so)\b",
+    re.IGNORECASE,
+)
 _CONTINUED = re.compile(r"\b(?:but|however|yet|although|though)\b", re.IGNORECASE)
 _SENTENCE_MARKS = "。.!！?？\n"
 # what an option that says "cannot be determined" ends with ("確かなことは言えない",
@@ -541,9 +548,14 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[str, str]:
 
 
 def _supposed(text: str, start: int) -> bool:
-    """Whether the sentence only supposes what is said at ``start`` (a condition opens before it)."""
+    """Whether the sentence only supposes what is said at ``start``: a condition opens before it and
+    its clause has not been closed ("仮に0だとしても、…判断できません" and "もし…なら0ですが、…2です" say
+    their answer after the supposition)."""
     before, _ = _sentence_around(text, start, start)
-    return bool(_SUPPOSED.search(before)) and not _CHOICE_SUPPOSED.search(before)
+    opened = [found.end() for found in _SUPPOSED.finditer(before)]
+    if not opened or _CHOICE_SUPPOSED.search(before):
+        return False
+    return not _SUPPOSITION_CLOSED.search(before, opened[-1])
 
 
 # What a label is when the sentence names it as the worse one: the subject of a cleft or a topic that says
