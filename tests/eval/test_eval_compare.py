@@ -336,6 +336,9 @@ def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tm
     shutil.copytree(first, copy)
     compared = CliRunner().invoke(app, ["compare", str(first), str(copy), "-o", str(tmp_path / "cmp")])
     assert compared.exit_code == 0, compared.output
+    markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
+    assert "Columns: OoC = `ooc_ratio`, Acc. Avg = `acc_avg`" in markdown  # the paper's headings, keyed
+    assert "Differences are fractions, as in `results.json`" in markdown  # the tables print percents
     written = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
     (mc,) = written["tests"]["mcnemar"]
     assert mc["rows"] == results["metrics"]["overall"]["n"], (

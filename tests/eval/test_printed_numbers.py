@@ -144,3 +144,33 @@ def test_every_table_file_says_how_it_rounds(tmp_path: Path, build_dir: Path) ->
     assert result.exit_code == 0, result.output
     for written in (tmp_path / "a" / "report.md", tmp_path / "c" / "compare.md"):
         assert ROUNDING_NOTE in written.read_text(encoding="utf-8"), written
+
+
+def test_a_p_value_is_never_printed_as_zero_nor_made_up() -> None:
+    """McNemar's exact p under a float's range is 0.0: printed as a bound, not as a p of zero; two runs
+    that share no row have no p at all (not p = 1)."""
+    from jbcompile.evaluate.compare import mcnemar
+
+    tiny = mcnemar([True] * 1500, [False] * 1500)
+    assert tiny["p_value"] == 0.0 and fmt_p(tiny["p_value"]) == "< 1e-300"
+    assert fmt_p(1e-5) == "1.0e-05" and fmt_p(0.5) == "0.5000"
+    none = mcnemar([], [])
+    assert none["p_value"] is None and fmt_p(none["p_value"]) == "—"
+    assert mcnemar([True, False], [True, False])["p_value"] == 1.0  # shared rows, no discordant one
+
+
+def test_the_rounding_note_covers_percents_and_signed_zeros() -> None:
+    """The note under every table gives the rule for the paper's percents and signed columns too, and
+    what it says is what they print."""
+    from jbcompile.evaluate.report import paper_value
+    from jbcompile.evaluate.tables import ROUNDING_NOTE
+
+    assert "12.25 prints 12.3" in ROUNDING_NOTE and paper_value(0.1225, True, False) == "12.3"
+    assert "+0.0" in ROUNDING_NOTE and paper_value(-0.0001, True, True) == "+0.0"
+
+
+def test_a_summary_without_change_rates_leaves_no_empty_cell() -> None:
+    """Only basic runs: no method has a change rate, and the correlation table says so with —."""
+    summary = summarize([_run(f"basic-{w}", 0.2, 0.4) for w in (1, 2)])
+    rows = [line for line in summary_markdown(summary).splitlines() if line.startswith("| overall |")]
+    assert rows and all("|  |" not in row for row in rows) and "| overall | — | — | — |" in rows

@@ -581,7 +581,7 @@ def test_an_average_that_is_a_tie_rounds_half_away_from_zero(
     overall = results_of(tmp_path / "out")["metrics"]["overall"]
     assert (overall["acc_ambig"], overall["acc_disambig"]) == (0.375, 0.84)
     assert "| 0.0 | 60.8 | 37.5 | 84.0 |" in (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
-    assert "Acc. Avg 60.8," in output  # the terminal prints the report's figure
+    assert "Acc. Avg 60.8;" in output  # the terminal prints the report's figure
     code, output = cli("score", path, "--out", tmp_path / "plain", "--bootstrap", "0")
     assert code == 0, output
     assert "acc_avg 0.608" in output  # without the protocol: 0.6075 at three decimals
@@ -700,8 +700,37 @@ def test_the_closing_line_prints_the_reports_numbers(
         ]
         pairs = zip(cells[::2], cells[1::2], strict=True)
         shown = [f"{h} {v}" for headings, values in pairs for h, v in zip(headings, values, strict=True)]
-        assert closing == ", ".join(dict.fromkeys(shown)), closing
-        assert "Acc. Avg " in closing and re.search(r"Diff-bias Avg [+-]\d+\.\d,", closing), closing
+        assert closing == "; ".join(dict.fromkeys(shown)), closing
+        assert "Acc. Avg " in closing and re.search(r"Diff-bias Avg [+-]\d+\.\d;", closing), closing
     else:
         overall = results_of(out)["metrics"]["overall"]
         assert f"acc_avg {overall['acc_avg']:.3f}" in closing and "Acc." not in closing, closing
+
+
+# ---- compare: McNemar's accuracy is named by what it counts ---------------------------------------------
+
+
+@pytest.mark.parametrize("config", ["sobaco", "jubaku"])
+def test_mcnemar_names_the_accuracy_it_counts(
+    scripted, kinds_build: Path, tmp_path: Path, config: str
+) -> None:
+    """McNemar counts an out-of-choice answer as wrong: its accuracies are the runs' `*_all` metrics (over
+    every row), not the valid-only ones of the runs' tables, and it is labelled so."""
+    runs = []
+    for reply, setting in (("{a}", "basic"), ("うーん。", "debias")):  # the second answers nothing
+        scripted.script[0] = reply
+        out = tmp_path / f"run{len(runs)}"
+        setting = [] if config == "jubaku" else ["--setting", f"{setting}-1"]  # sobaco: one run a setting
+        code, output = eval_fake(
+            scripted, kinds_build, out, "--config", config, "--limit", "12", "--scoring", "generate", *setting
+        )
+        assert code == 0, output
+        runs.append(out)
+    code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    (test,) = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))["tests"]["mcnemar"]
+    assert test["metric"] == {"sobaco": "culture_acc_all", "jubaku": "acc_all"}[config]
+    for side, run in zip(("first_acc", "second_acc"), runs, strict=True):
+        assert test[side] == pytest.approx(results_of(run)["metrics"]["overall"][test["metric"]]), side
+    assert test["second_acc"] == 0.0  # every answer out of choice: wrong, not left out
+    assert f"| `{test['metric']}` |" in (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")

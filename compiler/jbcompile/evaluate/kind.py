@@ -451,7 +451,8 @@ class EvalKind(ABC):
 
     # ---- what `jbcompile compare` tests between runs -------------------------------------------------
 
-    paired_accuracy: str = "acc"  # the accuracy McNemar's test compares row by row
+    # the accuracy McNemar's test compares row by row: one that counts an out-of-choice answer wrong
+    paired_accuracy: str = "acc"
     paired_bias_metrics: tuple[str, ...] = ()  # compared by a paired bootstrap over templates
     chi_square_metric: str | None = None  # a share compared by a chi-square test of counts
     chi_square_paper: str = ""  # the paper whose test that is, named in the heading

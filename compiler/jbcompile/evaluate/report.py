@@ -192,7 +192,7 @@ def headline_text(results: Results) -> str:
     if protocol is not None:
         signed = signed_metrics(results)
         columns = {c.metric: c for table in protocol.tables_for(results.task or "qa") for c in table.columns}
-        return ", ".join(
+        return "; ".join(  # a heading may hold a comma ("Fluctuation Rate, valid replies (%)")
             f"{c.heading} {paper_value(overall.get(c.metric), c.percent, c.metric in signed)}"
             for c in columns.values()
         )

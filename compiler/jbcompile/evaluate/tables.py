@@ -18,9 +18,9 @@ def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
 
 
 ROUNDING_NOTE = (
-    "Numbers are rounded half away from zero (a tie such as 0.1225 prints 0.123; the papers do not state "
-    "their rounding, this is the usual rule of printed tables); a number that rounds to zero has no minus "
-    "sign."
+    "Numbers are rounded half away from zero (a tie such as 0.1225 prints 0.123, and as a percent 12.25 "
+    "prints 12.3; the papers do not state their rounding, this is the usual rule of printed tables); a "
+    "number that rounds to zero has no minus sign (a signed column prints it +0.0)."
 )
 SIGNIFICANT = 12  # digits of a float that are the number's; the float error of arithmetic lies beyond
 
@@ -54,5 +54,9 @@ def fmt_number(value: Any, digits: int = 3, *, signed: bool = False) -> str:
 
 def fmt_p(value: Any) -> str:
     """A p-value: four decimals by the tables' one rule (:func:`decimal_text`), or scientific notation
-    below 0.0001; None as —."""
-    return "—" if value is None else decimal_text(value, 4) if value >= 1e-4 else f"{value:.1e}"
+    below 0.0001; one too small for a float (0.0) as ``< 1e-300``, never as a p of zero; None as —."""
+    if value is None:
+        return "—"
+    if value == 0:
+        return "< 1e-300"
+    return decimal_text(value, 4) if value >= 1e-4 else f"{value:.1e}"

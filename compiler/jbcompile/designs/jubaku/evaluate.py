@@ -157,6 +157,7 @@ class JubakuEval(EvalKind):
     count_names = COUNT_NAMES
     no_interval = ("n", "n_valid", "n_invalid", "cases")
     integer_metrics = ("n", "n_valid", "n_invalid", "cases")
+    paired_accuracy = "acc_all"  # McNemar counts an answer that is neither A nor B wrong
     paired_bias_metrics = ("acc", "fluctuation_rate")
     chi_square_metric = "acc"
     chi_square_paper = "JUBAKU-v2"

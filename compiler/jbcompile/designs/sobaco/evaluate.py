@@ -313,7 +313,7 @@ class SobacoEval(EvalKind):
     }
     protocol_reads = True  # the paper's decoding (1 token …) and strict reading
     count_names = COUNT_NAMES
-    paired_accuracy = "culture_acc"
+    paired_accuracy = "culture_acc_all"  # McNemar counts an out-of-choice answer wrong
     paired_bias_metrics = ("bias_score", "culture_acc")
     no_interval = ("n", "n_valid")
     table_metrics = (

@@ -313,7 +313,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines += ["", "## Spearman correlation of the change rates (bias score vs culture accuracy)", ""]
     lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
     for scope, entry in summary["correlation"].items():
-        methods = ", ".join(entry["methods"])
+        methods = ", ".join(entry["methods"]) or "—"
         lines.append(f"| {scope} | {methods} | {_fmt(entry['spearman'])} | {fmt_p(entry['p_value'])} |")
     lines += [
         "",

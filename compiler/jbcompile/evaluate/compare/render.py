@@ -51,14 +51,15 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     lines += ["", "## Runs", ""]
     sizes = [(run["label"], run.get("rows")) for run in result["runs"]]
     if len({n for _, n in sizes if n is not None}) > 1:  # e.g. one run with --limit
-        counts = ", ".join(f"{label} {n:,}" for label, n in sizes if n is not None)
+        counts = ", ".join(f"{label} {n}" for label, n in sizes if n is not None)  # as the tables print n
         lines += [
             f"> **The runs cover different rows** ({counts}): each run's figures below are on its own "
             "rows, not like for like; the paired tests use only the rows both runs answered.",
             "",
         ]
+    tables = protocol.tables_for(result["protocol_identity"].get("task") or "qa") if protocol else ()
     if protocol:
-        for table in protocol.tables_for(result["protocol_identity"].get("task") or "qa"):
+        for table in tables:
             lines += [f"### {table.title}", ""]
             lines += md_table(
                 ["Model", *(c.heading for c in table.columns)],
@@ -75,6 +76,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                     for run in result["runs"]
                 ],
             )
+            lines += ["", "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in table.columns) + "."]
             lines.append("")
     else:
         lines += md_table(
@@ -126,6 +128,11 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
             f"(second − first, signed; {boot['resamples']} resamples, seed {boot['seed']})",
             "",
         ]
+        if any(c.percent for table in tables for c in table.columns):  # the tables above print ×100
+            lines += [
+                "Differences are fractions, as in `results.json` (×100 for the tables' percents).",
+                "",
+            ]
         lines += md_table(
             ["first", "second", "metric", "difference", "95% CI", "p"],
             [

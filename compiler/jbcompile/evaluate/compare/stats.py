@@ -15,15 +15,18 @@ from .runs import Run
 
 def mcnemar(first: Sequence[bool], second: Sequence[bool]) -> dict[str, Any]:
     """McNemar's exact test of paired right/wrong outcomes: a two-sided binomial test on the rows where
-    exactly one run is right (p = 1 when there are none)."""
+    exactly one run is right (p = 1 when there are none; None when the runs share no row)."""
     from scipy.stats import binomtest
 
     only_first = sum(1 for a, b in zip(first, second, strict=True) if a and not b)
     only_second = sum(1 for a, b in zip(first, second, strict=True) if b and not a)
     discordant = only_first + only_second
-    p_value = (
-        1.0 if discordant == 0 else float(binomtest(min(only_first, only_second), discordant, 0.5).pvalue)
-    )
+    if not first:
+        p_value = None
+    elif discordant == 0:
+        p_value = 1.0
+    else:
+        p_value = float(binomtest(min(only_first, only_second), discordant, 0.5).pvalue)
     return {"only_first_right": only_first, "only_second_right": only_second, "p_value": p_value}
 
 
