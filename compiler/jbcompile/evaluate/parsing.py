@@ -158,7 +158,8 @@ _COUNTED = r"(?!\s*(?:つ目|番目|個目|人目|人|つ|個|名|歳|才|代|�
 _LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")" + _COUNTED
 # what may follow a label and still be its name: "2番", "2番の選択肢", "Bの応答", "B（状況に基づいた応答）"
 _LABEL_TAIL = (
-    r"(?:\s*番)?(?:\s*の\s*(?:選択肢|応答|回答|答え|選択|option|response))?(?:\s*[(][^)\n]{0,60}[)])?"
+    r"(?:\s*番)?(?:\s*の\s*(?:選択肢|応答|回答|答え|選択|option|response))?"
+    r"(?:\s*(?:[(][^)\n]{0,60}[)]|[「『][^」』\n]{0,80}[」』]))?"
 )
 # "AではなくB", "1ではなく2", "not A but B": the label after the negated one is the one chosen
 _INSTEAD = (
@@ -168,7 +169,7 @@ _INSTEAD = (
 # English words that only grade how sure a statement is ("the answer is probably B", "Definitely B")
 _ADVERB_EN = r"(?:probably|likely|most\s+likely|clearly|definitely|certainly|obviously|surely|maybe|perhaps)"
 _STATEMENT = re.compile(
-    r"(?:最終的な(?:答え|回答)|最終回答|答え|(?:答|結論)(?=\s*(?:は|:))|回答|解答|正解|選択|正しくは"
+    r"(?:最終的な(?:答え|回答)|最終回答|答え|(?:答|結論)(?=\s*(?:は|:))|回答|解答|(?<![不非])正解|選択|正しくは"
     r"|final\s+answer|correct\s+answer"
     r"|answer|choice"
     r"|(?<![不非])(?:正し|適切|妥当|中立|公平|偏りのな)(?:い|な)?(?:の|もの|方|ほう)(?=\s*(?:は|:))"
@@ -217,6 +218,7 @@ _GOOD_WORD = (
 _AFTER_LIST = (
     r"(?=[A-Za-z0-9応選番#])(?<![A-Za-z0-9])(?<![A-Za-z0-9]と)(?<![A-Za-z0-9]\sと)(?<![A-Za-z0-9]と\s)(?<![A-Za-z0-9]\sと\s)"
     r"(?<!や)(?<!か)(?<!・)(?<!/)(?<!or\s)(?<!and\s)(?<![A-Za-z0-9][、,])(?<![A-Za-z0-9][、,]\s)"
+    r"(?<![」』][、,])(?<![」』]と)(?<![」』][、,]\s)"
     # the second of two labels joined by a word for "or" / "and", spaced or not, after a comma or not
     # ("AまたはCだと思います", "A か C です", "A、もしくはC"): a lookbehind has one width, so one for each
     # width of joiner and spacing
@@ -239,6 +241,9 @@ _CHOSEN = re.compile(
     r"|(?:の(?:方|ほう)?|だけ|のみ)?\s*[、,]?\s*[がは]\s*(?:最も|もっとも|より|いちばん|一番|断然|明らかに|圧倒的に|比較的|まだ|ずっと|はるかに|やや|若干|少し)?\s*"
     r"(?:(?:(?<=の方[がは])|(?<=のほう[がは]))[、,][^。.!?！？\n]{0,40}?)?"  # "Bの方が、…ので適切です"
     + _GOOD_WORD
+    + r"(?:(?:(?<=少な)く?|(?:的)?(?:で|く))(?:[、,]\s*)?(?:(?:より|最も|もっとも)\s*)?"
+    + _GOOD_WORD
+    + ")?"
     # what it is said to be ("妥当な選択肢", "自然な返答"), where the sentence says no more of it
     + r"(?:(?:い|な|の)?(?:選択肢|答え|回答|応答|選択|もの|方|ほう|[\u4e00-\u9fff\u30a0-\u30ff]{1,6}"
     r"(?=\s*(?:です|だ|である|でしょう|でございます|と(?:思|考|言)|[。.!！]|$))))?"
@@ -309,6 +314,7 @@ _FIRM = re.compile(r"を\s*(?:選|採用)|に\s*(?:し|いたし|決め)|と\s*(
 _RANKED = re.compile(r"\s*の\s*(?:方|ほう)\s*[がは]")
 _DOUBT = re.compile(
     r"確証|確信|自信|断言|断定|言い切|確か|確実|絶対|迷|悩|微妙|完璧|完全|一長一短|一理|理解でき|余地|可能性"
+    r"|いかが|どう(?:思|考|でしょ|お考)|ご意見|ご指摘|他の(?:見方|考え|意見|解釈)"
     r"|\b(?:not\s+(?:sure|certain|confident|completely|entirely|100)|unsure|uncertain|perfect|ideal|great"
     r"|could\s+be\s+wrong|might\s+be\s+wrong|hard\s+to\s+say)\b",
     re.IGNORECASE,
@@ -403,8 +409,9 @@ _OPENING_LABEL = re.compile(
     + _INSTEAD
     + r"([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])"
     + _LABEL_END
-    + r"(?!\s*(?:[(][^)\n]{0,60}[)]\s*)?"
-    r"(?:とは|は|が|も|より|と|や|を|に|で(?!す|しょ|あ)|の|だけ|のみ|以外))",
+    + r"(?!\s*(?:[(][^)\n]{0,60}[)]\s*|[「『][^」』\n]{0,80}[」』]\s*)?"
+    r"(?:とは|は|が|も|より|と|や|を|に|で(?!す|しょ|あ)|の|だけ|のみ|以外"
+    r"|[、,]\s*" + _NAMED + r"?[「『]?[A-Za-z0-9](?![A-Za-z0-9])))",
     re.IGNORECASE,
 )
 # A line that states an option's text: "大学生です。", "答えは「確かなことは言えない」です"
@@ -545,6 +552,37 @@ def _sentence_around(text: str, start: int, end: int) -> tuple[str, str]:
     opened = max(text.rfind(mark, 0, start) for mark in _SENTENCE_MARKS) + 1
     closes = [found for mark in _SENTENCE_MARKS if (found := text.find(mark, end)) >= 0]
     return text[opened:start], text[end : min(closes, default=len(text))]
+
+
+# "At first" ("最初は", "当初は", "第一印象では"; not "最初に", first of all), a thought in the past tense
+# ("思いました", "考えていました"), and what turns a sentence from the first thought to a later one
+_AT_FIRST = re.compile(
+    r"(?:最初|当初|初め|はじめ)(?:は|のうちは)|第一印象|\bat\s+first\b|\binitially\b", re.IGNORECASE
+)
+_THOUGHT_PAST = re.compile(
+    r"(?:思い|思っ|考え|感じ|見え|かけ)(?:てい)?(?:まし)?た|(?:thought|seemed|was\s+going\s+to)",
+    re.IGNORECASE,
+)
+_TURNED = re.compile(r"(?:が|けど|けれど|けれども|ものの)[、,]|しかし|でも[、,]|\bbut\b", re.IGNORECASE)
+
+
+def _given_up(text: str, start: int) -> bool:
+    """Whether the sentence only says what was thought at first ("最初は0だと思いました。"): a thought
+    given up, unless the sentence turns to a later one before it ("最初は迷いましたが、1だと考えました")."""
+    before, after = _sentence_around(text, start, start)
+    firsts = [found.end() for found in _AT_FIRST.finditer(before)]
+    if not firsts or _TURNED.search(before, firsts[-1]):
+        return False
+    return not _THOUGHT_PAST.search(before, firsts[-1]) and bool(_THOUGHT_PAST.search(after))
+
+
+_QUOTED_DECLINE = re.compile(r"[「『][^」』\n]*[」』]\Z")
+
+
+def _quote_end(text: str, end: int) -> int:
+    """Where the quote that may close after ``end`` closes (end of its line at most)."""
+    found = re.compile(r"[^」』\n]*[」』]").match(text, end)
+    return found.end() if found else end
 
 
 def _supposed(text: str, start: int) -> bool:
@@ -821,6 +859,7 @@ def _content_lines(text: str) -> list[str]:
 
 
 _LABEL_TAIL_AT = re.compile(_LABEL_TAIL)
+_VERDICT_BEFORE = re.compile(r"(?:[→⇒:|=]|->)\s*\Z")
 # what a pattern cannot match without (a quick search spares the pattern's work at every label)
 _NEEDS = (
     (_CHOSEN_EN, re.compile(r"\b(?:is|be|seems|looks|appears)\b", re.IGNORECASE)),
@@ -904,6 +943,10 @@ class _Reader:
         # where a chosen label is doubted: saying there that it cannot be told is no answer
         doubts: list[tuple[int, int]] = []
         for m in _STATEMENT.finditer(text):
+            if "\n" in text[m.start() : m.start(1)] and _VERDICT_BEFORE.search(
+                text, text.rfind("\n", 0, m.start()) + 1, m.start()
+            ):
+                continue  # "1 → 正解\n2 → 不適切": the word judges the item above, not the next label
             end = _match_at(_LABEL_TAIL_AT, text, m.end()).end()
             if _asserted(text, end) or self.take_doubted(text, m, end, doubts):
                 found.append((m.start(), m.group(1).casefold()))
@@ -958,6 +1001,7 @@ class _Reader:
                 (start, option)
                 for start, option in stated
                 if not _supposed(text, start)
+                and not _given_up(text, start)
                 and not _named_as_worse(text, start)
                 and not (alternatives and any(first <= start < last for first, last in alternatives))
             }
@@ -1036,8 +1080,10 @@ class _Reader:
         told = _cannot_tell(text) if self.unknown is not None else ()
         declines = []
         for m in _DECLINES.finditer(text):
-            if any(s < m.end() and m.start() < e for s, e in told) or any(
-                s <= m.start() < e for s, e in doubts
+            if (
+                _QUOTED_DECLINE.match(text[max(0, m.start() - 1) : _quote_end(text, m.end())])
+                or any(s < m.end() and m.start() < e for s, e in told)
+                or any(s <= m.start() < e for s, e in doubts)
             ):
                 continue
             named = {self.wanted.get(label.casefold()) for label in m.groups() if label} - {None}
