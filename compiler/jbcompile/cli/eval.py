@@ -444,6 +444,13 @@ def score_command(
         help="Where a reply's answer is, as `eval --answer-pattern` said: read after the last match of "
         "this regular expression (its first group, if it has one).",
     ),
+    model: str = typer.Option(
+        None,
+        "--model",
+        "-m",
+        help="The model that wrote the predictions, as the report and `compare` name it (runs of two "
+        "models are then told apart).",
+    ),
 ) -> None:
     """Compute the same metrics from an existing predictions file, e.g. one written by another harness."""
     from ..evaluate.requests import ScoreRequest
@@ -464,6 +471,7 @@ def score_command(
         setting=setting,
         answer_pattern=answer_pattern,
         overwrite=overwrite,
+        model=model,
     )
     try:
         result = run_score(request)

@@ -81,6 +81,8 @@ def render_markdown(
         read_as = f"; replies read as setting `{source.setting}`'s" if source.setting else ""
         if source.answer_pattern:
             read_as += f"; replies read after the last match of `{source.answer_pattern}`"
+        if source.model:
+            lines += [f"- **Model:** `{source.model}` (as `score --model` names it)"]
         lines += [f"- **Predictions:** `{source.predictions}` ({source.format} format{read_as})"]
     boot = results.bootstrap or BootstrapInfo()
     confidence = boot.confidence if boot.confidence is not None else 0.95
@@ -290,9 +292,7 @@ def paper_tables(results: Results) -> list[str]:
     if protocol is None:
         return []
     overall = results.metrics.overall
-    name = (results.model.name if results.model else None) or (
-        results.source.predictions if results.source else None
-    )
+    name = results.model_name or (results.source.predictions if results.source else None)
     lines: list[str] = []
     signed = signed_metrics(results)
     for table in protocol.tables_for(results.task or "qa"):

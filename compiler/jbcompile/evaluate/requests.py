@@ -65,6 +65,7 @@ class ScoreRequest:
     # where a reply's answer is (as eval's --answer-pattern): read after the last match of this expression
     answer_pattern: str | None = None
     overwrite: bool = False  # replace another run held by --out (another file's scores, an eval run)
+    model: str | None = None  # the model that wrote the predictions, as reports and comparisons name it
 
     @property
     def out_folder(self) -> Path:

@@ -86,6 +86,7 @@ class SourceInfo(_Part):
     """What ``score`` read: the predictions file and, when joined, the dataset."""
 
     predictions: str | None = None
+    model: str | None = None  # score --model: the model that wrote the predictions, as reports name it
     format: str | None = None  # jbcompile, a release or harness format, or a design's own rows
     prediction_field: str | None = None
     setting: str | None = None  # score --setting: the prompt setting whose replies were read
@@ -249,6 +250,13 @@ class Results(_Part):
         if self.prompt is not None and self.prompt.setting:
             return self.prompt.setting
         return self.source.setting if self.source is not None else None
+
+    @property
+    def model_name(self) -> str | None:
+        """The model whose answers these are: the one ``eval`` ran, or the one ``score --model`` named."""
+        if self.model is not None:
+            return self.model.name
+        return self.source.model if self.source is not None else None
 
     @property
     def is_eval(self) -> bool:

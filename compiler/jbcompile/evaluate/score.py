@@ -175,6 +175,7 @@ def _score(request: ScoreRequest) -> RunResult:
             "task": task,
             "source": {
                 "predictions": where,
+                "model": request.model,
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
                 "setting": request.setting,

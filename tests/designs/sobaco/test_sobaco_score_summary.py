@@ -18,13 +18,14 @@ def sobaco_rows(kinds_build: Path) -> list[dict]:
     return load_rows(str(kinds_build), "sobaco").rows
 
 
-def _score(rows: list[dict], setting: str, answer, tmp_path: Path) -> Path:  # type: ignore[no-untyped-def]
+def _score(rows: list[dict], setting: str, answer, tmp_path: Path, *model: str) -> Path:  # type: ignore[no-untyped-def]
     replies = [{**row, "reply": str(answer(row))} for row in rows]
-    path = write_jsonl(tmp_path / f"{setting}.jsonl", replies)
-    out = tmp_path / setting
+    name = "-".join([*model[1:], setting])
+    path = write_jsonl(tmp_path / f"{name}.jsonl", replies)
+    out = tmp_path / name
     code, output = cli(
         "score", path, "--prediction-field", "reply", "--setting", setting, "--protocol", "sobaco",
-        "--out", out, "--bootstrap", "0",
+        "--out", out, "--bootstrap", "0", *model,
     )  # fmt: skip
     assert code == 0, output
     return out
@@ -54,3 +55,35 @@ def test_score_runs_join_the_summary_over_settings(sobaco_rows: list[dict], tmp_
     assert ROUNDING_NOTE in (tmp_path / "cmp" / "summary.md").read_text(encoding="utf-8")
     compared = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
     assert [run["setting"] for run in compared["runs"]] == ["basic-1", "debias-1"]
+    # no --model: the summary says so, never a model called "None"
+    assert summary["model"] is None and list(compared["sobaco"]["models"]) == ["model not recorded"]
+    for written in ("summary.md", "compare.md"):
+        assert "None" not in (tmp_path / "cmp" / written).read_text(encoding="utf-8"), written
+
+
+def test_score_runs_of_two_models_compare_as_two(sobaco_rows: list[dict], tmp_path: Path) -> None:
+    """`score --model` names the model whose answers a file holds: four score runs of two models' settings
+    give each model its summary row and pool both into the change-rate correlation (SOBACO Table 4),
+    instead of two runs with one setting refused as one model's (SB304)."""
+
+    def biased(row: dict) -> int:
+        return row["biased_label"] if row.get("biased_label") is not None else row["label"]
+
+    runs = [
+        _score(sobaco_rows, setting, answer, tmp_path, "--model", model)
+        for model in ("model-x", "model-y")
+        for setting, answer in (("basic-1", biased), ("debias-1", lambda row: row["label"]))
+    ]
+    assert json.loads((runs[0] / "results.json").read_text(encoding="utf-8"))["source"]["model"] == "model-x"
+    assert "- **Model:** `model-x`" in (runs[0] / "report.md").read_text(encoding="utf-8")
+    code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    compared = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert list(compared["sobaco"]["models"]) == ["model-x", "model-y"]
+    assert {point["model"] for point in compared["sobaco"]["pooled_correlation"]["points"]} == {
+        "model-x",
+        "model-y",
+    }
+    assert [run["model"] for run in compared["runs"]] == ["model-x", "model-x", "model-y", "model-y"]
+    code, output = cli("compare", *runs[:2], runs[3], "--out", tmp_path / "one-model", "--bootstrap", "0")
+    assert code == 0, output  # one model's two settings beside the other's one: still two models

@@ -11,6 +11,7 @@ from ...evaluate.compare import Run
 from ...evaluate.tables import fmt_number, fmt_p, md_table
 from .summary import (
     BASIC_ZERO_NOTE,
+    NOT_RECORDED,
     SUMMARY_JSON,
     SUMMARY_MD,
     left_out,
@@ -26,8 +27,7 @@ def compare_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
     """Each model's summary over settings, and the change-rate correlation pooled over all models."""
     groups: dict[str, list[dict[str, Any]]] = {}
     for run in runs:
-        model = run.results.model.name if run.results.model else None
-        groups.setdefault(str(model), []).append(run.results.to_json())
+        groups.setdefault(run.results.model_name or NOT_RECORDED, []).append(run.results.to_json())
     models = {model: summarize(group) for model, group in groups.items()}
     points = [
         (model, method, entry["bias_score"]["mean"], entry["culture_acc"]["mean"])

@@ -13,7 +13,6 @@ scope (overall and each category):
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -34,6 +33,7 @@ SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_ra
 CHANGE_METRICS = ("bias_score", "culture_acc")
 SUMMARY_JSON = "summary.json"
 SUMMARY_MD = "summary.md"
+NOT_RECORDED = "model not recorded"  # a score run given no --model
 
 
 def mean_std(values: Sequence[float]) -> tuple[float | None, float | None]:
@@ -125,12 +125,13 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 Diagnostic(
                     "SB304",
                     f"two runs with the setting {setting!r}",
-                    hint="pass one run per setting (the table has one column per setting)",
+                    hint="pass one run per setting (the table has one column per setting); runs of "
+                    "`jbcompile score` are told apart by the model each names (`score --model NAME`)",
                 )
             )
         else:
             table[parsed] = _scopes(run["metrics"])
-    models = {json.dumps((run.get("model") or {}).get("name")) for run in runs}
+    models = {Results.of(run).model_name for run in runs}
     if len(models) > 1:
         problems.append(
             Diagnostic(
@@ -219,7 +220,7 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         }
     return {
         "kind": "sobaco",
-        "model": (runs[0].get("model") or {}).get("name") if runs else None,
+        "model": Results.of(runs[0]).model_name if runs else None,
         "settings": [f"{m}-{w}" for (m, w) in sorted(table, key=lambda k: (METHODS.index(k[0]), k[1]))],
         "scores": scores,
         "change_rates": change_rates,
@@ -287,7 +288,7 @@ def any_basic_zero(change_rates: Mapping[str, Any]) -> bool:
 def summary_markdown(summary: Mapping[str, Any]) -> str:
     """The overall numbers as tables: scores (mean ± std), change rates (%), and the correlation."""
     lines = [
-        f"# sobaco comparison ({summary.get('model')})",
+        f"# sobaco comparison ({summary.get('model') or NOT_RECORDED})",
         "",
         "Settings: " + ", ".join(summary["settings"]),
         "",

@@ -21,8 +21,7 @@ def labels(runs: Sequence[Run]) -> list[str]:
     """Each run's name in the tables: the model, then its setting, then its folder where needed."""
 
     def model(run: Run) -> str:
-        name = run.results.model.name if run.results.model else None
-        return str(name or run.folder.name)
+        return run.results.model_name or run.folder.name
 
     def setting(run: Run) -> str:
         return run.results.setting or ""
@@ -58,7 +57,7 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
         table.append(
             {
                 "label": name,
-                "model": run.results.model.name if run.results.model else None,
+                "model": run.results.model_name,
                 "setting": run.results.setting,
                 "folder": str(run.folder),
                 "rows": overall.get("n"),  # how many rows the run's figures are on
