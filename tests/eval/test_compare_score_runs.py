@@ -150,3 +150,28 @@ def test_compare_md_says_which_data_a_score_run_did_not_record(tmp_path: Path, b
     text = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     assert "- **Data:** config not recorded, sources / commit not recorded" in text
     assert "`None`" not in text
+
+
+def test_score_runs_of_a_harness_file_get_the_paired_tests(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path
+) -> None:
+    """`score` keeps the rows it scored (predictions.jsonl, eval's format), so `compare` of two score runs
+    of another harness's replies runs McNemar and the paired bootstrap, as for two eval runs."""
+    runs = []
+    for shift in (0, 1):  # the second file answers every row one option over: wrong everywhere
+        replies = [{"example_id": r["example_id"], "reply": str((r["label"] + shift) % 3)} for r in lite_rows]
+        runs.append(
+            _score(
+                write_jsonl(tmp_path / f"p{shift}.jsonl", replies), build_dir, "lite", tmp_path / f"s{shift}"
+            )
+        )
+    kept = [
+        json.loads(line) for line in (runs[0] / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    assert len(kept) == len(lite_rows) and all(r["pred"] == r["gold"] for r in kept)
+    code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "50")
+    assert code == 0, output
+    tests = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))["tests"]
+    assert not tests["skipped"] and tests["bootstrap"]
+    (mcnemar,) = tests["mcnemar"]
+    assert (mcnemar["first_acc"], mcnemar["second_acc"], mcnemar["rows"]) == (1.0, 0.0, len(lite_rows))

@@ -126,7 +126,14 @@ def test_score_never_replaces_another_run_unasked(
     assert code == 2 and "EV007" in output and "jbcompile score" in output
     code, output = score(first, run, "--overwrite")  # that eval run is discarded whole
     assert code == 0, output
-    assert sorted(p.name for p in run.iterdir()) == ["charts", "report.md", "results.json"]
+    assert sorted(p.name for p in run.iterdir()) == [
+        "charts",
+        "predictions.jsonl",
+        "report.md",
+        "results.json",
+    ]
+    scored = (run / "predictions.jsonl").read_text(encoding="utf-8").splitlines()  # score's rows, not eval's
+    assert len(scored) == len(lite_rows)
 
 
 def test_score_lists_only_the_files_it_writes(lite_rows: list[dict], tmp_path: Path) -> None:
@@ -134,10 +141,10 @@ def test_score_lists_only_the_files_it_writes(lite_rows: list[dict], tmp_path: P
     out = tmp_path / "out"
     code, output = score(predictions, out)
     assert code == 0, output
-    assert "predictions.jsonl" not in output
-    assert "results.json" in output and "report.md" in output
-    assert not (out / "predictions.jsonl").exists()
-    assert (out / "results.json").is_file() and (out / "report.md").is_file()
+    wrote = next(line for line in output.splitlines() if line.startswith("wrote "))
+    listed = sorted(Path(part).name for part in wrote.removeprefix("wrote ").split(", "))
+    assert listed == sorted(path.name for path in out.iterdir())  # what it lists, and nothing else
+    assert listed == ["charts", "predictions.jsonl", "report.md", "results.json"]
 
 
 # ---- score's input -------------------------------------------------------------------------------

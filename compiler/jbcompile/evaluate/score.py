@@ -41,7 +41,7 @@ from .requests import ScoreRequest, check_score_out, check_score_request, score_
 from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
 from .run import RunResult, write_outputs
 
-SCORE_FILES = ("results.json", "report.md", "charts/")
+SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
 
 def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
@@ -206,9 +206,10 @@ def _score(request: ScoreRequest) -> RunResult:
         if problems:
             raise DiagnosticError(problems)
         replaced = files.held_run(out) if out.is_dir() else None
-        also: dict[Path, Change] = {}
-        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own files go too
-            also = {out / files.RUN: None, out / files.PREDICTIONS: None}
+        # the rows as scored, in eval's format: `compare` runs its paired tests on them
+        also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(records)}
+        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own settings go too
+            also[out / files.RUN] = None
         write_outputs(out, results, kind, also)
     return RunResult(results, out, SCORE_FILES)
 
