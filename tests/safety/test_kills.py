@@ -122,7 +122,12 @@ def test_a_killed_first_score_leaves_no_folder_and_the_rerun_writes_it(
     assert any(p.name.startswith(".charts.jbcompile-") for p in out.iterdir())  # the staged charts
     result = run_cli(*args)
     assert result.returncode == 0 and "EV101" not in result.stderr, result.stderr
-    assert sorted(p.name for p in out.iterdir()) == ["charts", "predictions.jsonl", "report.md", "results.json"]
+    assert sorted(p.name for p in out.iterdir()) == [
+        "charts",
+        "predictions.jsonl",
+        "report.md",
+        "results.json",
+    ]
     assert sorted(p.name for p in (tmp_path / "runs").iterdir()) == ["out"]
     # and a kill before anything was committed, then a reader: no empty folder stays
     shutil.rmtree(tmp_path / "runs")
