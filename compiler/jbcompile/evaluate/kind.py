@@ -79,6 +79,11 @@ class Table:
     title: str
     columns: tuple[Column, ...]
 
+    @property
+    def key(self) -> str:
+        """The line under the table that names each column's metric (results.json's name for it)."""
+        return "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in self.columns) + "."
+
 
 @dataclass(frozen=True)
 class Protocol:

@@ -139,8 +139,12 @@ _NEGATED = (
 )
 # a label that is one of a list ("AとB", "A or B", "0/1", "AまたはB", "0、1、2", "A、Bの両方",
 # "「1」か「2」") is no answer by itself
+# the words that join two labels of one list ("AとB", "AまたはB", "A or B")
+_JOINERS = r"(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|ないし|or|and)"
 _LISTED = (
-    r"[」』\"'\]】]*\s*(?:(?:[、,]\s*)?(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|ないし|or|and)\s*[「『\"'\[【]?\s*"
+    r"[」』\"'\]】]*\s*(?:(?:[、,]\s*)?"
+    + _JOINERS
+    + r"\s*[「『\"'\[【]?\s*"
     + _NAMED
     + r"?[「『\"'\[【]?[A-Za-z0-9]{1,2}"
     r"|[、,]\s*[A-Za-z0-9]{1,2}(?=\s*(?:[、,。.とがをは]|$|も|共|両|いずれ|どちら|の(?:両|いずれ|どちら|どれ|うち)|です|だ|でしょ)))"
@@ -148,7 +152,9 @@ _LISTED = (
 )
 # two labels of one list, whatever the sentence says of them ("0 or 2", "AかB", "0と2", "1、2")
 _PAIR = re.compile(
-    r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})(?=\s*(?:[、,]?\s*(?:と|や|か|・|/|または|もしくは|あるいは|および|ならびに|ないし|or|and)|[、,])\s*"
+    r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})(?=\s*(?:[、,]?\s*"
+    + _JOINERS
+    + r"|[、,])\s*"
     + _NAMED
     + r"?([A-Za-z0-9]{1,2})(?![A-Za-z0-9]))",
     re.IGNORECASE,
@@ -157,10 +163,9 @@ _PAIR = re.compile(
 _COUNTED = r"(?!\s*(?:つ目|番目|個目|人目|人|つ|個|名|歳|才|代|年|回|度|点|倍|日|文字|行|割|%))"
 _LABEL_END = r"(?![A-Za-z0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")" + _COUNTED
 # what may follow a label and still be its name: "2番", "2番の選択肢", "Bの応答", "B（状況に基づいた応答）"
-_LABEL_TAIL = (
-    r"(?:\s*番)?(?:\s*の\s*(?:選択肢|応答|回答|答え|選択|option|response))?"
-    r"(?:\s*(?:[(][^)\n]{0,60}[)]|[「『][^」』\n]{0,80}[」』]))?"
-)
+# a gloss after a label: its text in brackets or quotes ("B（状況に基づいた応答）", "1「大学生」")
+_GLOSS = r"(?:[(][^)\n]{0,60}[)]|[「『][^」』\n]{0,80}[」』])"
+_LABEL_TAIL = r"(?:\s*番)?(?:\s*の\s*(?:選択肢|応答|回答|答え|選択|option|response))?(?:\s*" + _GLOSS + r")?"
 # "AではなくB", "1ではなく2", "not A but B": the label after the negated one is the one chosen
 _INSTEAD = (
     r"(?:[A-Za-z0-9]+\s*(?:ではなく|でなく|じゃなく)[\s、,]*" + _NAMED + "?" + _OPEN
@@ -409,7 +414,9 @@ _OPENING_LABEL = re.compile(
     + _INSTEAD
     + r"([A-Za-z0-9]+)(?=$|[\s]*[^\sA-Za-z0-9]|\s+[^\x00-\x7f])"
     + _LABEL_END
-    + r"(?!\s*(?:[(][^)\n]{0,60}[)]\s*|[「『][^」』\n]{0,80}[」』]\s*)?"
+    + r"(?!\s*(?:"
+    + _GLOSS
+    + r"\s*)?"
     r"(?:とは|は|が|も|より|と|や|を|に|で(?!す|しょ|あ)|の|だけ|のみ|以外"
     r"|[、,]\s*" + _NAMED + r"?[「『]?[A-Za-z0-9](?![A-Za-z0-9])))",
     re.IGNORECASE,
@@ -577,11 +584,12 @@ def _given_up(text: str, start: int) -> bool:
 
 
 _QUOTED_DECLINE = re.compile(r"[「『][^」』\n]*[」』]\Z")
+_TO_QUOTE_END = re.compile(r"[^」』\n]*[」』]")
 
 
 def _quote_end(text: str, end: int) -> int:
     """Where the quote that may close after ``end`` closes (end of its line at most)."""
-    found = re.compile(r"[^」』\n]*[」』]").match(text, end)
+    found = _TO_QUOTE_END.match(text, end)
     return found.end() if found else end
 
 

@@ -311,7 +311,7 @@ def paper_tables(results: Results) -> list[str]:
         )
         lines += [
             "",
-            "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in table.columns) + ".",
+            table.key,
             "",
         ]
     prompt = results.prompt

@@ -76,7 +76,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                     for run in result["runs"]
                 ],
             )
-            lines += ["", "Columns: " + ", ".join(f"{c.heading} = `{c.metric}`" for c in table.columns) + "."]
+            lines += ["", table.key]
             lines.append("")
     else:
         lines += md_table(
