@@ -309,6 +309,12 @@ def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> Non
     assert "All models pooled (8 model × method points)" in markdown
     # m1: basic 0.5 / 0.5, debias 0.3 / 0.45: change rates −40 % and −10 %
     assert "| CR debias (bias / culture, %) |" in markdown and "| -40.0 / -10.0 |" in markdown
+    # the basic scores print as a model's summary.md prints them: mean ± std over wordings
+    from jbcompile.designs.sobaco.summary import summary_markdown
+
+    m1_row = next(line for line in markdown.splitlines() if line.startswith("| m1 |"))
+    assert m1_row.split(" | ")[1:3] == ["0.500 ± —", "0.500 ± —"]
+    assert "| basic | 0.500 ± — | 0.500 ± — |" in summary_markdown(section["models"]["m1"])
     assert not (tmp_path / "out" / "summary.json").exists()  # per-model summaries are in compare.json
 
 

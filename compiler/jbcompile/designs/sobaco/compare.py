@@ -17,6 +17,7 @@ from .summary import (
     left_out,
     permutation_p,
     rate_cell,
+    score_cell,
     spearman,
     summarize,
     write_summary,
@@ -48,7 +49,7 @@ def compare_section(runs: Sequence[Run], seed: int) -> dict[str, Any]:
 
 
 def compare_markdown(section: Mapping[str, Any]) -> list[str]:
-    """One row per model: basic scores (mean (std) over wordings), mean change rates, ρ and its p."""
+    """One row per model: basic scores (mean ± std over wordings), mean change rates, ρ and its p."""
     methods = [
         m
         for m in ("debias", "cot-j", "cot-e", "cot-r")
@@ -59,10 +60,7 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
     marked = False
     for model, summary in section["models"].items():
         basic = (summary["scores"].get("basic") or {}).get("overall") or {}
-        cells = [
-            f"{fmt_number((basic.get(m) or {}).get('mean'))} ({fmt_number((basic.get(m) or {}).get('std'))})"
-            for m in ("bias_score", "culture_acc")
-        ]
+        cells = [score_cell(basic.get(m) or {}) for m in ("bias_score", "culture_acc")]
         for method in methods:
             rates = (summary["change_rates"].get(method) or {}).get("overall") or {}
             cells.append(
@@ -73,7 +71,12 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
             marked = marked or any(left_out(rates.get(m) or {}) for m in ("bias_score", "culture_acc"))
         corr = summary["correlation"]["overall"]
         rows.append([model, *cells, fmt_number(corr["spearman"]), fmt_p(corr["p_value"])])
-    header = ["model", "Bias (basic)", "Culture (basic)", *(f"CR {m} (bias / culture, %)" for m in methods)]
+    header = [
+        "model",
+        "Bias (basic, mean ± std)",
+        "Culture (basic, mean ± std)",
+        *(f"CR {m} (bias / culture, %)" for m in methods),
+    ]
     lines += md_table([*header, "ρ Bias-Culture", "p"], rows)
     if marked:
         lines += ["", BASIC_ZERO_NOTE]

@@ -268,6 +268,11 @@ def left_out(entry: Mapping[str, Any]) -> bool:
     return bool(entry.get("left_out") or entry.get("basic_zero"))
 
 
+def score_cell(entry: Mapping[str, Any]) -> str:
+    """A score over wordings as the tables show it: mean ± std."""
+    return f"{_fmt(entry.get('mean'))} ± {_fmt(entry.get('std'))}"
+
+
 def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
     """A change rate as the tables show it: signed (a change: +0.0 is none), marked when its mean leaves a
     wording out."""
@@ -300,9 +305,7 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     ]
     lines.append("|---|" + "---:|" * len(SUMMARY_METRICS))
     for method, scopes in summary["scores"].items():
-        cells = [
-            f"{_fmt(c['mean'])} ± {_fmt(c['std'])}" for c in (scopes["overall"][m] for m in SUMMARY_METRICS)
-        ]
+        cells = [score_cell(scopes["overall"][m]) for m in SUMMARY_METRICS]
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
     lines += ["", "## Change rate against basic (%, mean ± std over wordings, overall)", ""]
     lines += ["| method | " + " | ".join(CHANGE_METRICS) + " |", "|---|" + "---:|" * len(CHANGE_METRICS)]
