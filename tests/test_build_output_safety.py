@@ -174,6 +174,43 @@ def test_broken_card_templates_are_diagnostics_with_their_line(
 
 
 @pytest.mark.parametrize(
+    ("template", "said"),
+    [
+        ('{{ lipsum.__globals__["os"].environ["HF_TOKEN"] }}', "__globals__"),  # Python's internals
+        ('{{ cycler.__init__.__globals__.os.popen("touch PWNED").read() }}', "unsafe"),  # a process
+        ("{% for i in range(100000000) %}x{% endfor %}", "MAX_RANGE"),  # a range beyond the sandbox's
+        ("{{ 'x' * 3000000000 }}", "repeated text"),  # a string that would fill the memory
+        ("{% for i in range(99999) %}{{ 'y' * 200 }}{% endfor %}", "more than 16,777,216 characters"),
+        ("{{ 2 ** 99999999 }}", "exponent"),
+    ],
+)
+def test_a_card_template_renders_in_a_sandbox(
+    mini_sources: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, template: str, said: str
+) -> None:
+    """A card template may come with someone else's benchmark (``./cards`` is read by default): it reaches
+    the card's variables and nothing else, and what it renders is bounded. Each of these is B005, nothing
+    is written, and no secret of the environment reaches the output."""
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    (cards / "README.md.j2").write_text("# {{ dataset.name }}\n" + template + "\n", encoding="utf-8")
+    monkeypatch.setenv("HF_TOKEN", "hf_SECRETsecret0123456789")
+    result = cli(
+        "build",
+        "--sources",
+        str(mini_sources),
+        "--out",
+        str(tmp_path / "b"),
+        "--cards",
+        str(cards),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert "B005" in result.stderr and said in result.stderr and "Traceback" not in result.stderr
+    assert "SECRET" not in result.stdout + result.stderr
+    assert not (tmp_path / "b").exists() and not (tmp_path / "PWNED").exists()
+
+
+@pytest.mark.parametrize(
     ("template", "where"),
     [
         ("# {{ dataset.name }}\n\n評価用\u202eデータ\n", "README.md.j2:3:4: F005"),  # a bidi override

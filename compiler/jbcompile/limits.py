@@ -31,6 +31,7 @@ MAX_RECORD_BYTES = 64 * MIB  # run.json, results.json, manifest.json, croissant.
 MAX_PROMPT_FILE_BYTES = 1 * MIB  # a prompt template (--prompt-file and the files it includes)
 MAX_CARD_TEMPLATE_BYTES = 1 * MIB  # a dataset card template (cards/, --cards)
 MAX_DOCUMENT_BYTES = 16 * MIB  # a Markdown file the tool reads (a build's README.md card, CHANGELOG.md)
+MAX_PROMPT_CHARS = 1_000_000  # one prompt a prompt template renders (far beyond any model's context)
 MAX_DATA_FILE_BYTES = (
     4 * GIB
 )  # a data file of a build folder (parquet, its JSON Lines copy), a parquet --dataset
@@ -99,9 +100,11 @@ LIMITS: tuple[Limit, ...] = (
     Limit(
         "MAX_DOCUMENT_BYTES",
         "bytes",
-        "a build's README.md (the card `publish` reads back), CHANGELOG.md",
+        "a build's README.md (the card `publish` reads back; a card template that renders more stops the "
+        "build, B005), CHANGELOG.md",
         "F001",
     ),
+    Limit("MAX_PROMPT_CHARS", "characters", "one prompt a prompt template renders", "EV013"),
     Limit(
         "MAX_DATA_FILE_BYTES",
         "bytes",

@@ -159,3 +159,34 @@ def test_template_hash_covers_the_extended_layout(tmp_path: Path) -> None:
     b = load_prompt_template("bbq", "warning")
     assert a.source_sha256 != b.source_sha256
     assert a.source_sha256 == load_prompt_template("bbq", "basic").source_sha256
+
+
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ('{{ lipsum.__globals__["os"].environ["OPENAI_API_KEY"] }}', "__globals__"),
+        ('{{ cycler.__init__.__globals__.os.popen("touch PWNED").read() }}', "unsafe"),
+        ("{% for i in range(10000000) %}x{% endfor %}", "MAX_RANGE"),
+        ("{{ 'x' * 2000000 }}", "repeated text"),
+        ("{% for i in range(99999) %}{{ context }}{% endfor %}", "more than 1,000,000 characters"),
+    ],
+)
+def test_a_prompt_file_renders_in_a_sandbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, body: str, said: str
+) -> None:
+    """A prompt file may be shared with a paper: it reaches the row's variables and nothing else (no
+    environment variable, no process), and a prompt is bounded; each of these is EV013 on its row."""
+    from jbcompile.evaluate.prompting import render_checked
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-SECRETsecret0123456789")
+    monkeypatch.chdir(tmp_path)
+    prompt = tmp_path / "mine.j2"
+    prompt.write_text("{{ context }}\n" + body + "\n", encoding="utf-8")
+    template = load_prompt_template("bbq", "basic", prompt)
+    with pytest.raises(DiagnosticError) as caught:
+        render_checked(template, "row-1", context="文脈" * 10)
+    (problem,) = caught.value.diagnostics
+    assert problem.code == "EV013" and said in problem.message and "SECRET" not in problem.message
+    assert not (tmp_path / "PWNED").exists()
+    prompt.write_text("{{ context }}\n{{ 'ok' * 3 }}\n", encoding="utf-8")  # within bounds: renders
+    assert render_checked(load_prompt_template("bbq", "basic", prompt), "row-1", context="c") == "c\nokokok\n"

@@ -185,7 +185,8 @@ def _card_error(folder: Path, line: int | None, message: str) -> DiagnosticError
                 path=str(folder / CARD_TEMPLATE),
                 line=line,
                 col=1 if line else None,
-                hint="fix the Jinja template (see cards/README.md.j2 in the repository for a working one)",
+                hint="fix the Jinja template; it renders in a sandbox, with the card's variables only (see "
+                "cards/README.md.j2 in the repository for a working one)",
             )
         ]
     )
@@ -194,16 +195,13 @@ def _card_error(folder: Path, line: int | None, message: str) -> DiagnosticError
 def _render(
     compiled: Compiled, folder: Path, data_digests: dict[str, str] | None, dataset_info: list | None = None
 ) -> str:
-    import jinja2
+    from jinja2.sandbox import SecurityError
 
     from .. import __version__
+    from ..limits import MAX_DOCUMENT_BYTES, MIB
+    from ..usertemplates import render, user_environment
 
-    environment = jinja2.Environment(
-        loader=template_loader(folder, CARD_TEMPLATE_FILE),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    environment = user_environment(template_loader(folder, CARD_TEMPLATE_FILE), MAX_DOCUMENT_BYTES)
     names, table = category_table(compiled)
     matter = yaml.safe_dump(
         front_matter(compiled, data_digests, dataset_info), allow_unicode=True, sort_keys=False, width=1000
@@ -227,28 +225,26 @@ def _render(
         audit=audit_table(compiled),
     )
     variables["design_sections"] = design_sections(compiled, variables)
-    return environment.get_template(CARD_TEMPLATE).render(**variables)
+    card = render(environment.get_template(CARD_TEMPLATE), **variables)
+    if len(card.encode("utf-8")) > MAX_DOCUMENT_BYTES:  # what `publish` and `verify` read back
+        raise SecurityError(f"the card is larger than {MAX_DOCUMENT_BYTES // MIB} MiB")
+    return card
 
 
 def design_sections(compiled: Compiled, variables: dict) -> list[str]:
     """Each design's own card section (its ``card.md.j2``: its columns), in the order of the configs,
     rendered with the card's variables; a design whose configs the build lacks shows none."""
-    import jinja2
-
     from ..designs import get_design
+    from ..limits import MAX_DOCUMENT_BYTES
+    from ..usertemplates import render, user_environment
 
     sections = []
     for kind in dict.fromkeys(config.kind for config in compiled.configs.values()):
         path = get_design(kind).card_section
         if path is None:
             continue
-        environment = jinja2.Environment(
-            loader=template_loader(path.parent, CARD_TEMPLATE_FILE),
-            undefined=jinja2.StrictUndefined,
-            keep_trailing_newline=True,
-            autoescape=False,
-        )
-        sections.append(environment.get_template(path.name).render(**variables).strip())
+        environment = user_environment(template_loader(path.parent, CARD_TEMPLATE_FILE), MAX_DOCUMENT_BYTES)
+        sections.append(render(environment.get_template(path.name), **variables).strip())
     return sections
 
 

@@ -16,7 +16,9 @@ from jinja2 import meta
 
 from ..designs import all_designs
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..limits import MAX_PROMPT_CHARS
 from ..reading import PROMPT, check_file, template_loader
+from ..usertemplates import user_environment
 from .prompting import PromptTemplate
 
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"  # prompts of no design (``release/``)
@@ -88,12 +90,7 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
                     )
                 ]
             )
-    environment = jinja2.Environment(
-        loader=jinja2.ChoiceLoader(loaders),
-        undefined=jinja2.StrictUndefined,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    environment = user_environment(jinja2.ChoiceLoader(loaders), MAX_PROMPT_CHARS)
     try:
         template = environment.get_template(name)
     except jinja2.TemplateSyntaxError as error:

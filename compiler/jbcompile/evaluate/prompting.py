@@ -18,6 +18,7 @@ from typing import Any
 import jinja2
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..usertemplates import render
 
 # How a chat prompt kept as messages is hashed (and so how predictions.jsonl has named it since 0.2.0):
 # this marker, then the messages' JSON. It is only ever hashed, never sent or parsed.
@@ -86,14 +87,15 @@ class PromptTemplate:
     source_sha256: str
 
     def render(self, **variables: Any) -> str:
-        return self.template.render(**variables)
+        return render(self.template, **variables)
 
 
 def render_checked(template: PromptTemplate, where: str, **variables: Any) -> str:
-    """Render, turning a template error (e.g. an undefined variable) into a diagnostic."""
+    """Render, turning a template error (an undefined variable, what the sandbox refuses, a range beyond
+    its bound: a prompt file is the user's code) into a diagnostic."""
     try:
         return template.render(**variables)
-    except jinja2.TemplateError as error:
+    except (jinja2.TemplateError, ArithmeticError, LookupError, TypeError, ValueError) as error:
         raise DiagnosticError(
             [
                 Diagnostic(
