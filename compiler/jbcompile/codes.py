@@ -291,6 +291,7 @@ CODES: tuple[Code, ...] = (
             "EV013": "a prompt template that fails on a row",
             "EV014": "--chat, but the tokenizer has no chat template",
             "EV015": "a prompt template that shows the options with other labels than answers are read by",
+            "EV017": "a prompt template that gives every row the same prompt (it uses no row's variable)",
             "EV020": "a task the kind does not have",
             "EV021": "a prompt setting the kind does not have",
             "EV022": "a setting that needs generation, with --scoring logprob",

@@ -126,3 +126,24 @@ def test_eval_refuses_a_prompt_file_with_a_character_no_one_can_see(
     assert code == 2 and "part.j2:1:15: F005" in output and "U+2066" in output and not ran, output
     (tmp_path / "part.j2").write_text("{{ question }}\n", encoding="utf-8")
     assert _eval_with_prompt(tiny_model, build_dir, tmp_path, prompt)[0] == 0
+
+
+@pytest.mark.parametrize("prompt", ["Answer:\n", "{{ setting | default('') }}答え:"])
+def test_eval_refuses_a_prompt_file_that_gives_every_row_the_same_prompt(
+    tiny_model: Path, build_dir: Path, tmp_path: Path, prompt: str
+) -> None:
+    """A prompt file that uses none of the row's variables asks every row the same thing: refused before
+    anything runs (EV017), not a run of meaningless metrics."""
+    code, output, ran = _eval_with_prompt(tiny_model, build_dir, tmp_path, prompt)
+    assert code == 2 and "EV017" in output and "same prompt" in output and not ran, output
+    code, output, ran = _eval_with_prompt(tiny_model, build_dir, tmp_path, "{{ question }}\n" + prompt)
+    assert code == 0, output
+
+
+def test_prompts_that_differ_pass_the_check() -> None:
+    from jbcompile.evaluate.prompting import check_prompts_differ
+
+    check_prompts_differ([PromptItem("a", "same", ("x",))], "one row")  # a single row: nothing to compare
+    check_prompts_differ([PromptItem("a", "one", ("x",)), PromptItem("b", "two", ("x",))], "mine.j2")
+    with pytest.raises(DiagnosticError):
+        check_prompts_differ([PromptItem("a", "one", ("x",)), PromptItem("b", "one", ("y",))], "mine.j2")

@@ -157,6 +157,23 @@ def shown_option_labels(text: str, options: Sequence[str]) -> list[str] | None:
     return shown[::-1]
 
 
+def check_prompts_differ(items: Sequence[PromptItem], template: str) -> None:
+    """EV017 when every row gets the same prompt (a prompt file that uses none of the row's variables):
+    every answer would answer one question, and the metrics would mean nothing."""
+    if len(items) > 1 and len({item.shown for item in items}) == 1:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV017",
+                    f"prompt template {template} gives all {len(items):,} rows the same prompt: it shows the "
+                    "model none of the row's context, question or options",
+                    hint="write the row's variables into the prompt ({{ context }}, {{ question }}, the "
+                    "options: docs/eval.md lists them), or extend a bundled layout",
+                )
+            ]
+        )
+
+
 def check_shown_labels(items: Sequence[PromptItem], labels: Sequence[str], template: str) -> None:
     """EV015 when a prompt shows the options with labels other than the ones replies and
     log-probabilities are read by (options numbered from 1 where answers are read from 0): every

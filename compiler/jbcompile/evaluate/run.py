@@ -28,7 +28,7 @@ from .jsonfile import limited
 from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
-from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
+from .prompting import PromptItem, apply_chat_template, check_prompts_differ, check_shown_labels, prompt_hash
 from .protocols import temperature_problems
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
@@ -157,6 +157,7 @@ def _run_held(
     def prepare(options: EvalOptions) -> tuple[PreparedPrompts, list[PromptItem]]:
         prepared = kind.prepare(loaded.rows_for(options.task), options, template)
         check_shown_labels(prepared.items, kind.option_labels, template.name)
+        check_prompts_differ(prepared.items, template.name)
         items = chosen_rows(
             prepared.items, prepared.records, kind.strata_fields, request.limit, request.sample, options.seed
         )
