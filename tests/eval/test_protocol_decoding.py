@@ -6,6 +6,7 @@ under a protocol whose paper fixed its temperature and limits, rather than recor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,9 @@ def test_jubaku_replies_run_to_the_scripts_ten_tokens(
         )  # fmt: skip
         assert code == 0, output
         assert _stops(scripted) == stops
+        run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        sent = {body.get("max_tokens") for body in scripted.state.bodies}
+        assert run["max_new_tokens"] is None and {run["decoding"]["max_new_tokens"]} == sent
 
 
 def test_anthropic_extended_thinking_is_not_the_papers_decoding(
@@ -157,6 +161,9 @@ def test_a_first_turns_limit_is_on_record(
     scoring = results_of(out)["scoring"]
     assert (scoring["first_turn_max_new_tokens"], scoring["max_new_tokens"]) == (first, final)
     assert scoring["first_turn_stop_strings"] == ([] if "--protocol" in extra else ["###"])
+    # run.json records them too, as sent (its max_new_tokens is the flag: null when not given)
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["decoding"] == {"max_new_tokens": final, "first_turn_max_new_tokens": first}
     if "--protocol" in extra:
         lines = (out / "report.md").read_text(encoding="utf-8").splitlines()
         decoding = next(line for line in lines if "Decoding" in line)
@@ -168,3 +175,21 @@ def test_a_one_turn_setting_records_no_first_turn(scripted, kinds_build: Path, t
     code, output = eval_fake(scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco")
     assert code == 0, output
     assert "first_turn_max_new_tokens" not in results_of(tmp_path / "run")["scoring"]
+    assert json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["decoding"] == {
+        "max_new_tokens": 1
+    }
+    # the record is not a setting a resume compares: the same run, and one whose run.json predates it,
+    # resume
+    for older in (False, True):
+        run_path = tmp_path / "run" / "run.json"
+        if older:
+            run_path.write_text(
+                json.dumps(
+                    {k: v for k, v in json.loads(run_path.read_text("utf-8")).items() if k != "decoding"}
+                ),
+                encoding="utf-8",
+            )
+        code, output = eval_fake(
+            scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco"
+        )
+        assert code == 0 and "EV007" not in output, output

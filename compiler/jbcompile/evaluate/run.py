@@ -43,7 +43,7 @@ from .requests import (
     with_defaults,
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
-from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+from .resume import DECODING, conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 from .selection import chosen_rows
 
@@ -252,6 +252,9 @@ def _run_held(
     with calls("tokenizing the prompts"):
         batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done, thinking)
     batch.service = service
+    # the limits the replies were generated under, as the kind or protocol set them (run.json's
+    # ``max_new_tokens`` is the flag, null when not given); recorded, not compared by a resume
+    settings[DECODING] = decoding_limits(batch)
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
@@ -432,7 +435,7 @@ def _results(
             },
             "scoring": {
                 "method": options.scoring,
-                "max_new_tokens": batch.max_new_tokens if generate else None,
+                "max_new_tokens": decoding_limits(batch)["max_new_tokens"],
                 "stop_strings": list(batch.stop_strings) if generate else None,
                 "stop_at_answer_line": generate and batch.answer_is_final is not None,
                 "answer_pattern": options.answer_pattern,
@@ -457,6 +460,17 @@ def _results(
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
+
+
+def decoding_limits(batch: Batch) -> dict[str, Any]:
+    """The new tokens a run's replies were allowed (None for a logprob run, which generates nothing),
+    and a two-turn setting's first-turn limit where it has one: for run.json and results.json alike."""
+    generate = batch.options.scoring == "generate"
+    first = first_turn_decoding(batch.items)
+    return {
+        "max_new_tokens": batch.max_new_tokens if generate else None,
+        **({"first_turn_max_new_tokens": first["first_turn_max_new_tokens"]} if first else {}),
+    }
 
 
 def first_turn_decoding(items: Any) -> dict[str, Any]:
