@@ -132,8 +132,12 @@ class Protocol:
     def headline(self) -> tuple[str, ...]:
         return tuple(column.metric for table in self.tables for column in table.columns)
 
-    def describe(self, task: str = "qa") -> dict[str, Any]:
-        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
+    def describe(
+        self, task: str = "qa", prompt_wording: str = "jbcompile", prompt_file: str | None = None
+    ) -> dict[str, Any]:
+        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used),
+        with whose wording the run's prompts had (``protocols.prompt_wording``): the protocol fixes the
+        paper's scoring, not its prompt."""
         return {
             "name": self.name,
             "paper": self.paper,
@@ -144,7 +148,8 @@ class Protocol:
             "max_new_tokens": self.max_new_tokens,
             "reading": self.reading,
             "headline": list(self.headline_for(task)),
-            "prompt_wording": "jbcompile",
+            "prompt_wording": prompt_wording,
+            **({"prompt_file": prompt_file} if prompt_file else {}),
             "note": self.note,
         }
 

@@ -208,7 +208,7 @@ def headline_text(results: Results) -> str:
 
 
 def protocol_lines(results: Results) -> list[str]:
-    from .protocols import PROMPT_NOTE, all_protocols
+    from .protocols import all_protocols, prompt_note
 
     described = results.protocol
     if not described:
@@ -227,7 +227,7 @@ def protocol_lines(results: Results) -> list[str]:
     lines = [
         f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
         "- **Decoding:** " + "; ".join(part for part in decoding if part),
-        f"- **Prompt wording:** {PROMPT_NOTE}",
+        f"- **Prompt wording:** {prompt_note(described.prompt_wording, described.prompt_file)}",
     ]
     return lines
 

@@ -29,7 +29,7 @@ from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
 from .loop import Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
 from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
-from .protocols import temperature_problems
+from .protocols import prompt_wording, temperature_problems
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
@@ -269,7 +269,9 @@ def _run_held(
 
     latest = files.latest_by_id(files.read_records(log.path))
     records = [latest[item.example_id] for item in items if item.example_id in latest]
-    block = metrics_block(kind, records, request.bootstrap, options.seed, options.protocol)
+    block = metrics_block(
+        kind, records, request.bootstrap, options.seed, options.protocol, wording_of(options.prompt_file)
+    )
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -460,6 +462,15 @@ def _results(
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
+
+
+def wording_of(prompt_file: Path | str | None) -> tuple[str, str | None]:
+    """Whose wording a run's prompts had, and the user's prompt file by name (as run.json names it; a
+    run.json holds the bundled release prompt by its name)."""
+    if prompt_file is not None and str(prompt_file) in (str(VERBATIM_PROMPT), prompt_name(VERBATIM_PROMPT)):
+        return prompt_wording(None, verbatim=True), None
+    name = prompt_name(Path(prompt_file)) if prompt_file is not None else None
+    return prompt_wording(name), name
 
 
 def decoding_limits(batch: Batch) -> dict[str, Any]:
