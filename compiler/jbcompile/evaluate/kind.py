@@ -78,6 +78,19 @@ class Column:
 class Table:
     title: str
     columns: tuple[Column, ...]
+    # the (setting, shots) of the runs the paper prints this table for; empty: every run the protocol's
+    # other tables cover (a table of a few settings only must not stand as the paper's for the others)
+    covers: tuple[tuple[str, int], ...] = ()
+
+    def heading_for(self, setting: str | None, shots: int | None) -> str:
+        """The table's heading for a run: where the paper prints it for some settings only, which; and
+        where the run is known to be none of them, that its figures are not the paper's."""
+        if not self.covers:
+            return self.title
+        runs = " or ".join(f"setting `{s}` with {n} shots" for s, n in self.covers)
+        if setting is not None and shots is not None and (setting, shots) not in self.covers:
+            return f"{self.title} — not in the paper for this run: the paper prints it for {runs} only"
+        return f"{self.title}, the paper's for {runs}"
 
     @property
     def key(self) -> str:
