@@ -193,3 +193,44 @@ def test_a_one_turn_setting_records_no_first_turn(scripted, kinds_build: Path, t
             scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco"
         )
         assert code == 0 and "EV007" not in output, output
+
+
+def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A prompt that asks for reasons before the answer, run under a setting that allows one token
+    (SOBACO basic-1: 1 new token), gives replies cut after their first token, all out of choice: EV054
+    says so (a warning, the run still writes its results), and names the ways out. A run whose replies
+    fit, or whose cut replies still answered, gets none; the server says where a reply stopped."""
+    scripted.state.token_limit = True
+    scripted.script[0] = "理由: どれも言えます。\n回答: {a}"
+    cut = tmp_path / "cut"
+    code, output = eval_fake(scripted, kinds_build, cut, "--limit", "4", "--protocol", "sobaco")
+    assert code == 0, output
+    assert results_of(cut)["metrics"]["overall"]["ooc_ratio"] == 1.0
+    assert "EV054" in output and "4 of the 4 replies" in output and "--setting cot-j-1" in output
+    assert all(
+        json.loads(line).get("at_limit")
+        for line in (cut / "predictions.jsonl").read_text("utf-8").splitlines()
+    )
+    # the reasoning setting has the room: no warning
+    code, output = eval_fake(
+        scripted,
+        kinds_build,
+        tmp_path / "room",
+        "--limit",
+        "4",
+        "--protocol",
+        "sobaco",
+        "--setting",
+        "cot-j-1",
+    )
+    assert code == 0 and "EV054" not in output, output
+    # cut, but the first token is the answer: read, no warning
+    scripted.script[0] = "{a} です。"
+    code, output = eval_fake(
+        scripted, kinds_build, tmp_path / "answered", "--limit", "4", "--protocol", "sobaco"
+    )
+    assert code == 0 and "EV054" not in output, output

@@ -9,13 +9,13 @@ results.json (:class:`.results.Results`), report.md and the charts. The run retu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
 from ..services import service_errors
@@ -26,7 +26,7 @@ from .distributed import distributed
 from .formats import format_name
 from .jsonfile import limited
 from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
-from .loop import Batch, PredictionLog, run_rounds
+from .loop import AT_LIMIT, Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
 from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
 from .protocols import prompt_wording, temperature_problems
@@ -59,6 +59,7 @@ class RunResult:
     out: Path
     written: tuple[str, ...]
     notes: tuple[str, ...] = ()  # what the CLI says beside the results (not written: about this run)
+    warnings: tuple[Diagnostic, ...] = ()  # coded warnings on the run's replies (the CLI prints them)
 
 
 def run_eval(
@@ -282,8 +283,35 @@ def _run_held(
         if request.overwrite:
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
-    note = reasoning_note(records, batch.thinking, batch.max_new_tokens if batch.label_ids is None else None)
-    return RunResult(results, out, EVAL_FILES, (note,) if note else ())
+    limit = decoding_limits(batch)["max_new_tokens"]
+    note = reasoning_note(records, batch.thinking, limit)
+    cut = cut_replies_warning(records, limit)
+    return RunResult(results, out, EVAL_FILES, (note,) if note else (), (cut,) if cut else ())
+
+
+CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of choice: EV054
+
+
+def cut_replies_warning(records: Sequence[Record], max_new_tokens: int | None) -> Diagnostic | None:
+    """EV054 when most of a run's replies stopped at the token limit and were read as out of choice:
+    the figures then measure the limit, not the model — e.g. a prompt that asks for reasoning before
+    the answer, run under a setting that allows a one-token answer. Any design, any protocol: the
+    backends say where a reply stopped (a finish reason, the tokens generated)."""
+    if max_new_tokens is None or not records:
+        return None
+    cut = sum(bool(record.get(AT_LIMIT)) and record.get("pred") is None for record in records)
+    if cut <= CUT_SHARE * len(records):
+        return None
+    return Diagnostic(
+        "EV054",
+        f"{cut} of the {len(records)} replies stopped at the limit of {max_new_tokens} new token"
+        f"{'s' * (max_new_tokens != 1)} and were read as out of choice: the figures measure the limit, not "
+        "the model",
+        severity=Severity.WARNING,
+        hint="for a prompt that asks for reasoning before its answer, pass the setting whose prompt asks "
+        "for it (e.g. --setting cot-j-1 under --protocol sobaco) or raise --max-new-tokens; for replies "
+        "that answer after a marker, pass --answer-pattern",
+    )
 
 
 def reasoning_note(records: list[Record], thinking: bool, max_new_tokens: int | None) -> str | None:
