@@ -234,3 +234,23 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
         scripted, kinds_build, tmp_path / "answered", "--limit", "4", "--protocol", "sobaco"
     )
     assert code == 0 and "EV054" not in output, output
+
+
+@pytest.mark.parametrize(
+    ("row", "at_limit"),
+    [
+        ([5, 6, 7], True),  # filled the limit, no end token
+        ([5, 6, 2], False),  # its end token came last
+        ([5, 6], False),  # stopped before the limit (a stop string, an early-stopped answer)
+        ([5, 0, 0], False),  # model.generate padded a row that ended early
+    ],
+)
+def test_a_local_model_says_where_its_reply_stopped(row: list[int], at_limit: bool) -> None:
+    """The transformers backend's replies say whether they stopped at the limit, as a server's finish
+    reason does (EV054 reads it)."""
+    from types import SimpleNamespace
+
+    from jbcompile.evaluate.backends.transformers import TransformersBackend
+
+    backend = SimpleNamespace(eos_ids=frozenset({2}), tokenizer=SimpleNamespace(pad_token_id=0))
+    assert TransformersBackend._cut(backend, "text", row, 3).at_limit is at_limit  # type: ignore[arg-type]
