@@ -119,6 +119,9 @@ class FakeState:
     slow_seconds: float = 3.0
     thinking: str | None = None  # None | "inline" (<think> in the text) | "field" (reasoning_content)
     logprobs: bool = True
+    # cut a reply at the request's max_tokens (one character a token) with finish_reason "length", as a
+    # server does; off by default: most tests script replies whatever the limit
+    token_limit: bool = False
     received: Counter = field(default_factory=Counter)  # prompt -> requests received
     headers_seen: list[dict[str, str]] = field(default_factory=list)
     bodies: list[dict[str, Any]] = field(default_factory=list)
@@ -241,7 +244,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _completion(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
         text, _ = _answer_text(prompt, self.state)
-        choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": "stop", "logprobs": None}
+        limit, finish = body.get("max_tokens"), "stop"
+        if self.state.token_limit and isinstance(limit, int) and len(text) > limit:
+            text, finish = text[:limit], "length"
+        choice: dict[str, Any] = {"index": 0, "text": text, "finish_reason": finish, "logprobs": None}
         if body.get("logprobs") and self.state.logprobs:
             top = self._top(prompt)
             first = max(top, key=top.__getitem__)
@@ -264,10 +270,14 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _chat(self, body: dict[str, Any], prompt: str) -> dict[str, Any]:
         text, reasoning = _answer_text(prompt, self.state)
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        finish = "stop"
+        if self.state.token_limit and isinstance(limit, int) and len(text) > limit:
+            text, finish = text[:limit], "length"
         message: dict[str, Any] = {"role": "assistant", "content": text}
         if reasoning is not None:
             message["reasoning_content"] = reasoning
-        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": "stop", "logprobs": None}
+        choice: dict[str, Any] = {"index": 0, "message": message, "finish_reason": finish, "logprobs": None}
         if body.get("logprobs") and self.state.logprobs:
             top = self._top(prompt)
             first = max(top, key=top.__getitem__)

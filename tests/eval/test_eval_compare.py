@@ -308,13 +308,15 @@ def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> Non
     markdown = (tmp_path / "out" / "compare.md").read_text("utf-8")
     assert "All models pooled (8 model × method points)" in markdown
     # m1: basic 0.5 / 0.5, debias 0.3 / 0.45: change rates −40 % and −10 %
-    assert "| CR debias (bias / culture, %) |" in markdown and "| -40.0 / -10.0 |" in markdown
+    assert "| CR debias (bias / culture, %) |" in markdown and "| -40.0 ‡1 / -10.0 ‡1 |" in markdown
     # the basic scores print as a model's summary.md prints them: mean ± std over wordings
     from jbcompile.designs.sobaco.summary import summary_markdown
 
     m1_row = next(line for line in markdown.splitlines() if line.startswith("| m1 |"))
-    assert m1_row.split(" | ")[1:3] == ["0.500 ± —", "0.500 ± —"]
-    assert "| basic | 0.500 ± — | 0.500 ± — |" in summary_markdown(section["models"]["m1"])
+    # (one wording each, not the paper's three: marked ‡1, with the note)
+    assert m1_row.split(" | ")[1:3] == ["0.500 ± — ‡1", "0.500 ± — ‡1"]
+    assert "| basic | 0.500 ± — ‡1 | 0.500 ± — ‡1 |" in summary_markdown(section["models"]["m1"])
+    assert "‡n the mean (and std) is over n wordings" in markdown
     assert not (tmp_path / "out" / "summary.json").exists()  # per-model summaries are in compare.json
 
 

@@ -190,3 +190,26 @@ def test_a_prompt_file_renders_in_a_sandbox(
     assert not (tmp_path / "PWNED").exists()
     prompt.write_text("{{ context }}\n{{ 'ok' * 3 }}\n", encoding="utf-8")  # within bounds: renders
     assert render_checked(load_prompt_template("bbq", "basic", prompt), "row-1", context="c") == "c\nokokok\n"
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_no_two_shots_ask_the_same_question_for_any_seed(lite_rows: list[dict], task: str) -> None:
+    """Two shots of one template and question that differ only in the filled names (or words, or option
+    order) teach one example twice: the draw keeps them apart, for every seed, and keeps its other rules.
+    (Keyed by the context text, seed 15 of the reviewer's lite build drew two such rows for qa.)"""
+    from collections import Counter
+
+    from jbcompile.designs.bbq.shots import shot_kind
+
+    usable = [row for row in lite_rows if task == "qa" or row["biased_label"] is not None]
+    gold = "biased_label" if task == "detect" else "label"
+    for seed in range(60):
+        chosen = select_shots(usable, 3, seed, task)
+        assert chosen == select_shots(usable, 3, seed, task)
+        for category, picked in chosen.items():
+            asked = Counter((row["template_id"], row["question"]) for row in picked)
+            assert max(asked.values()) == 1, (seed, category, [row["example_id"] for row in picked])
+            assert all(row["category"] != category for row in picked)
+            assert sorted(row[gold] for row in picked) == [0, 1, 2]
+            assert len({row["context_condition"] for row in picked}) == 2
+            assert len({shot_kind(row, task) for row in picked}) == 3

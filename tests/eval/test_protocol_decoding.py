@@ -6,6 +6,7 @@ under a protocol whose paper fixed its temperature and limits, rather than recor
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -70,6 +71,9 @@ def test_jubaku_replies_run_to_the_scripts_ten_tokens(
         )  # fmt: skip
         assert code == 0, output
         assert _stops(scripted) == stops
+        run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+        sent = {body.get("max_tokens") for body in scripted.state.bodies}
+        assert run["max_new_tokens"] is None and {run["decoding"]["max_new_tokens"]} == sent
 
 
 def test_anthropic_extended_thinking_is_not_the_papers_decoding(
@@ -157,6 +161,9 @@ def test_a_first_turns_limit_is_on_record(
     scoring = results_of(out)["scoring"]
     assert (scoring["first_turn_max_new_tokens"], scoring["max_new_tokens"]) == (first, final)
     assert scoring["first_turn_stop_strings"] == ([] if "--protocol" in extra else ["###"])
+    # run.json records them too, as sent (its max_new_tokens is the flag: null when not given)
+    run = json.loads((out / "run.json").read_text(encoding="utf-8"))
+    assert run["decoding"] == {"max_new_tokens": final, "first_turn_max_new_tokens": first}
     if "--protocol" in extra:
         lines = (out / "report.md").read_text(encoding="utf-8").splitlines()
         decoding = next(line for line in lines if "Decoding" in line)
@@ -168,3 +175,82 @@ def test_a_one_turn_setting_records_no_first_turn(scripted, kinds_build: Path, t
     code, output = eval_fake(scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco")
     assert code == 0, output
     assert "first_turn_max_new_tokens" not in results_of(tmp_path / "run")["scoring"]
+    assert json.loads((tmp_path / "run" / "run.json").read_text(encoding="utf-8"))["decoding"] == {
+        "max_new_tokens": 1
+    }
+    # the record is not a setting a resume compares: the same run, and one whose run.json predates it,
+    # resume
+    for older in (False, True):
+        run_path = tmp_path / "run" / "run.json"
+        if older:
+            run_path.write_text(
+                json.dumps(
+                    {k: v for k, v in json.loads(run_path.read_text("utf-8")).items() if k != "decoding"}
+                ),
+                encoding="utf-8",
+            )
+        code, output = eval_fake(
+            scripted, kinds_build, tmp_path / "run", "--limit", "2", "--protocol", "sobaco"
+        )
+        assert code == 0 and "EV007" not in output, output
+
+
+def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """A prompt that asks for reasons before the answer, run under a setting that allows one token
+    (SOBACO basic-1: 1 new token), gives replies cut after their first token, all out of choice: EV054
+    says so (a warning, the run still writes its results), and names the ways out. A run whose replies
+    fit, or whose cut replies still answered, gets none; the server says where a reply stopped."""
+    scripted.state.token_limit = True
+    scripted.script[0] = "理由: どれも言えます。\n回答: {a}"
+    cut = tmp_path / "cut"
+    code, output = eval_fake(scripted, kinds_build, cut, "--limit", "4", "--protocol", "sobaco")
+    assert code == 0, output
+    assert results_of(cut)["metrics"]["overall"]["ooc_ratio"] == 1.0
+    assert "EV054" in output and "4 of the 4 replies" in output and "--setting cot-j-1" in output
+    assert all(
+        json.loads(line).get("at_limit")
+        for line in (cut / "predictions.jsonl").read_text("utf-8").splitlines()
+    )
+    # the reasoning setting has the room: no warning
+    code, output = eval_fake(
+        scripted,
+        kinds_build,
+        tmp_path / "room",
+        "--limit",
+        "4",
+        "--protocol",
+        "sobaco",
+        "--setting",
+        "cot-j-1",
+    )
+    assert code == 0 and "EV054" not in output, output
+    # cut, but the first token is the answer: read, no warning
+    scripted.script[0] = "{a} です。"
+    code, output = eval_fake(
+        scripted, kinds_build, tmp_path / "answered", "--limit", "4", "--protocol", "sobaco"
+    )
+    assert code == 0 and "EV054" not in output, output
+
+
+@pytest.mark.parametrize(
+    ("row", "at_limit"),
+    [
+        ([5, 6, 7], True),  # filled the limit, no end token
+        ([5, 6, 2], False),  # its end token came last
+        ([5, 6], False),  # stopped before the limit (a stop string, an early-stopped answer)
+        ([5, 0, 0], False),  # model.generate padded a row that ended early
+    ],
+)
+def test_a_local_model_says_where_its_reply_stopped(row: list[int], at_limit: bool) -> None:
+    """The transformers backend's replies say whether they stopped at the limit, as a server's finish
+    reason does (EV054 reads it)."""
+    from types import SimpleNamespace
+
+    from jbcompile.evaluate.backends.transformers import TransformersBackend
+
+    backend = SimpleNamespace(eos_ids=frozenset({2}), tokenizer=SimpleNamespace(pad_token_id=0))
+    assert TransformersBackend._cut(backend, "text", row, 3).at_limit is at_limit  # type: ignore[arg-type]

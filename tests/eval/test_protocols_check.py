@@ -364,7 +364,7 @@ def test_few_rows_still_give_a_mixed_draw_where_one_exists(fixture_rows: list[di
     """When the other categories cannot give every shot its kind, the draw that mixes most is taken:
     here one disambiguated row and three ambiguous ones (gold 0, 1, 2) allow shots of both conditions
     with three different gold positions, whatever the seed."""
-    from jbcompile.designs.bbq.shots import question_key, select_shots
+    from jbcompile.designs.bbq.shots import same_question_key, select_shots
 
     target = "Age"
     others = [row for row in fixture_rows if row["category"] != target]
@@ -375,10 +375,10 @@ def test_few_rows_still_give_a_mixed_draw_where_one_exists(fixture_rows: list[di
             r
             for r in others
             if (r["context_condition"], r["context_bias"], r["label"]) == (condition, bias, label)
-            and question_key(r) not in questions
+            and same_question_key(r) not in questions
         )
         few.append(row)
-        questions.add(question_key(row))
+        questions.add(same_question_key(row))
     rows = [row for row in fixture_rows if row["category"] == target] + few
     for seed in range(20):
         picked = select_shots(rows, 3, seed, "qa")[target]
@@ -388,10 +388,16 @@ def test_few_rows_still_give_a_mixed_draw_where_one_exists(fixture_rows: list[di
 
 @pytest.mark.parametrize("task", ["qa", "detect"])
 def test_every_draw_follows_the_rule_for_every_seed(fixture_rows: list[dict], task: str) -> None:
-    """Seeds 0–49, one to five shots: no category's draw needs a note, and a seed gives one draw."""
+    """Seeds 0–49, one to five shots: no category's draw needs a note, and a seed gives one draw. (The
+    fixture's one template per category asks two questions, four per target category: too few for five
+    shots of different questions, so each template is asked a second time under another template id.)"""
     from jbcompile.designs.bbq.shots import draw_notes, select_shots
 
-    usable = [row for row in fixture_rows if task == "qa" or row["biased_label"] is not None]
+    second = [
+        {**row, "template_id": f"{row['template_id']}-2", "example_id": f"{row['example_id']}-2"}
+        for row in fixture_rows
+    ]
+    usable = [row for row in fixture_rows + second if task == "qa" or row["biased_label"] is not None]
     for seed in range(50):
         for shots in range(1, 6):
             chosen = select_shots(usable, shots, seed, task)

@@ -339,6 +339,8 @@ def eval_command(
             err_console.print(f"--answer-pattern: {warning.replace('`', '')}", markup=False)
         for note in result.notes:
             err_console.print(note, markup=False)
+        if result.warnings:
+            print_diagnostics(list(result.warnings))
         _summary(result)
 
 

@@ -78,6 +78,19 @@ class Column:
 class Table:
     title: str
     columns: tuple[Column, ...]
+    # the (setting, shots) of the runs the paper prints this table for; empty: every run the protocol's
+    # other tables cover (a table of a few settings only must not stand as the paper's for the others)
+    covers: tuple[tuple[str, int], ...] = ()
+
+    def heading_for(self, setting: str | None, shots: int | None) -> str:
+        """The table's heading for a run: where the paper prints it for some settings only, which; and
+        where the run is known to be none of them, that its figures are not the paper's."""
+        if not self.covers:
+            return self.title
+        runs = " or ".join(f"setting `{s}` with {n} shots" for s, n in self.covers)
+        if setting is not None and shots is not None and (setting, shots) not in self.covers:
+            return f"{self.title} — not in the paper for this run: the paper prints it for {runs} only"
+        return f"{self.title}, the paper's for {runs}"
 
     @property
     def key(self) -> str:
@@ -132,8 +145,12 @@ class Protocol:
     def headline(self) -> tuple[str, ...]:
         return tuple(column.metric for table in self.tables for column in table.columns)
 
-    def describe(self, task: str = "qa") -> dict[str, Any]:
-        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used)."""
+    def describe(
+        self, task: str = "qa", prompt_wording: str = "jbcompile", prompt_file: str | None = None
+    ) -> dict[str, Any]:
+        """What results.json records of the protocol (``scoring.max_new_tokens`` there is the limit used),
+        with whose wording the run's prompts had (``protocols.prompt_wording``): the protocol fixes the
+        paper's scoring, not its prompt."""
         return {
             "name": self.name,
             "paper": self.paper,
@@ -144,7 +161,8 @@ class Protocol:
             "max_new_tokens": self.max_new_tokens,
             "reading": self.reading,
             "headline": list(self.headline_for(task)),
-            "prompt_wording": "jbcompile",
+            "prompt_wording": prompt_wording,
+            **({"prompt_file": prompt_file} if prompt_file else {}),
             "note": self.note,
         }
 

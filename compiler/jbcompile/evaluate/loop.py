@@ -26,6 +26,10 @@ from .parsing import answer_after
 from .prompting import PromptItem
 from .requests import Progress
 
+# a record's mark of a reply whose generation stopped at the token limit (absent: it ended, or the
+# backend could not tell)
+AT_LIMIT = "at_limit"
+
 
 class Stopped(Exception):
     """A batch stopped by a request that failed for good, with the records of the replies it got."""
@@ -120,6 +124,8 @@ class Batch:
         )
         if reply.reasoning is not None:
             record["reasoning"] = reply.reasoning
+        if reply.at_limit:  # generation stopped at --max-new-tokens: its answer may have been still to come
+            record[AT_LIMIT] = True
         record.update(answer.extra)
         return record
 

@@ -4,7 +4,8 @@ paper's in ``EvalKind.protocols`` (a :class:`~.kind.Protocol`, e.g. ``designs/<n
 A protocol fixes what a paper's numbers depend on besides the model — scoring by generation, the shots,
 how out-of-choice answers count — and names the metrics of the paper's main table, in its column order,
 so a run's report opens with a row that can sit beside the paper's. The prompt wording stays ours (a
-user with the paper's prompt passes it with ``--prompt-file``).
+user with the paper's prompt passes it with ``--prompt-file``); results.json and the report say whose
+wording a run's replies answered (:data:`PROMPT_WORDINGS`).
 
 Explicit options against a protocol: a value the paper itself used wins (``--shots 0`` under a protocol
 whose paper also reports zero-shot results); any other value is refused (EV201), never silently
@@ -20,10 +21,44 @@ from .kind import EvalOptions, Protocol
 from .registered import all_eval_kinds
 
 DEFAULT_OPTIONS = EvalOptions()
-PROMPT_NOTE = (
-    "The prompt wording is jbcompile's own, not the paper's; to run the paper's prompt, pass it with "
-    "--prompt-file."
+# Whose words the prompts were, as results.json's ``protocol.prompt_wording`` says it, and the report's
+# line on it: a protocol fixes how a paper scored, not what its prompt said, so a figure under a
+# protocol is the paper's only as far as its prompt is.
+JBCOMPILE, PROMPT_FILE, RELEASE, HARNESS, UNKNOWN = (
+    "jbcompile",
+    "prompt-file",
+    "release",
+    "harness",
+    "unknown",
 )
+PROMPT_WORDINGS = {
+    JBCOMPILE: "jbcompile's own, not the paper's; to run the paper's prompt, pass it with --prompt-file.",
+    PROMPT_FILE: "the user's prompt file {name} (--prompt-file); jbcompile cannot tell whether it is the "
+    "paper's.",
+    RELEASE: "the release's own prompt, shipped with each row and sent as it is.",
+    HARNESS: "the prompt of the harness that wrote these replies, not jbcompile's and not known to it; "
+    "whether it is the paper's is for that harness to say.",
+    UNKNOWN: "not recorded: these predictions came without the run.json of the run that made them, which "
+    "names its prompt.",
+}
+
+
+def prompt_wording(prompt_file: str | None, *, verbatim: bool = False, harness: bool = False) -> str:
+    """Whose wording a run's prompts had: another harness's (``score`` of its replies), a release's own
+    (``verbatim``), the user's ``--prompt-file``, or jbcompile's."""
+    if harness:
+        return HARNESS
+    if verbatim:
+        return RELEASE
+    return PROMPT_FILE if prompt_file else JBCOMPILE
+
+
+def prompt_note(wording: str | None, prompt_file: str | None = None) -> str:
+    """The report's sentence on a run's prompt wording (a results.json from before the field named
+    more than jbcompile's own, or without it, reads as jbcompile's, as it was written)."""
+    name = f"`{prompt_file}`" if prompt_file else "(not named)"
+    text = PROMPT_WORDINGS.get(wording or JBCOMPILE, PROMPT_WORDINGS[JBCOMPILE])
+    return "The prompt wording is " + text.format(name=name)
 
 
 def all_protocols() -> dict[str, Protocol]:

@@ -208,7 +208,7 @@ def headline_text(results: Results) -> str:
 
 
 def protocol_lines(results: Results) -> list[str]:
-    from .protocols import PROMPT_NOTE, all_protocols
+    from .protocols import all_protocols, prompt_note
 
     described = results.protocol
     if not described:
@@ -227,7 +227,7 @@ def protocol_lines(results: Results) -> list[str]:
     lines = [
         f"- **Protocol:** `{described.name}` — {described.paper}; out-of-choice answers: {described.ooc}",
         "- **Decoding:** " + "; ".join(part for part in decoding if part),
-        f"- **Prompt wording:** {PROMPT_NOTE}",
+        f"- **Prompt wording:** {prompt_note(described.prompt_wording, described.prompt_file)}",
     ]
     return lines
 
@@ -295,8 +295,11 @@ def paper_tables(results: Results) -> list[str]:
     name = results.model_name or (results.source.predictions if results.source else None)
     lines: list[str] = []
     signed = signed_metrics(results)
+    prompt = results.prompt
+    # a score run knows its setting only where --setting was given, and never its shots
+    setting, shots = (prompt.setting, prompt.shots) if prompt is not None else (results.setting, None)
     for table in protocol.tables_for(results.task or "qa"):
-        lines += [f"## {table.title}", ""]
+        lines += [f"## {table.heading_for(setting, shots)}", ""]
         lines += md_table(
             ["Model", *(column.heading for column in table.columns)],
             [
@@ -314,7 +317,6 @@ def paper_tables(results: Results) -> list[str]:
             table.key,
             "",
         ]
-    prompt = results.prompt
     if prompt is not None and protocol.paper_table:  # eval: the run's setting is known
         task = results.task or "qa"
         where = protocol.paper_table_of(task, prompt.setting, prompt.shots)

@@ -150,7 +150,10 @@ class ProtocolInfo(_Part):
     max_new_tokens: str | None = None
     reading: str | None = None  # how the paper read a reply
     headline: list[str] = []  # the metrics of the paper's tables, in their column order
+    # whose wording the prompts had: jbcompile | prompt-file (named in prompt_file) | release | harness |
+    # unknown (protocols.PROMPT_WORDINGS); a file written before the last three says jbcompile
     prompt_wording: str | None = None
+    prompt_file: str | None = None
     note: str | None = None
 
 
@@ -295,15 +298,21 @@ def schema_text() -> str:
 
 
 def metrics_block(
-    kind: Any, records: Sequence[Mapping[str, Any]], resamples: int, seed: int, protocol: str | None = None
+    kind: Any,
+    records: Sequence[Mapping[str, Any]],
+    resamples: int,
+    seed: int,
+    protocol: str | None = None,
+    wording: tuple[str, str | None] = ("jbcompile", None),
 ) -> dict[str, Any]:
-    """The protocol, bootstrap, metrics and metrics_ci fields of a run over ``records``."""
+    """The protocol, bootstrap, metrics and metrics_ci fields of a run over ``records`` (``wording``:
+    whose prompt wording, and the prompt file's name where it was the user's)."""
     from .protocols import get_protocol
 
     described = get_protocol(protocol)
     task = str(records[0].get("task") or "qa") if records else "qa"  # a run's records share their task
     return {
-        "protocol": described.describe(task) if described else None,
+        "protocol": described.describe(task, *wording) if described else None,
         "bootstrap": {"resamples": resamples, "unit": "template", "confidence": CONFIDENCE, "seed": seed},
         "metrics": kind.metrics(records),
         "metrics_ci": kind.intervals(records, resamples, seed),

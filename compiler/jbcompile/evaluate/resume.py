@@ -20,6 +20,7 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from .promptfiles import bundled_prompt_name
 from .requests import EvalRequest, looks_like_path
 
+DECODING = "decoding"  # run.json's record of the limits a run's replies had (not compared by a resume)
 _SAMPLES_PER_FILE = 16  # evenly spaced pieces of each model file, 64 KiB each
 _SAMPLE_BYTES = 64 * 1024
 
@@ -114,6 +115,8 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
     if not isinstance(stored, dict):
         return ["run.json does not hold a run's settings"]
     there, here = _resume_key(stored), _resume_key(current)
+    # what the run generated under is recorded for the reader; the settings compared here decide it
+    there, here = ({k: v for k, v in side.items() if k != DECODING} for side in (there, here))
     # a run started before 0.3.1 did not record them
     for recorded_since_031 in ("model_files", "data", "stop_strings"):
         if recorded_since_031 not in there:

@@ -9,13 +9,13 @@ results.json (:class:`.results.Results`), report.md and the charts. The run retu
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..outputs import Change, Output, claim, overlaps, refuse, settle
 from ..paths import home_as_tilde
 from ..services import service_errors
@@ -26,10 +26,15 @@ from .distributed import distributed
 from .formats import format_name
 from .jsonfile import limited
 from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
-from .loop import Batch, PredictionLog, run_rounds
+from .loop import AT_LIMIT, Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
+<<<<<<< HEAD
 from .prompting import PromptItem, apply_chat_template, check_prompts_differ, check_shown_labels, prompt_hash
 from .protocols import temperature_problems
+=======
+from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
+from .protocols import prompt_wording, temperature_problems
+>>>>>>> h48-protocol-fixes
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
@@ -43,7 +48,7 @@ from .requests import (
     with_defaults,
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
-from .resume import conflict, fingerprint, prompt_name, refuse_other_settings
+from .resume import DECODING, conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 from .selection import chosen_rows
 
@@ -59,6 +64,7 @@ class RunResult:
     out: Path
     written: tuple[str, ...]
     notes: tuple[str, ...] = ()  # what the CLI says beside the results (not written: about this run)
+    warnings: tuple[Diagnostic, ...] = ()  # coded warnings on the run's replies (the CLI prints them)
 
 
 def run_eval(
@@ -253,6 +259,9 @@ def _run_held(
     with calls("tokenizing the prompts"):
         batch, batches = _plan(request, kind, active, items, prepared, texts, hashes, done, thinking)
     batch.service = service
+    # the limits the replies were generated under, as the kind or protocol set them (run.json's
+    # ``max_new_tokens`` is the flag, null when not given); recorded, not compared by a resume
+    settings[DECODING] = decoding_limits(batch)
     try:
         run_rounds(batches, batch, log, dist, progress)
     except DiagnosticError:
@@ -267,7 +276,9 @@ def _run_held(
 
     latest = files.latest_by_id(files.read_records(log.path))
     records = [latest[item.example_id] for item in items if item.example_id in latest]
-    block = metrics_block(kind, records, request.bootstrap, options.seed, options.protocol)
+    block = metrics_block(
+        kind, records, request.bootstrap, options.seed, options.protocol, wording_of(options.prompt_file)
+    )
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
@@ -278,8 +289,35 @@ def _run_held(
         if request.overwrite:
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
-    note = reasoning_note(records, batch.thinking, batch.max_new_tokens if batch.label_ids is None else None)
-    return RunResult(results, out, EVAL_FILES, (note,) if note else ())
+    limit = decoding_limits(batch)["max_new_tokens"]
+    note = reasoning_note(records, batch.thinking, limit)
+    cut = cut_replies_warning(records, limit)
+    return RunResult(results, out, EVAL_FILES, (note,) if note else (), (cut,) if cut else ())
+
+
+CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of choice: EV054
+
+
+def cut_replies_warning(records: Sequence[Record], max_new_tokens: int | None) -> Diagnostic | None:
+    """EV054 when most of a run's replies stopped at the token limit and were read as out of choice:
+    the figures then measure the limit, not the model — e.g. a prompt that asks for reasoning before
+    the answer, run under a setting that allows a one-token answer. Any design, any protocol: the
+    backends say where a reply stopped (a finish reason, the tokens generated)."""
+    if max_new_tokens is None or not records:
+        return None
+    cut = sum(bool(record.get(AT_LIMIT)) and record.get("pred") is None for record in records)
+    if cut <= CUT_SHARE * len(records):
+        return None
+    return Diagnostic(
+        "EV054",
+        f"{cut} of the {len(records)} replies stopped at the limit of {max_new_tokens} new token"
+        f"{'s' * (max_new_tokens != 1)} and were read as out of choice: the figures measure the limit, not "
+        "the model",
+        severity=Severity.WARNING,
+        hint="for a prompt that asks for reasoning before its answer, pass the setting whose prompt asks "
+        "for it (e.g. --setting cot-j-1 under --protocol sobaco) or raise --max-new-tokens; for replies "
+        "that answer after a marker, pass --answer-pattern",
+    )
 
 
 def reasoning_note(records: list[Record], thinking: bool, max_new_tokens: int | None) -> str | None:
@@ -433,7 +471,7 @@ def _results(
             },
             "scoring": {
                 "method": options.scoring,
-                "max_new_tokens": batch.max_new_tokens if generate else None,
+                "max_new_tokens": decoding_limits(batch)["max_new_tokens"],
                 "stop_strings": list(batch.stop_strings) if generate else None,
                 "stop_at_answer_line": generate and batch.answer_is_final is not None,
                 "answer_pattern": options.answer_pattern,
@@ -458,6 +496,26 @@ def _results(
             results.prompt.template, results.prompt.prompt_file = prompt_name(VERBATIM_PROMPT), None
         results.ambiguous_rows = [AmbiguousRow.model_validate(entry) for entry in loaded.ambiguous]
     return results
+
+
+def wording_of(prompt_file: Path | str | None) -> tuple[str, str | None]:
+    """Whose wording a run's prompts had, and the user's prompt file by name (as run.json names it; a
+    run.json holds the bundled release prompt by its name)."""
+    if prompt_file is not None and str(prompt_file) in (str(VERBATIM_PROMPT), prompt_name(VERBATIM_PROMPT)):
+        return prompt_wording(None, verbatim=True), None
+    name = prompt_name(Path(prompt_file)) if prompt_file is not None else None
+    return prompt_wording(name), name
+
+
+def decoding_limits(batch: Batch) -> dict[str, Any]:
+    """The new tokens a run's replies were allowed (None for a logprob run, which generates nothing),
+    and a two-turn setting's first-turn limit where it has one: for run.json and results.json alike."""
+    generate = batch.options.scoring == "generate"
+    first = first_turn_decoding(batch.items)
+    return {
+        "max_new_tokens": batch.max_new_tokens if generate else None,
+        **({"first_turn_max_new_tokens": first["first_turn_max_new_tokens"]} if first else {}),
+    }
 
 
 def first_turn_decoding(items: Any) -> dict[str, Any]:

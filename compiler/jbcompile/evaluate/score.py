@@ -190,7 +190,9 @@ def _score(request: ScoreRequest) -> RunResult:
             "seeds": {"bootstrap": request.seed},
             "versions": library_versions(["numpy", "datasets"]),
             "ambiguous_rows": ambiguous,
-            **metrics_block(kind, records, request.bootstrap, request.seed, request.protocol),
+            **metrics_block(
+                kind, records, request.bootstrap, request.seed, request.protocol, _wording(request, ours)
+            ),
         }
     )
     out = request.out_folder
@@ -377,6 +379,21 @@ def _our_reading_problems(
     return [
         _not_the_protocols(request, problem, first_line, f"evaluate again with --protocol {request.protocol}")
     ]
+
+
+def _wording(request: ScoreRequest, ours: bool) -> tuple[str, str | None]:
+    """Whose prompt the scored replies answered: another harness's (jbcompile sent none of it), or for
+    our predictions what the run.json of their run folder names (not known without it)."""
+    from .protocols import UNKNOWN, prompt_wording
+    from .run import wording_of
+
+    if not ours:
+        return prompt_wording(None, harness=True), None
+    settings = files.json_object(request.predictions.parent / files.RUN)
+    options = settings.get("options") if settings and request.predictions.name == files.PREDICTIONS else None
+    if not isinstance(options, dict):
+        return UNKNOWN, None
+    return wording_of(options.get("prompt_file"))
 
 
 def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:

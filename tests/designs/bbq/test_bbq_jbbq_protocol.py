@@ -11,7 +11,7 @@ import pytest
 from jbcompile.designs.bbq.shots import select_shots, shot_kind
 from jbcompile.evaluate.protocols import get_protocol
 from jbcompile.evaluate.report import paper_tables, paper_value, render_markdown
-from jbcompile.evaluate.results import Results
+from jbcompile.evaluate.results import PromptInfo, Results
 from jbcompile.evaluate.tables import decimal_text, fmt_number
 
 from tests.helpers import compile_folder
@@ -49,7 +49,13 @@ def test_shots_mix_conditions_and_gold_kinds_whatever_the_seed(rows: list[dict],
 
 
 def test_more_shots_cycle_through_the_kinds(rows: list[dict]) -> None:
-    for picked in select_shots(rows, 6, 0, "qa").values():
+    # six shots of different questions: the fixture's one template per category holds two questions, so
+    # each template is asked a second time under another template id
+    second = [
+        {**row, "template_id": f"{row['template_id']}-2", "example_id": f"{row['example_id']}-2"}
+        for row in rows
+    ]
+    for picked in select_shots(rows + second, 6, 0, "qa").values():
         assert Counter(shot_kind(row, "qa") for row in picked) == {
             "unknown": 2,
             "biased": 2,
@@ -80,6 +86,27 @@ def test_the_detection_task_has_the_layout_of_tables_7_18_19() -> None:
     assert results.protocol.headline == ["acc_avg", "acc_ambig", "acc_disambig"]
     qa = "\n".join(paper_tables(_results("qa", acc_avg=0.5)))
     assert "Table 3" in qa and "Diff-bias Amb" in qa and "Table 12" in qa
+
+
+@pytest.mark.parametrize(
+    ("setting", "shots", "covered"),
+    [("basic", 3, True), ("basic", 0, False), ("warning", 3, False), ("cot", 0, False), (None, None, None)],
+)
+def test_table_12_stands_as_the_papers_only_for_the_runs_it_covers(
+    setting: str | None, shots: int | None, covered: bool | None
+) -> None:
+    """Table 12's caption: the 3-shot settings with the basic prompt. A run of another setting or shots
+    gets the BBQ metrics under a heading that says the paper has no such figures for it; a score run
+    that does not say its setting, under one that says whose they are."""
+    results = _results("qa", acc_avg=0.5, s_dis=0.1)
+    if setting is not None:
+        results.prompt = PromptInfo(setting=setting, shots=shots)
+    headings = [line for line in paper_tables(results) if line.startswith("## ")]
+    twelve = next(line for line in headings if "Table 12" in line)
+    main = next(line for line in headings if "Table 3" in line)
+    assert ("not in the paper for this run" in twelve) == (covered is False), twelve
+    assert "setting `basic` with 3 shots" in twelve
+    assert "not in the paper" not in main  # the main table names each setting's table itself
 
 
 @pytest.mark.parametrize(

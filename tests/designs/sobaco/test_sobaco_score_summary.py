@@ -59,6 +59,15 @@ def test_score_runs_join_the_summary_over_settings(sobaco_rows: list[dict], tmp_
     assert summary["model"] is None and list(compared["sobaco"]["models"]) == ["model not recorded"]
     for written in ("summary.md", "compare.md"):
         assert "None" not in (tmp_path / "cmp" / written).read_text(encoding="utf-8"), written
+    # one wording, not the paper's three (SOBACO §4.1.2): every mean says it covers one, in both files
+    from jbcompile.designs.sobaco.summary import FEW_WORDINGS_NOTE
+
+    assert summary["scores"]["basic"]["overall"]["bias_score"]["n_wordings"] == 1
+    assert summary["change_rates"]["debias"]["overall"]["bias_score"]["n_wordings"] == 1
+    for written in ("summary.md", "compare.md"):
+        text = (tmp_path / "cmp" / written).read_text(encoding="utf-8")
+        basic_row = next(line for line in text.splitlines() if line.startswith("| basic |") or "± —" in line)
+        assert "± — ‡1" in basic_row and FEW_WORDINGS_NOTE in text, (written, basic_row)
 
 
 def test_score_runs_of_two_models_compare_as_two(sobaco_rows: list[dict], tmp_path: Path) -> None:

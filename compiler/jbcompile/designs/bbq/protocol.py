@@ -35,6 +35,7 @@ PROTOCOL = Protocol(
                 Column("BS Dis", "s_dis"),
                 Column("Acc. Diff.", "acc_diff"),
             ),
+            covers=(("basic", 3),),  # its caption: the 3-shot settings with the basic prompt
         ),
     ),
     note="basic, warning and cot are the paper's basicP, paraP and CoT settings",

@@ -53,6 +53,17 @@ def question_key(row: Row) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
+def same_question_key(row: Row) -> str:
+    """Rows that ask the same question share this key: one template's question, whatever names, words
+    and option order fill it (two shots that differ only in the names teach one example twice). The
+    template is the row's ``template_id`` (a release's ``question_index``); a row with neither is told
+    apart by its context, the finest key it has."""
+    template = row.get("template_id") or row.get("question_index")
+    where = f"template:{template}" if template not in (None, "") else f"context:{row['context']}"
+    text = "\0".join((str(row.get("category")), where, row["question"]))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
 def quotations(text: str, open_mark: str = "「", close_mark: str = "」") -> list[str]:
     """Top-level quoted spans; a quotation nested inside another stays part of it."""
     return top_level_spans(text, open_mark, close_mark)
@@ -200,7 +211,7 @@ class _Shot:
     @property
     def question(self) -> str:
         if self._question is None:
-            self._question = question_key(self.row)
+            self._question = same_question_key(self.row)
         return self._question
 
 

@@ -11,10 +11,13 @@ from ...evaluate.compare import Run
 from ...evaluate.tables import fmt_number, fmt_p, md_table
 from .summary import (
     BASIC_ZERO_NOTE,
+    FEW_WORDINGS_NOTE,
     NOT_RECORDED,
     SUMMARY_JSON,
     SUMMARY_MD,
+    any_few_wordings,
     left_out,
+    overall_entries,
     permutation_p,
     rate_cell,
     score_cell,
@@ -80,6 +83,17 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
     lines += md_table([*header, "ρ Bias-Culture", "p"], rows)
     if marked:
         lines += ["", BASIC_ZERO_NOTE]
+    # the figures the table shows: basic's scores and every method's change rates
+    shown = [
+        entry
+        for summary in section["models"].values()
+        for entry in overall_entries(
+            {**summary, "scores": {"basic": summary["scores"].get("basic") or {"overall": {}}}},
+            ("bias_score", "culture_acc"),
+        )
+    ]
+    if any_few_wordings(shown):
+        lines += ["", FEW_WORDINGS_NOTE]
     pooled = section["pooled_correlation"]
     lines += [
         "",

@@ -4,7 +4,9 @@ Input: the ``results.json`` of runs with the bundled settings (``basic-1`` … `
 scope (overall and each category):
 
 - ``scores``: each method's metric in each wording, their mean and standard deviation (sample standard
-  deviation, ``ddof=1``, over the wordings present; null with one wording);
+  deviation, ``ddof=1``, over the wordings present; null with one wording), and how many wordings the
+  mean covers (``n_wordings``: the paper's means are over all three, SOBACO §4.1.2, and the tables mark
+  a mean over fewer);
 - ``change_rates``: CR = (S_d − S_b) / S_b × 100 of each debiasing method d against ``basic`` in the
   same wording, then mean and standard deviation over the wordings (undefined where S_b = 0);
 - ``correlation``: Spearman's ρ between the mean CRs of the bias score and of the culture accuracy over
@@ -27,7 +29,7 @@ from ...evaluate.results import Results
 from ...evaluate.tables import ROUNDING_NOTE, fmt_number, fmt_p
 from ...jsonl import read_json
 from ...reading import RECORD
-from .settings import METHODS, split_setting
+from .settings import METHODS, WORDINGS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
 CHANGE_METRICS = ("bias_score", "culture_acc")
@@ -161,7 +163,8 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     def summary_of(per_wording: dict[int, float | None]) -> dict[str, Any]:
         present = [v for v in per_wording.values() if v is not None]
         mean, std = mean_std(present)
-        return {"values": {str(w): v for w, v in per_wording.items()}, "mean": mean, "std": std}
+        values = {str(w): v for w, v in per_wording.items()}
+        return {"values": values, "mean": mean, "std": std, "n_wordings": len(present)}
 
     scores = {
         method: {
@@ -262,6 +265,30 @@ BASIC_ZERO_NOTE = (
 )
 
 
+FEW_WORDINGS_MARK = "‡"
+FEW_WORDINGS_NOTE = (
+    f"{FEW_WORDINGS_MARK}n the mean (and std) is over n wordings, not the paper's {len(WORDINGS)}: SOBACO "
+    "averages every score and change rate over its three prompt wordings (§4.1.2); run the missing "
+    "wordings' settings for a figure like the paper's (`n_wordings` in summary.json)."
+)
+
+
+def wordings_covered(entry: Mapping[str, Any]) -> int:
+    """How many wordings a mean is over (``n_wordings``; a summary written before it, from its values)."""
+    if isinstance(entry.get("n_wordings"), int):
+        return int(entry["n_wordings"])
+    return sum(value is not None for value in (entry.get("values") or {}).values())
+
+
+def few_wordings(entry: Mapping[str, Any]) -> bool:
+    """Is a mean over fewer wordings than the paper's (an entry with no mean is no figure to mark)?"""
+    return entry.get("mean") is not None and wordings_covered(entry) < len(WORDINGS)
+
+
+def few_mark(entry: Mapping[str, Any]) -> str:
+    return f" {FEW_WORDINGS_MARK}{wordings_covered(entry)}" if few_wordings(entry) else ""
+
+
 def left_out(entry: Mapping[str, Any]) -> bool:
     """Does a change rate's mean leave a wording out? (``basic_zero``: summaries written before
     ``left_out`` was.)"""
@@ -270,7 +297,7 @@ def left_out(entry: Mapping[str, Any]) -> bool:
 
 def score_cell(entry: Mapping[str, Any]) -> str:
     """A score over wordings as the tables show it: mean ± std."""
-    return f"{_fmt(entry.get('mean'))} ± {_fmt(entry.get('std'))}"
+    return f"{_fmt(entry.get('mean'))} ± {_fmt(entry.get('std'))}" + few_mark(entry)
 
 
 def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
@@ -278,7 +305,7 @@ def rate_cell(entry: Mapping[str, Any], *, with_std: bool = True) -> str:
     wording out."""
     text = fmt_number(entry.get("mean"), 1, signed=True)
     text += f" ± {_fmt(entry.get('std'), 1)}" if with_std else ""
-    return text + (f" {BASIC_ZERO_MARK}" if left_out(entry) else "")
+    return text + (f" {BASIC_ZERO_MARK}" if left_out(entry) else "") + few_mark(entry)
 
 
 def any_basic_zero(change_rates: Mapping[str, Any]) -> bool:
@@ -288,6 +315,23 @@ def any_basic_zero(change_rates: Mapping[str, Any]) -> bool:
         for metrics in scopes.values()
         for entry in metrics.values()
     )
+
+
+def any_few_wordings(entries: Sequence[Mapping[str, Any]]) -> bool:
+    return any(few_wordings(entry) for entry in entries)
+
+
+def overall_entries(
+    summary: Mapping[str, Any], metrics: Sequence[str] | None = None
+) -> list[Mapping[str, Any]]:
+    """Every overall score and change-rate entry of a summary (of ``metrics`` only, where given)."""
+    return [
+        entry
+        for part in ("scores", "change_rates")
+        for scopes in summary[part].values()
+        for metric, entry in scopes["overall"].items()
+        if metrics is None or metric in metrics
+    ]
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
@@ -314,6 +358,8 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         lines.append(f"| {method} | " + " | ".join(cells) + " |")
     if any_basic_zero({m: {"overall": s["overall"]} for m, s in summary["change_rates"].items()}):
         lines += ["", BASIC_ZERO_NOTE]
+    if any_few_wordings(overall_entries(summary)):
+        lines += ["", FEW_WORDINGS_NOTE]
     lines += ["", "## Spearman correlation of the change rates (bias score vs culture accuracy)", ""]
     lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
     for scope, entry in summary["correlation"].items():

@@ -136,7 +136,11 @@ class AnthropicBackend(RemoteBackend):
             bool(blocks) or response.get("stop_reason") in EMPTY_FOR_A_REASON,
             f"an empty message with stop_reason {response.get('stop_reason')!r}",
         )
-        return Reply("".join(text), "\n\n".join(thinking) if thinking else None)
+        return Reply(
+            "".join(text),
+            "\n\n".join(thinking) if thinking else None,
+            at_limit=response.get("stop_reason") == "max_tokens",
+        )
 
     def tokens_of(self, response: dict[str, Any]) -> tuple[int, int]:
         usage = response.get("usage")

@@ -50,13 +50,17 @@ class BackendConfig:
 
 
 class Reply(str):
-    """A generated reply: the final answer's text, with the model's reasoning (if any) beside it."""
+    """A generated reply: the final answer's text, with the model's reasoning (if any) beside it, and
+    whether generation stopped at the token limit (``at_limit``; None where the backend cannot tell): a
+    reply cut there may have had its answer still to come."""
 
     reasoning: str | None
+    at_limit: bool | None
 
-    def __new__(cls, text: str, reasoning: str | None = None) -> Reply:
+    def __new__(cls, text: str, reasoning: str | None = None, at_limit: bool | None = None) -> Reply:
         made = super().__new__(cls, text)
         made.reasoning = reasoning
+        made.at_limit = at_limit
         return made
 
 
@@ -70,6 +74,7 @@ def as_reply(output: str, thinking: bool = False) -> Reply:
     off while thinking: its answer is empty (out-of-choice), as a reader would count it.
     """
     reasoning = getattr(output, "reasoning", None)
+    at_limit = getattr(output, "at_limit", None)
     text = str(output)
     if THINK_CLOSE in text:
         inline, _, text = text.rpartition(THINK_CLOSE)
@@ -78,7 +83,7 @@ def as_reply(output: str, thinking: bool = False) -> Reply:
     elif THINK_OPEN in text.lstrip()[: len(THINK_OPEN)] or (thinking and reasoning is None):
         reasoning = "\n\n".join(part for part in (reasoning, text.replace(THINK_OPEN, "", 1).strip()) if part)
         text = ""
-    return Reply(text, reasoning or None)
+    return Reply(text, reasoning or None, at_limit)
 
 
 def final_answer_test(

@@ -116,7 +116,7 @@ class OpenAIBackend(RemoteBackend):
         if "message" not in choice:  # plain completions
             text: Any = choice.get("text")
             need(isinstance(text, str), f"a completion without text ({_shown(text)})")
-            return Reply(text)
+            return Reply(text, at_limit=choice.get("finish_reason") == "length")
         message = choice["message"]
         need(isinstance(message, dict), f"a choice whose message is not an object ({_shown(message)})")
         need("content" in message, "a message without content")
@@ -135,7 +135,7 @@ class OpenAIBackend(RemoteBackend):
             f"a message with null content and finish_reason {_shown(choice.get('finish_reason'))}, "
             "without a refusal, tool calls or reasoning",
         )
-        return Reply(content or "", reasoning)
+        return Reply(content or "", reasoning, at_limit=choice.get("finish_reason") == "length")
 
     def option_logprobs(self, response: dict[str, Any], labels: Sequence[str]) -> list[float]:
         """Each label's log-probability among the first token's ``top_logprobs`` (−inf when absent)."""

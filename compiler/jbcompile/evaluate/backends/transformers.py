@@ -29,7 +29,7 @@ from ...diagnostics import Diagnostic, DiagnosticError
 from ...extras import optional_import
 from ...services import TRANSFORMERS
 from ..parsing import holds_line_break
-from .base import BackendConfig, LocalTokens, common_prefix_length, library_version, load_error
+from .base import BackendConfig, LocalTokens, Reply, common_prefix_length, library_version, load_error
 from .options import Options
 from .registry import options_for
 
@@ -415,7 +415,17 @@ class TransformersBackend(LocalTokens):
                     **extra,
                 )
             next_tokens = out.logits[:, -1, :].argmax(dim=-1)
-        return self.tokenizer.batch_decode(generated, skip_special_tokens=True)
+        texts = self.tokenizer.batch_decode(generated, skip_special_tokens=True)
+        return [self._cut(text, row, max_new_tokens) for text, row in zip(texts, generated, strict=True)]
+
+    def _cut(self, text: str, row: Sequence[int], max_new_tokens: int) -> Reply:
+        """A reply that holds ``max_new_tokens`` tokens, none of them an end of sequence, stopped at the
+        limit (a stop string's or an early-stopped answer's row ends before it; model.generate pads a
+        row that ended early)."""
+        pad = self.tokenizer.pad_token_id
+        ends = self.eos_ids | ({pad} if isinstance(pad, int) else set())
+        at_limit = len(row) >= max_new_tokens and not any(token in ends for token in row)
+        return Reply(text, at_limit=at_limit)
 
     def _row_finished(
         self,
@@ -501,7 +511,8 @@ class TransformersBackend(LocalTokens):
                 **extra,
             )
         new = out[:, width:].cpu().tolist()
-        return self.tokenizer.batch_decode(new, skip_special_tokens=True)
+        texts = self.tokenizer.batch_decode(new, skip_special_tokens=True)
+        return [self._cut(text, row, max_new_tokens) for text, row in zip(texts, new, strict=True)]
 
 
 @dataclass

@@ -20,7 +20,7 @@ from typing import Any, cast
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...extras import optional_import
 from ...services import VLLM
-from .base import BackendConfig, LocalTokens, library_version, load_error
+from .base import BackendConfig, LocalTokens, Reply, library_version, load_error
 from .options import Options, flag
 from .registry import options_for
 
@@ -145,7 +145,10 @@ class VllmBackend(LocalTokens):
             include_stop_str_in_output=True,
             skip_special_tokens=True,
         )
-        return [output.text for output in self._run(sequences, params)]
+        return [
+            Reply(output.text, at_limit=getattr(output, "finish_reason", None) == "length")
+            for output in self._run(sequences, params)
+        ]
 
     @classmethod
     def describe_idle(cls, config: BackendConfig) -> tuple[str | None, dict[str, Any]]:

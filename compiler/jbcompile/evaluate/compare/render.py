@@ -35,7 +35,7 @@ def data_text(data: list[Any]) -> str:
 
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
-    from ..protocols import PROMPT_NOTE, get_protocol
+    from ..protocols import get_protocol, prompt_note
     from ..report import fmt_ci, paper_value
 
     described = result.get("protocol")
@@ -46,8 +46,16 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         f"- **Data:** {data_text(result['data'])}",
         f"- **Protocol:** {protocol_text(result['protocol_identity'])}",
     ]
-    if protocol:
-        lines.append(f"- **Prompt wording:** {PROMPT_NOTE}")
+    if protocol:  # each run's, said once where they share it
+        notes = {
+            run["label"]: prompt_note(*run.get("prompt_wording") or (None, None)) for run in result["runs"]
+        }
+        if len(set(notes.values())) == 1:
+            lines.append(f"- **Prompt wording:** {next(iter(notes.values()))}")
+        else:
+            lines.append(
+                "- **Prompt wording:** " + "; ".join(f"{label}: {note}" for label, note in notes.items())
+            )
     lines += ["", "## Runs", ""]
     sizes = [(run["label"], run.get("rows")) for run in result["runs"]]
     if len({n for _, n in sizes if n is not None}) > 1:  # e.g. one run with --limit

@@ -61,6 +61,12 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
                 "setting": run.results.setting,
                 "folder": str(run.folder),
                 "rows": overall.get("n"),  # how many rows the run's figures are on
+                # whose prompt wording its replies answered (protocols.PROMPT_WORDINGS)
+                "prompt_wording": (
+                    [run.results.protocol.prompt_wording, run.results.protocol.prompt_file]
+                    if run.results.protocol
+                    else None
+                ),
                 "metrics": {column: overall.get(column) for column in columns},
             }
         )
