@@ -28,13 +28,8 @@ from .jsonfile import limited
 from .kind import EvalKind, EvalOptions, PreparedPrompts, Record
 from .loop import AT_LIMIT, Batch, PredictionLog, run_rounds
 from .promptfiles import VERBATIM_PROMPT, load_prompt_template
-<<<<<<< HEAD
 from .prompting import PromptItem, apply_chat_template, check_prompts_differ, check_shown_labels, prompt_hash
-from .protocols import temperature_problems
-=======
-from .prompting import PromptItem, apply_chat_template, check_shown_labels, prompt_hash
 from .protocols import prompt_wording, temperature_problems
->>>>>>> h48-protocol-fixes
 from .records import check_foreign_rows, check_our_records
 from .registered import detect_kind
 from .requests import (
