@@ -286,18 +286,22 @@ def _run_held(
         write_outputs(out, results, kind, also)
     limit = decoding_limits(batch)["max_new_tokens"]
     note = reasoning_note(records, batch.thinking, limit)
-    cut = cut_replies_warning(records, limit)
+    roomier = [s for s in kind.settings if limit and kind.max_new_tokens(replace(options, setting=s)) > limit]
+    cut = cut_replies_warning(records, limit, roomier)
     return RunResult(results, out, EVAL_FILES, (note,) if note else (), (cut,) if cut else ())
 
 
 CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of choice: EV054
 
 
-def cut_replies_warning(records: Sequence[Record], max_new_tokens: int | None) -> Diagnostic | None:
+def cut_replies_warning(
+    records: Sequence[Record], max_new_tokens: int | None, roomier: Sequence[str] = ()
+) -> Diagnostic | None:
     """EV054 when most of a run's replies stopped at the token limit and were read as out of choice:
     the figures then measure the limit, not the model — e.g. a prompt that asks for reasoning before
     the answer, run under a setting that allows a one-token answer. Any design, any protocol: the
-    backends say where a reply stopped (a finish reason, the tokens generated)."""
+    backends say where a reply stopped (a finish reason, the tokens generated). ``roomier``: the kind's
+    settings that generate more new tokens, named in the hint."""
     if max_new_tokens is None or not records:
         return None
     cut = sum(bool(record.get(AT_LIMIT)) and record.get("pred") is None for record in records)
@@ -310,8 +314,8 @@ def cut_replies_warning(records: Sequence[Record], max_new_tokens: int | None) -
         "the model",
         severity=Severity.WARNING,
         hint="for a prompt that asks for reasoning before its answer, pass the setting whose prompt asks "
-        "for it (e.g. --setting cot-j-1 under --protocol sobaco) or raise --max-new-tokens; for replies "
-        "that answer after a marker, pass --answer-pattern",
+        f"for it ({' / '.join(f'--setting {s}' for s in roomier) or 'a setting that generates more'}) or "
+        "raise --max-new-tokens; for replies that answer after a marker, pass --answer-pattern",
     )
 
 
