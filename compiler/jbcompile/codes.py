@@ -385,6 +385,8 @@ CODES: tuple[Code, ...] = (
             "EV212": "compare: runs on different data",
             "EV213": "compare: runs under different protocols",
             "EV214": "compare without runs",
+            "EV215": "compare: a run given twice",
+            "EV216": "compare: a run whose results.json and predictions disagree",
         },
     ),
     *declare(
