@@ -351,6 +351,7 @@ CODES: tuple[Code, ...] = (
             "EV126": "a prediction of another kind than the first line's",
             "EV127": "a prediction of another task than the first line's or --task",
             "EV128": "no row left to score",
+            "EV129": "a prediction holding NaN or Infinity (no JSON number)",
             "EV130": "a row of a release or harness format that cannot be read",
             "EV135": "--prediction-field for a harness log (lm-evaluation-harness, inspect)",
             "EV140": "a release dataset with nothing to detect",
