@@ -232,6 +232,7 @@ CODES: tuple[Code, ...] = (
             "IM057": "an input file given twice",
             "IM058": "--lang and the language of the contexts disagree",
             "IM059": "--report names a folder, or a file in a missing folder",
+            "IM060": "--report names a user's file (without --force) or a file in a run or build folder",
         },
     ),
     *declare(
