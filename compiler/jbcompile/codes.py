@@ -232,6 +232,7 @@ CODES: tuple[Code, ...] = (
             "IM057": "an input file given twice",
             "IM058": "--lang and the language of the contexts disagree",
             "IM059": "--report names a folder, or a file in a missing folder",
+            "IM060": "--report names a user's file (without --force) or a file in a run or build folder",
         },
     ),
     *declare(
@@ -353,6 +354,7 @@ CODES: tuple[Code, ...] = (
             "EV126": "a prediction of another kind than the first line's",
             "EV127": "a prediction of another task than the first line's or --task",
             "EV128": "no row left to score",
+            "EV129": "a prediction holding NaN or Infinity (no JSON number)",
             "EV130": "a row of a release or harness format that cannot be read",
             "EV135": "--prediction-field for a harness log (lm-evaluation-harness, inspect)",
             "EV140": "a release dataset with nothing to detect",
@@ -387,6 +389,8 @@ CODES: tuple[Code, ...] = (
             "EV212": "compare: runs on different data",
             "EV213": "compare: runs under different protocols",
             "EV214": "compare without runs",
+            "EV215": "compare: a run given twice",
+            "EV216": "compare: a run whose results.json and predictions disagree",
         },
     ),
     *declare(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,8 @@ def test_runs_on_different_rows_are_said_to_be(tmp_path: Path) -> None:
     markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     note = next(line for line in markdown.splitlines() if "The runs cover different rows" in line)
     assert "] 72, " in note and "] 36)" in note  # each run by its label, with its rows
-    same = CliRunner().invoke(app, ["compare", str(whole), str(whole), "-o", str(tmp_path / "same")])
+    copy = shutil.copytree(whole, tmp_path / "copy")  # the same rows in another run
+    same = CliRunner().invoke(app, ["compare", str(whole), str(copy), "-o", str(tmp_path / "same")])
     assert same.exit_code == 0, same.output
     assert "different rows" not in (tmp_path / "same" / "compare.md").read_text(encoding="utf-8")
 
@@ -360,3 +362,52 @@ def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tm
     assert result.exit_code == 0, result.output
     refused = CliRunner().invoke(app, ["compare", str(first), str(plain), "-o", str(tmp_path / "no")])
     assert refused.exit_code == 2 and "EV213" in refused.output
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "says"),
+    [
+        ("--seed", "-1", "--seed must be 0 or more"),
+        ("--bootstrap", "-1", "--bootstrap must be 0 or more"),
+        ("--bootstrap", "100001", "--bootstrap must be at most 100,000"),  # score's and eval's cap
+    ],
+)
+def test_compare_refuses_the_seeds_and_resamples_score_refuses(
+    tmp_path: Path, option: str, value: str, says: str
+) -> None:
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
+    b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out), option, value])
+    assert result.exit_code == 2 and "EV103" in result.output and says in result.output
+    assert "Traceback" not in result.output and not out.exists()
+    with pytest.raises(DiagnosticError) as error:  # the library refuses them too, by the same rule
+        compare([read_run(a), read_run(b)], *((-1, 0) if option == "--bootstrap" else (10, -1)))
+    assert [d.code for d in error.value.diagnostics] == ["EV103"]
+
+
+def test_compare_refuses_a_run_given_twice(tmp_path: Path) -> None:
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
+    (tmp_path / "link").symlink_to(a)
+    for again in (a, tmp_path / "link", tmp_path / "." / "a"):
+        out = tmp_path / "cmp"
+        result = CliRunner().invoke(app, ["compare", str(a), str(again), "-o", str(out)])
+        assert result.exit_code == 2 and "EV215" in result.output and "given twice" in result.output
+        assert not out.exists()
+
+
+def test_compare_refuses_a_run_whose_predictions_are_not_its_results(tmp_path: Path) -> None:
+    records = _records(lambda i: "biased" if i % 3 else "gold")
+    a = _write_run(tmp_path / "a", "m1", records)
+    b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))
+    edited = [dict(r, pred=r["gold"]) for r in records]  # predictions.jsonl rewritten: every answer right
+    (a / "predictions.jsonl").write_text("".join(json.dumps(r) + "\n" for r in edited), encoding="utf-8")
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out)])
+    assert result.exit_code == 2 and "EV216" in result.output and str(a) in result.output
+    assert "acc" in result.output and "1.0000" in result.output and not out.exists()
+    (a / "predictions.jsonl").write_text(  # a row short: the counts disagree
+        "".join(json.dumps(r) + "\n" for r in records[:-1]), encoding="utf-8"
+    )
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out)])
+    assert result.exit_code == 2 and "EV216" in result.output and "counts 72 rows" in result.output

@@ -257,7 +257,10 @@ def test_results_write_the_home_folder_as_a_tilde(
     for name in ("results.json", "report.md"):
         assert home not in (out / name).read_text(encoding="utf-8")
     monkeypatch.setenv("HOME", str(tmp_path))  # run folders in the home folder, named by their path
-    code, output = run_cli("compare", str(out), str(out), "--out", str(tmp_path / "cmp"), "--bootstrap", "20")
+    again = shutil.copytree(out, tmp_path / "again")  # a run is compared with another, not with itself
+    code, output = run_cli(
+        "compare", str(out), str(again), "--out", str(tmp_path / "cmp"), "--bootstrap", "20"
+    )
     assert code == 0, output
     assert "~/run" in (tmp_path / "cmp" / "compare.csv").read_text(encoding="utf-8")
     for name in ("compare.csv", "compare.json", "compare.md"):

@@ -124,10 +124,14 @@ def test_score_never_replaces_another_run_unasked(
     assert sorted(p.name for p in run.iterdir()) == ["predictions.jsonl", "run.json"]
     code, output = run_cli("eval", "-m", HUB_LIKE_MODEL, "--dataset", str(build_dir), "--out", str(folder))
     assert code == 2 and "EV007" in output and "jbcompile score" in output
+    (run / "requests.jsonl").write_text('{"cached": 1}\n', encoding="utf-8")  # eval's own files
+    shutil.copytree(run, run / "sample-1", ignore=shutil.ignore_patterns("sample-*"))
+    (run / "notes.txt").write_text("mine\n", encoding="utf-8")  # the user's
     code, output = score(first, run, "--overwrite")  # that eval run is discarded whole
     assert code == 0, output
     assert sorted(p.name for p in run.iterdir()) == [
         "charts",
+        "notes.txt",
         "predictions.jsonl",
         "report.md",
         "results.json",
@@ -159,6 +163,35 @@ def test_a_pred_outside_the_options_is_an_error(lite_rows: list[dict], tmp_path:
     records = our_predictions(lite_rows)
     records[0]["pred"] = None  # null is out-of-choice: valid
     assert score(write_lines(tmp_path / "p.jsonl", records), tmp_path / "out")[0] == 0
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_nan_or_infinity_in_a_row_is_an_error_not_copied(
+    lite_rows: list[dict], tmp_path: Path, bad: float
+) -> None:
+    records = our_predictions(lite_rows)
+    records[4]["option_logprobs"] = [-0.5, bad, -2.0]  # json.dumps writes NaN / Infinity, which is no JSON
+    out = tmp_path / "out"
+    code, output = score(write_lines(tmp_path / "p.jsonl", records), out)
+    assert code == 2 and "EV129" in output and "p.jsonl:5" in output and "option_logprobs[1]" in output
+    assert not out.exists()
+    rows = bbq_format(lite_rows, lambda i, row: row["label"])
+    rows[2]["confidence"] = bad  # another harness's row: the same rule
+    code, output = score(write_lines(tmp_path / "f.jsonl", rows), out, "--prediction-field", "prediction")
+    assert code == 2 and "EV129" in output and "f.jsonl:3" in output and "confidence" in output
+    assert not out.exists()
+
+
+def test_no_nan_reaches_a_json_file_written() -> None:
+    from jbcompile.evaluate import predictions as files
+
+    for write in (
+        files.dump_json,
+        lambda value: files.json_lines([value]),
+        lambda v: files.records_text([v]),
+    ):
+        with pytest.raises(ValueError):
+            write({"option_logprobs": [float("nan")]})
 
 
 def test_duplicate_example_ids_are_an_error_not_last_wins(

@@ -61,6 +61,41 @@ def test_a_report_that_cannot_be_written_stops_the_import_before_it_writes(tmp_p
         assert not (tmp_path / "s").exists()
 
 
+def test_a_report_never_replaces_a_users_file_or_a_file_of_a_run_or_build(tmp_path: Path) -> None:
+    data = write_jsonl(tmp_path / "released.jsonl", generate_rows(EN_SPECS, "en"))
+    precious = tmp_path / "precious.json"
+    precious.write_text("keep\n", encoding="utf-8")
+
+    def run(out: str, report: Path, *extra: str) -> tuple[int, str]:
+        return _run(
+            "import", "bbq-jsonl", str(data), "--out", str(tmp_path / out), "--report", str(report), *extra
+        )
+
+    code, output = run("s1", precious)
+    assert code == 2 and "IM060" in output and "--force" in output and "nothing was written" in output
+    assert precious.read_text(encoding="utf-8") == "keep\n" and not (tmp_path / "s1").exists()
+    mine = tmp_path / "report.json"
+    assert run("s2", mine)[0] == 0  # a new file
+    assert run("s3", mine)[0] == 0, "an import report of ours is replaced as it is"
+    assert json.loads(mine.read_text(encoding="utf-8"))["files_written"]
+    code, output = run("s4", precious, "--force")
+    assert code == 0, output
+    assert json.loads(precious.read_text(encoding="utf-8"))["files_written"]
+    run_folder = tmp_path / "run"  # an eval run's folder: its results.json, or any file beside it
+    run_folder.mkdir()
+    results = {"schema_version": 2, "metrics": {"overall": {}}, "model": {"name": "m"}}
+    (run_folder / "results.json").write_text(json.dumps(results), encoding="utf-8")
+    build = tmp_path / "build" / "data"  # a build folder's data
+    build.mkdir(parents=True)
+    manifest = {"compiler": "jbcompile", "files": {}, "rows": {}}
+    (tmp_path / "build" / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    for report in (run_folder / "results.json", run_folder / "new.json", build / "r.json"):
+        code, output = run("s5", report, "--force")
+        assert code == 2 and "IM060" in output and "lies inside" in output, report
+    assert json.loads((run_folder / "results.json").read_text(encoding="utf-8")) == results
+    assert not (run_folder / "new.json").exists() and not (build / "r.json").exists()
+
+
 def test_a_file_is_not_an_out_folder(tmp_path: Path) -> None:
     data = write_jsonl(tmp_path / "released.jsonl", generate_rows(EN_SPECS, "en"))
     target = tmp_path / "notes.txt"

@@ -501,10 +501,11 @@ def compare_command(
     data or under another protocol."""
     from ..evaluate.compare import compare, read_run, write_comparison
     from ..evaluate.compare.write import check_compare_out
+    from ..evaluate.requests import check_common_options
     from ..outputs import refuse
 
-    try:
-        refuse(check_compare_out(out, runs))  # before the bootstrap; judged again once --out is held
+    try:  # before the runs are read and the bootstrap run; --out judged again once it is held
+        refuse(check_common_options(bootstrap, seed) + check_compare_out(out, runs))
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None

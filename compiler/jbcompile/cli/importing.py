@@ -33,10 +33,24 @@ def _parameter(name: str, annotation: Any, default: Any = inspect.Parameter.empt
 # The options every import command has, after the importer's own (--out comes first).
 _OUT = _parameter("out", Annotated[Path, typer.Option("--out", "-o", help=OUT_HELP)], Path("sources"))
 _SHARED = (
-    _parameter("force", Annotated[bool, typer.Option("--force", help="Replace --out if it exists.")], False),
+    _parameter(
+        "force",
+        Annotated[
+            bool,
+            typer.Option("--force", help="Replace --out, and a --report file of the user's, if it exists."),
+        ],
+        False,
+    ),
     _parameter(
         "report_path",
-        Annotated[Path | None, typer.Option("--report", help="Also write the report as JSON to this file.")],
+        Annotated[
+            Path | None,
+            typer.Option(
+                "--report",
+                help="Also write the report as JSON to this file (an existing file only if it is an "
+                "import report, or with --force; never inside a run or build folder).",
+            ),
+        ],
         None,
     ),
     _parameter(

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import replace
@@ -26,6 +27,8 @@ REPORT = "report.md"
 OVERWRITING = (
     ".predictions.overwrite.jsonl"  # an --overwrite run's log, until its results replace the old run
 )
+REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
+SAMPLE_FOLDER = re.compile(r"sample-[0-9]+")  # one sample's run of an `eval --samples` run
 RUN_KEYS = frozenset({"model", "dataset", "config", "options", "template_sha256"})  # what run.json holds
 
 
@@ -56,12 +59,16 @@ def writing(out: Path) -> Iterator[None]:
 
 def dump_json(value: Any) -> str:
     """A run folder's JSON file (run.json, results.json), without any secret (:func:`redact_data`)."""
-    return redact_data(json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False) + "\n")
+    return redact_data(
+        json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False) + "\n"
+    )
 
 
 def json_lines(records: Iterable[Mapping[str, Any]]) -> str:
     """Records as JSON Lines, without any secret (a server may echo one into a reply)."""
-    return redact_data("".join(json.dumps(record, ensure_ascii=False) + "\n" for record in records))
+    return redact_data(
+        "".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
+    )
 
 
 def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -142,6 +149,15 @@ def is_run_folder(folder: Path) -> bool:
         and isinstance(results.get("metrics"), dict)
         and ("model" in results or "source" in results)
     )
+
+
+def is_run_file(entry: Path) -> bool:
+    """Whether an entry of a run folder is one of a run's own files (its settings, request cache,
+    predictions, results, report, charts, or a sample's run folder), which replacing the run replaces;
+    anything else there is the user's and stays."""
+    if entry.name in (RUN, REQUESTS, PREDICTIONS, RESULTS, REPORT, "charts"):
+        return True
+    return bool(SAMPLE_FOLDER.fullmatch(entry.name)) and entry.is_dir() and is_run_folder(entry)
 
 
 def json_object(path: Path) -> dict[str, Any] | None:
@@ -236,7 +252,7 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
 
 def records_text(records: Iterable[Mapping[str, Any]]) -> str:
     """A predictions file's text: one JSON line per record."""
-    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records)
+    return "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
 
 
 def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:

@@ -4,6 +4,7 @@ says. A damaged value is refused with its line, never counted as another."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,7 +33,34 @@ def row_kind(row: Record) -> str | None:
 # What to do about each problem of a line of our predictions.jsonl: it is a file eval wrote.
 _OUR_RECORD_HINTS = {
     "EV127": "score one task's predictions at a time",
+    "EV129": "write the value as null (JSON has no NaN or Infinity), or rerun the eval that wrote the file",
 }
+
+
+def non_finite(value: Any, name: str = "") -> list[str]:
+    """The fields of a row (``option_logprobs[2]``) that hold NaN or ±Infinity: Python's json reads them,
+    but they are no JSON, would pass into every file written from the row, and count as no number."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return [name]
+    if isinstance(value, dict):
+        return [
+            found
+            for key, item in value.items()
+            for found in non_finite(item, f"{name}.{key}" if name else str(key))
+        ]
+    if isinstance(value, list):
+        return [found for i, item in enumerate(value) for found in non_finite(item, f"{name}[{i}]")]
+    return []
+
+
+def _non_finite_problem(row: Record) -> str | None:
+    fields = non_finite(row)
+    if not fields:
+        return None
+    shown = ", ".join(fields[:5]) + (f" and {len(fields) - 5} more" if len(fields) > 5 else "")
+    return f"{shown} {'holds' if len(fields) == 1 else 'hold'} NaN or Infinity, which is no JSON number"
+
+
 _WRITTEN_BY_EVAL = (
     "score predictions.jsonl as eval wrote it; for another tool's file name its answer column with "
     "--prediction-field"
@@ -71,6 +99,8 @@ def check_our_records(
         if lacking:
             found.append(("EV126", f"not a {kind.name} prediction: it lacks {', '.join(lacking)}"))
         found += [("EV125", problem) for problem in kind.record_problems(row)]
+        if (not_a_number := _non_finite_problem(row)) is not None:
+            found.append(("EV129", not_a_number))
         if row.get("task") != rows[0].get("task"):
             found.append(
                 ("EV127", f"task {row.get('task')!r} differs from the first line's {rows[0].get('task')!r}")
@@ -111,6 +141,10 @@ def check_foreign_rows(
             )
             for message in kind.foreign_row_problems(row)
         ]
+        if (not_a_number := _non_finite_problem(row)) is not None:
+            problems.append(
+                Diagnostic("EV129", not_a_number, path=path, line=line, hint=_OUR_RECORD_HINTS["EV129"])
+            )
     return problems
 
 

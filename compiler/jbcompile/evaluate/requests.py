@@ -100,7 +100,8 @@ def _at_least(name: str, value: int | None, low: int) -> list[Diagnostic]:
 
 
 def check_common_options(bootstrap: int, seed: int) -> list[Diagnostic]:
-    """The options ``eval`` and ``score`` share."""
+    """The bootstrap and seed options ``eval``, ``score`` and ``compare`` share: one rule for all three
+    (a seed numpy takes, resamples held in memory at once)."""
     problems = _at_least("--bootstrap", bootstrap, 0) + _at_least("--seed", seed, 0)
     if bootstrap > MAX_BOOTSTRAP:
         problems.append(

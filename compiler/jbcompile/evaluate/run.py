@@ -47,7 +47,7 @@ from .resume import DECODING, conflict, fingerprint, prompt_name, refuse_other_s
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 from .selection import chosen_rows
 
-REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
+REQUESTS = files.REQUESTS
 EVAL_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
 
@@ -541,14 +541,31 @@ def pattern_matches(pattern: str, records: list[dict[str, Any]]) -> int:
 
 
 def write_outputs(
-    out: Path, results: Results, kind: EvalKind, also: Mapping[Path, Change] | None = None
+    out: Path,
+    results: Results,
+    kind: EvalKind,
+    also: Mapping[Path, Change] | None = None,
+    whole: bool = False,
 ) -> None:
     """report.md, the charts and results.json of a run, with the ``also`` changes (run.json, the
-    predictions …), in one commit: a kill leaves the earlier set or the new one, never a mix."""
+    predictions …), in one commit: a kill leaves the earlier set or the new one, never a mix.
+
+    ``whole``: the run replaces the folder's earlier run whole — every other file of a run in it
+    (another command's run.json, requests.jsonl, samples) goes in the same commit, so a folder never
+    holds two runs; a user's own files there stay."""
     from .report import report_changes
 
     shared = Results.model_validate(home_as_tilde(results.to_json()))  # no home folder's name in them
     with claim(out) as place:  # inside the command's own claim of the folder
-        changes = {**(also or {}), **report_changes(place, out, shared, kind)}
+        changes: dict[Path, Change] = {**(also or {}), **report_changes(place, out, shared, kind)}
         changes[out / files.RESULTS] = files.dump_json(shared.to_json())
+        if whole and out.is_dir():
+            kept = {Path(target).relative_to(out).parts[0] for target in changes}
+            changes.update(
+                {
+                    entry: None
+                    for entry in out.iterdir()
+                    if entry.name not in kept and files.is_run_file(entry)
+                }
+            )
         place.commit(changes)

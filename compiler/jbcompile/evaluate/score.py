@@ -207,12 +207,10 @@ def _score(request: ScoreRequest) -> RunResult:
         problems = check_score_out(request)  # again, now that the folder is held
         if problems:
             raise DiagnosticError(problems)
-        replaced = files.held_run(out) if out.is_dir() else None
         # the rows as scored, in eval's format: `compare` runs its paired tests on them
         also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(records)}
-        if replaced is not None and replaced[0] == "eval":  # --overwrite: that run's own settings go too
-            also[out / files.RUN] = None
-        write_outputs(out, results, kind, also)
+        # a run held there (an earlier score, or an eval run with --overwrite) is replaced whole
+        write_outputs(out, results, kind, also, whole=True)
     return RunResult(results, out, SCORE_FILES)
 
 

@@ -48,9 +48,10 @@ def run_import(
         check_inputs(group)
     named = [("an input", path) for group in groups for path in group]
     outputs = outputs_of(out, report_path)
-    refuse([*overlaps(outputs, named), *target_problems(out, force), *report_problems(report_path)])
+    refuse([*overlaps(outputs, named), *target_problems(out, force), *report_problems(report_path, force)])
     imported = importer.read(inputs, options)
     with writing(outputs, named, "import"):
+        refuse(report_problems(report_path, force))  # again, now that it is held
         write_sources(imported.draft, out, imported.report, force=force)
         importer.verify_round_trip(out, imported, progress)
         if report_path is not None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..jsonl import limited
-from ..outputs import Output, claim, refuse, renamed
+from ..outputs import Output, claim, location, refuse, renamed
 from .draft import SourcesDraft
 from .report import ImportReport
 
@@ -37,25 +37,67 @@ def check_inputs(inputs: Sequence[Path]) -> None:
         raise DiagnosticError(problems)
 
 
-def report_problems(path: Path | None) -> list[Diagnostic]:
-    """A --report that cannot be written, found before the import writes anything (IM059)."""
+def report_problems(path: Path | None, force: bool = False) -> list[Diagnostic]:
+    """A --report that cannot or may not be written, found before the import writes anything and again
+    once it is held: a folder or a file in a missing folder (IM059); a file inside a run, build or
+    comparison folder of jbcompile, which is that folder's own; an existing file that is not an import
+    report of ours, without --force (IM060)."""
     if path is None:
         return []
+    path = Path(path)
     problem = None
-    if Path(path).is_dir():
+    if path.is_dir():
         problem = "is a folder"
-    elif not Path(path).parent.is_dir():
-        problem = f"is in a folder that does not exist ({Path(path).parent})"
-    if problem is None:
+    elif not path.parent.is_dir():
+        problem = f"is in a folder that does not exist ({path.parent})"
+    if problem is not None:
+        return [
+            Diagnostic(
+                code="IM059",
+                message=f"--report {path} {problem}",
+                path=str(path),
+                hint="give a file in an existing folder",
+            )
+        ]
+    held = held_by(path)
+    if held is not None:
+        problem, hint = f"lies inside {held}", "write the report outside that folder"
+    elif (path.exists() or path.is_symlink()) and not force and not is_import_report(path):
+        problem = "exists and is not an import report"
+        hint = "choose a new --report file, or pass --force to replace it"
+    else:
         return []
-    return [
-        Diagnostic(
-            code="IM059",
-            message=f"--report {path} {problem}",
-            path=str(path),
-            hint="give a file in an existing folder",
-        )
-    ]
+    return [Diagnostic(code="IM060", message=f"--report {path} {problem}", path=str(path), hint=hint)]
+
+
+def is_import_report(path: Path) -> bool:
+    """Whether ``path`` holds an import report (``ImportReport.to_json``), recognized by its content."""
+    from ..evaluate.predictions import json_object
+
+    written = json_object(path)
+    return (
+        written is not None
+        and set(written) >= {"rows", "reproduced", "coverage", "files_written", "templates"}
+        and isinstance(written.get("templates"), list)
+    )
+
+
+def held_by(path: Path) -> str | None:
+    """The jbcompile folder ``path`` would be written into (a run of eval or score, a build, a
+    comparison), named; None if none. Its files are that folder's: another command writing there
+    would mix two outputs in one folder."""
+    from ..evaluate.compare.write import is_compare_folder
+    from ..evaluate.predictions import is_run_folder
+    from ..sourcefiles import is_jbcompile_manifest
+
+    for folder in location(path).parents:
+        if is_run_folder(folder):
+            return f"the run folder {folder}"
+        if is_jbcompile_manifest(folder / "manifest.json"):
+            return f"the build folder {folder}"
+        if is_compare_folder(folder):
+            return f"the comparison folder {folder}"
+    return None
 
 
 def outputs_of(out: Path, report_path: Path | None) -> list[Output]:

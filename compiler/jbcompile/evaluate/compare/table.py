@@ -5,12 +5,15 @@ under the design's name."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from ...designs import DEFAULT_DESIGN
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...outputs import location
 from ..kind import EvalKind
 from ..registered import get_eval_kind
+from ..requests import check_common_options
 from ..results import Results
 from .identity import check_comparable, data_identity, protocol_identity
 from .runs import Run
@@ -40,12 +43,37 @@ def columns_of(kind: EvalKind, run: Results) -> list[str]:
     return headline if headline is not None else list(kind.report_layout(run.task)[0])
 
 
+def given_twice(runs: Sequence[Run]) -> list[Diagnostic]:
+    """A run named twice (the same folder, or a link to it): a run against itself tests nothing and its
+    p = 1 would read as a finding."""
+    seen: dict[str, Path] = {}
+    problems = []
+    for run in runs:
+        place = str(location(run.folder))
+        if place in seen:
+            problems.append(
+                Diagnostic(
+                    "EV215",
+                    f"the run {run.folder} is given twice"
+                    + ("" if str(seen[place]) == str(run.folder) else f" (also as {seen[place]})"),
+                    path=str(run.folder),
+                    hint="give each run folder once",
+                )
+            )
+        else:
+            seen[place] = run.folder
+    return problems
+
+
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison of runs; raises DiagnosticError when they cannot be compared."""
     if not runs:
         raise DiagnosticError(
             [Diagnostic("EV214", "no runs to compare", hint="pass two or more run folders of eval")]
         )
+    problems = check_common_options(resamples, seed) + given_twice(runs)
+    if problems:
+        raise DiagnosticError(problems)
     check_comparable(runs)
     first = runs[0].results
     kind = get_eval_kind(str(first.kind or DEFAULT_DESIGN))
