@@ -304,6 +304,7 @@ CODES: tuple[Code, ...] = (
             "EV030": "not enough rows to draw the shots from",
             "EV031": "a --sample smaller than the number of strata (category, context condition …)",
             "EV032": "--shots for a kind whose prompts are zero-shot",
+            "EV033": "--shots above the limit (the prompt would not fit a model's context)",
             "EV040": "a row lacks a field the metrics need",
             "EV050": "the model cannot be loaded",
             "EV051": "option labels that share their first token",
