@@ -250,6 +250,17 @@ def test_a_recursion_no_command_handled_names_the_command_not_a_file() -> None:
     assert "the input is" not in result.stderr and "check the file you passed" not in result.stderr
 
 
+@pytest.mark.parametrize("target", ["afile", "afile/sub"])
+def test_init_where_a_file_stands_names_the_file(tmp_path: Path, target: str) -> None:
+    """`init afile` said only "File exists (EEXIST)" (and `init afile/sub` "Not a directory")."""
+    (tmp_path / "afile").write_text("mine\n", encoding="utf-8")
+    result = run("init", target, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "CL002" in result.stderr and "afile is a file, not a folder" in result.stderr, result.stderr
+    assert "EEXIST" not in result.stderr and "ENOTDIR" not in result.stderr
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "mine\n"
+
+
 def test_import_of_json_nested_100000_deep_is_a_diagnostic(tmp_path: Path) -> None:
     deep = tmp_path / "deep.jsonl"
     deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")

@@ -19,6 +19,7 @@ def main() -> None:
     import sys
 
     from ..diagnostics import Diagnostic, DiagnosticError
+    from ..paths import file_in_the_way
     from .app import EXIT_INPUT, fail, print_diagnostics
 
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
@@ -40,13 +41,24 @@ def main() -> None:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""
         kept = getattr(exc, "kept", None)  # what eval or score left on disk, when they looked
+        reason = f"{exc.strerror or exc} ({name})"
+        hint = "check the path, its permissions and the free disk space"
+        blocker = (
+            file_in_the_way(exc.filename)
+            if exc.errno in (errno.EEXIST, errno.ENOTDIR) and isinstance(exc.filename, str)
+            else None
+        )
+        if blocker is not None:  # the system says "File exists" or "Not a directory", not which file
+            reason = f"{blocker} is a file, not a folder"
+            hint = f"give a path whose folders are folders, or move the file {blocker} away"
         print_diagnostics(
             [
                 Diagnostic(
                     code="CL002",
-                    message=f"cannot read or write{where}: {exc.strerror or exc} ({name})",
-                    hint="check the path, its permissions and the free disk space"
-                    + (f"; {kept}" if kept else ""),
+                    message=f"cannot create{where}: {reason}"
+                    if blocker is not None
+                    else f"cannot read or write{where}: {reason}",
+                    hint=hint + (f"; {kept}" if kept else ""),
                 )
             ]
         )
