@@ -189,13 +189,45 @@ class LocalTokens:
         return ids
 
 
+# What a folder saved with save_pretrained holds: (what it is, the names that give it)
+MODEL_FOLDER_PARTS = (
+    ("config.json", ("config.json",)),
+    (
+        "tokenizer files",
+        ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt"),
+    ),
+    ("weights", ("*.safetensors", "*.bin", "*.pt", "*.gguf", "*.safetensors.index.json")),
+)
+
+
+def missing_model_parts(folder: Path) -> list[str]:
+    """What a local --model folder lacks of a saved model; the loaders' own errors do not say it (an empty
+    folder gives "Couldn't instantiate the backend tokenizer from one of: …")."""
+    return [
+        what
+        for what, patterns in MODEL_FOLDER_PARTS
+        if not any(next(folder.glob(pattern), None) is not None for pattern in patterns)
+    ]
+
+
 def load_error(model: str, error: BaseException, hint: str | None = None) -> DiagnosticError:
     """A model that cannot be loaded, whatever the backend: one message, one code."""
+    reason = (str(error).splitlines() or [type(error).__name__])[0]
+    folder = Path(model)
+    missing = missing_model_parts(folder) if folder.is_dir() else []
+    if missing:
+        everything = len(missing) == len(MODEL_FOLDER_PARTS)
+        reason = "the folder holds no model" if everything else "the folder holds no complete model"
+        reason += f" (no {', no '.join(missing)})"
+        hint = (
+            "point --model at the folder a model was saved into with save_pretrained (config.json, the "
+            "tokenizer's files and the weights, *.safetensors), or give a Hub id"
+        )
     return DiagnosticError(
         [
             Diagnostic(
                 "EV050",
-                f"cannot load model {model!r}: {(str(error).splitlines() or [type(error).__name__])[0]}",
+                f"cannot load model {model!r}: {reason}",
                 hint=hint
                 or "give a Hub id or a local folder saved with save_pretrained; "
                 "--trust-remote-code if the model ships its own code",
