@@ -15,6 +15,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..outputs import Output, overlaps
+from ..text import plain_name
 from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
@@ -57,7 +58,7 @@ class ScoreRequest:
     prediction_field: str | None = None
     task: str | None = None  # None: the task our predictions name, or qa
     kind: str | None = None  # None: told by the file (or the dataset); the default design when nothing tells
-    out: Path | None = None  # None: runs/score-<file name without extension>
+    out: Path | None = None  # None: runs/score-<file name without extension, control characters as ->
     bootstrap: int = 1000
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
@@ -70,7 +71,7 @@ class ScoreRequest:
     @property
     def out_folder(self) -> Path:
         """Where the scores go."""
-        return self.out or Path("runs") / f"score-{self.predictions.stem}"
+        return self.out or Path("runs") / f"score-{plain_name(self.predictions.stem, 'predictions')}"
 
 
 @dataclass
