@@ -372,6 +372,7 @@ CODES: tuple[Code, ...] = (
             "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
             "EX004": "export: a config of the build is of a design this installation does not have",
             "EX005": "export: --out holds an export of another dataset or for another harness",
+            "EX006": "export: a --revision that is not a branch, tag or commit name",
         },
     ),
     *declare(
