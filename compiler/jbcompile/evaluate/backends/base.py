@@ -29,13 +29,18 @@ def opens_thinking(prompt: object) -> bool:
     return text.rfind(THINK_OPEN) > text.rfind(THINK_CLOSE)
 
 
+# The weights' number types --dtype takes (a backend that loads the weights; a served model's is the
+# server's): checked for every backend before anything is loaded, so a run never records another.
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
 @dataclass(frozen=True)
 class BackendConfig:
     """What a backend is built from; each backend reads only the fields it needs."""
 
     model: str
     revision: str | None = None
-    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    dtype: str = "auto"  # one of DTYPES
     trust_remote_code: bool = False
     batch_size: int = 8
     prefix_cache: bool = True
