@@ -306,6 +306,7 @@ CODES: tuple[Code, ...] = (
             "EV032": "--shots for a kind whose prompts are zero-shot",
             "EV033": "--shots above the limit (the prompt would not fit a model's context)",
             "EV040": "a row lacks a field the metrics need",
+            "EV041": "a --prediction-field whose values are objects or lists, not answers",
             "EV050": "the model cannot be loaded",
             "EV051": "option labels that share their first token",
             "EV052": "out of memory on a single prompt",

@@ -250,3 +250,20 @@ def test_a_control_character_in_a_file_name_is_escaped_and_kept_out_of_the_defau
     assert result.exit_code == 0 and (tmp_path / "o\nx" / "results.json").is_file(), result.output
     assert "wrote o<U+000A>x/results.json" in result.output
     assert all(line.isprintable() for line in result.output.splitlines())
+
+
+@pytest.mark.parametrize("value", [{"source": "x"}, ["A", "B"]])
+def test_a_prediction_field_of_objects_or_lists_is_refused_with_its_name(
+    lite_rows: list[dict], tmp_path: Path, value: object
+) -> None:
+    """`--prediction-field additional_metadata` (objects) scored every row out of choice and exited 0."""
+    rows = bbq_format(lite_rows, stereotyped)
+    for row in rows:
+        row["meta"] = value
+    for path in (
+        write_jsonl(tmp_path / "bbq.jsonl", rows),  # BBQ's own columns: read as BBQ's release
+        write_jsonl(tmp_path / "plain.jsonl", [{"example_id": r["example_id"], "meta": value} for r in rows]),
+    ):
+        code, output = score(path, tmp_path / "out", "--prediction-field", "meta")
+        assert code == 2 and "EV041" in output and "'meta'" in output, output
+        assert f"{len(rows)} of {len(rows)} rows" in output and not (tmp_path / "out").exists()
