@@ -292,3 +292,14 @@ def test_a_build_folder_a_file_manager_littered_is_still_replaced(mini_sources: 
     (out / "data" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
     write_build(compile_folder(mini_sources), out)
     assert not (out / "data" / ".DS_Store").exists()
+
+
+@pytest.mark.parametrize("out", ["afile/sub", "afile/sub/deeper"])
+def test_an_out_under_a_file_names_the_file_not_eexist(mini_sources: Path, tmp_path: Path, out: str) -> None:
+    """A --out below a file failed with the system's "File exists (EEXIST)", which names no file."""
+    (tmp_path / "afile").write_text("mine\n", encoding="utf-8")
+    result = cli("build", "--sources", str(mini_sources), "--out", out, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "B004" in result.stderr and "afile is a file, not a folder" in result.stderr, result.stderr
+    assert "move the file afile away" in result.stderr and "EEXIST" not in result.stderr
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "mine\n"

@@ -228,6 +228,39 @@ def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path
     assert result.returncode == 2 and "CL002" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_recursion_no_command_handled_names_the_command_not_a_file() -> None:
+    """A RecursionError where no file was passed (e.g. a draw of 1,000 shots) must not blame a file: CL003
+    names the command and the step it was in."""
+    env = dict(os.environ, NO_COLOR="1")
+    script = (
+        "import sys; from jbcompile.cli import main, app\n"
+        "from jbcompile.evaluate import selection\n"
+        "def deep(n): return deep(n + 1)\n"
+        "selection.deep = deep; deep.__module__ = selection.__name__\n"
+        "deep.__code__ = deep.__code__.replace(co_filename=selection.__file__)\n"
+        "@app.command('boom')\n"
+        "def boom():\n    deep(0)\n"
+        "sys.argv = ['jbcompile', 'boom', '--x'][:2]; main()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+    )
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "CL003 `jbcompile boom` recursed too deeply in evaluate.selection.deep" in result.stderr
+    assert "the input is" not in result.stderr and "check the file you passed" not in result.stderr
+
+
+@pytest.mark.parametrize("target", ["afile", "afile/sub"])
+def test_init_where_a_file_stands_names_the_file(tmp_path: Path, target: str) -> None:
+    """`init afile` said only "File exists (EEXIST)" (and `init afile/sub` "Not a directory")."""
+    (tmp_path / "afile").write_text("mine\n", encoding="utf-8")
+    result = run("init", target, cwd=tmp_path)
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "CL002" in result.stderr and "afile is a file, not a folder" in result.stderr, result.stderr
+    assert "EEXIST" not in result.stderr and "ENOTDIR" not in result.stderr
+    assert (tmp_path / "afile").read_text(encoding="utf-8") == "mine\n"
+
+
 def test_import_of_json_nested_100000_deep_is_a_diagnostic(tmp_path: Path) -> None:
     deep = tmp_path / "deep.jsonl"
     deep.write_text("[" * 100_000 + "]" * 100_000 + "\n")

@@ -109,3 +109,42 @@ def test_a_large_file_written_out_is_no_alias_bomb(monkeypatch) -> None:
     plain = "\n".join(f"k{i}: [a, b, c]" for i in range(1_000))  # 4,000 values, each written out
     assert len(parse_yaml(plain, "x.yaml").data) == 1_000
     assert _problem(_bomb(4))[0] == "Y007"  # 9**4 values from 37 written
+
+
+@pytest.mark.parametrize("char", ["\0", "\x01", "\x7f", "\ufffe"])
+def test_a_refused_character_is_positioned_where_the_editor_shows_it(char: str) -> None:
+    """libyaml gives a refused character's offset in UTF-8 bytes: after Japanese text (three bytes a
+    character) it pointed lines past the file's end."""
+    text = "title: 年齢についての質問\n" * 24 + "context: 高齢の人が" + char + "来た\nlast: 1\n"
+    with pytest.raises(DiagnosticError) as error:
+        parse_yaml(text, "x.yaml")
+    [problem] = error.value.diagnostics
+    assert (problem.code, problem.line, problem.col) == ("Y001", 25, 15)
+    assert f"U+{ord(char):04X}" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("char", "name"),
+    [("\u2028", "LINE SEPARATOR"), ("\u2029", "PARAGRAPH SEPARATOR"), ("\x85", "NEXT LINE")],
+)
+def test_a_character_only_yaml_reads_as_a_line_break_is_named_where_it_stands(char: str, name: str) -> None:
+    """YAML takes U+2028, U+2029 and U+0085 for line breaks (editors mostly do not): the value was cut and
+    the error ("could not find expected ':'") named neither the character nor its line."""
+    text = "".join(f"k{n}: 1\n" for n in range(26)) + "context: 高齢の" + char + "人\nlast: 1\n"
+    with pytest.raises(DiagnosticError) as error:
+        parse_yaml(text, "x.yaml")
+    [problem] = error.value.diagnostics
+    assert (problem.code, problem.line, problem.col) == ("Y001", 27, 13)
+    assert f"U+{ord(char):04X} {name}" in problem.message and "line break" in problem.message
+    # in double quotes U+2028 and U+2029 are kept as they are (an import writes them so); U+0085 would
+    # become a space there, so it is refused wherever it stands
+    quoted = text.replace("高齢の" + char + "人", f'"高齢の{char}人"')
+    if char == "\x85":
+        assert _problem(quoted) == ("Y001", 27, 14)
+    else:
+        assert parse_yaml(quoted, "x.yaml").data["context"] == f"高齢の{char}人"
+
+
+def test_yaml_errors_after_a_line_separator_in_quotes_count_lines_as_an_editor_does() -> None:
+    text = 'a: "x\u2028y"\nb: [1, 2\n'
+    assert _problem(text)[1:] == (3, 1)

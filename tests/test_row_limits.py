@@ -242,3 +242,39 @@ def test_a_design_that_cannot_count_is_stopped_while_its_rows_stream(
         compile_project(project, checks=False)
     [problem] = error.value.diagnostics
     assert problem.code == "B008" and "while it was expanded" in problem.message
+
+
+@pytest.mark.parametrize("value", ["true", "'3'", "3.0"])
+def test_a_limit_that_is_not_a_whole_number_is_refused_where_it_stands(
+    mini_sources: Path, value: str
+) -> None:
+    """`limits: {max_rows: true}` was read as 1 (pydantic's lax mode), a limit the user never wrote."""
+    dataset = mini_sources / "dataset.yaml"
+    original = dataset.read_text("utf-8")
+    dataset.write_text(original + f"limits: {{max_rows: {value}}}\n", "utf-8")
+    with pytest.raises(DiagnosticError) as error:
+        load_project(mini_sources)
+    [problem] = error.value.diagnostics
+    assert problem.path.endswith("dataset.yaml") and "max_rows" in problem.message, problem
+    assert problem.line == original.count("\n") + 1 and problem.code != "B008"
+
+
+@pytest.mark.parametrize("language", ['[ja, ""]', "[ja, 'ja JP']", "[ja, '1']", "[ja, 'ja\\n']"])
+def test_a_language_code_that_is_no_code_is_refused(mini_sources: Path, language: str) -> None:
+    """`language: [ja, ""]` went into the card's metadata."""
+    dataset = mini_sources / "dataset.yaml"
+    data = yaml.safe_load(dataset.read_text("utf-8"))
+    assert "language" not in data or isinstance(data["language"], list)
+    lines = [line for line in dataset.read_text("utf-8").splitlines() if not line.startswith("language:")]
+    dataset.write_text("\n".join(lines) + f"\nlanguage: {language}\n", "utf-8")
+    with pytest.raises(DiagnosticError) as error:
+        load_project(mini_sources)
+    [problem] = error.value.diagnostics
+    assert problem.path.endswith("dataset.yaml") and "language" in problem.message, problem
+
+
+def test_language_codes_in_bcp47_shape_are_kept(mini_sources: Path) -> None:
+    dataset = mini_sources / "dataset.yaml"
+    lines = [line for line in dataset.read_text("utf-8").splitlines() if not line.startswith("language:")]
+    dataset.write_text("\n".join(lines) + "\nlanguage: [ja, en, ja-JP, zh-Hant]\n", "utf-8")
+    assert load_project(mini_sources).dataset.language == ["ja", "en", "ja-JP", "zh-Hant"]

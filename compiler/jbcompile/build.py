@@ -28,7 +28,7 @@ from .compiled import Compiled, ConfigRows, ProgressCallback
 from .designs import ConfigSpec, Row, get_kind, kind_names
 from .diagnostics import Diagnostic, DiagnosticError, Severity, has_errors
 from .outputs import Output, claim, overlaps, refuse
-from .paths import display_path
+from .paths import display_path, file_in_the_way
 from .projecttypes import Project
 from .rowlimits import RowBudget
 from .sidework import SideProcess
@@ -363,14 +363,21 @@ def write_errors(out: Path, what: str) -> Iterator[None]:
         yield
     except OSError as exc:
         name = errno.errorcode.get(exc.errno or 0, "error")
+        reason, hint = (
+            f"{exc.strerror or exc} ({name})",
+            _WRITE_HINTS.get(exc.errno or 0, "check the folder and the disk"),
+        )
+        blocker = file_in_the_way(out) if exc.errno in (errno.EEXIST, errno.ENOTDIR) else None
+        if blocker is not None:
+            reason = f"{display_path(blocker)} is a file, not a folder"
+            hint = f"choose a --out whose folders are folders, or move the file {display_path(blocker)} away"
         raise DiagnosticError(
             [
                 Diagnostic(
                     code="B004",
-                    message=f"cannot write {what} {out}: {exc.strerror or exc} ({name}); the previous "
-                    "one is untouched",
+                    message=f"cannot write {what} {out}: {reason}; the previous one is untouched",
                     path=str(out),
-                    hint=_WRITE_HINTS.get(exc.errno or 0, "check the folder and the disk"),
+                    hint=hint,
                 )
             ]
         ) from None

@@ -306,7 +306,9 @@ CODES: tuple[Code, ...] = (
             "EV030": "not enough rows to draw the shots from",
             "EV031": "a --sample smaller than the number of strata (category, context condition …)",
             "EV032": "--shots for a kind whose prompts are zero-shot",
+            "EV033": "--shots above the limit (the prompt would not fit a model's context)",
             "EV040": "a row lacks a field the metrics need",
+            "EV041": "a --prediction-field whose values are objects or lists, not answers",
             "EV050": "the model cannot be loaded",
             "EV051": "option labels that share their first token",
             "EV052": "out of memory on a single prompt",
@@ -375,6 +377,7 @@ CODES: tuple[Code, ...] = (
             "EX003": "export: --out is not a new or empty folder or an earlier export, or overlaps the build",
             "EX004": "export: a config of the build is of a design this installation does not have",
             "EX005": "export: --out holds an export of another dataset or for another harness",
+            "EX006": "export: a --revision that is not a branch, tag or commit name",
         },
     ),
     *declare(

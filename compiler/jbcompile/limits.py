@@ -53,6 +53,13 @@ MAX_EXPANSION = 10  # … and no more than this many values per value written
 MAX_ROWS = 10_000_000  # rows of every config of a build together
 MAX_TEMPLATE_ROWS = 2_000_000  # rows one template contributes, every config together
 
+# ---- an evaluation ----------------------------------------------------------------------------------------
+
+# Few-shot examples per prompt (--shots). A JBBQ example runs to about 250 tokens, so 100 of them make a
+# prompt of about 25,000 tokens: more than a model's context holds in most runs, and far past the papers'
+# few shots; the draw of the shots searches one level per shot.
+MAX_SHOTS = 100
+
 
 @dataclass(frozen=True)
 class Limit:
@@ -149,6 +156,7 @@ LIMITS: tuple[Limit, ...] = (
         "(dataset.yaml `limits: {max_template_rows: …}` raises it)",
         "B008",
     ),
+    Limit("MAX_SHOTS", "shots", "few-shot examples in one prompt (`eval --shots`)", "EV033"),
 )
 
 

@@ -17,6 +17,7 @@ import yaml
 from . import reading
 from .diagnostics import Diagnostic, DiagnosticError
 from .limits import MAX_DEPTH, MAX_EXPANSION, MAX_NODES, MAX_TEXT_CHARS
+from .text import describe
 
 try:  # libyaml is an order of magnitude faster; fall back to the pure-Python loader if absent.
     _Loader: type = yaml.CSafeLoader
@@ -258,9 +259,65 @@ def _value_starts_with_brace(text: str, lines: set[int]) -> bool:
     return any(_BRACE_VALUE.match(all_lines[n]) for n in lines if 0 <= n < len(all_lines))
 
 
+# Characters YAML (1.1, which PyYAML and libyaml read) takes for line breaks, though most editors do not: a
+# value holding one is cut in two, and YAML's line numbers after it are not the editor's.
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _line_col(text: str, offset: int) -> tuple[int, int]:
+    """1-based line and column of a character offset, lines ended by ``\n`` only (as an editor counts)."""
+    return text.count("\n", 0, offset) + 1, offset - (text.rfind("\n", 0, offset) + 1) + 1
+
+
+def _reader_offset(text: str, exc: yaml.reader.ReaderError) -> int:
+    """The character offset of the character a reader refused: libyaml reports a byte offset into the
+    text's UTF-8, the Python reader a character offset; the one that points at that character wins."""
+    char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)
+    as_bytes = len(text.encode("utf-8", "surrogatepass")[: exc.position].decode("utf-8", "ignore"))
+    for offset in (as_bytes, exc.position):
+        if 0 <= offset < len(text) and text[offset] == char:
+            return offset
+    found = text.find(char)
+    return found if found >= 0 else min(exc.position, len(text))
+
+
+def _yaml_only_break(text: str, marks: list[yaml.Mark]) -> tuple[int, str] | None:
+    """The character YAML alone reads as a line break that most likely caused an error at these marks:
+    the last one before the problem, on an (editor's) line of a mark or the line before the problem's —
+    one further up, e.g. kept in a quoted value, is no cause; and its name."""
+    if not marks:
+        return None
+    end = min(marks[0].index + 1, len(text))
+    found = list(_YAML_ONLY_BREAKS.finditer(text, 0, end))
+    if not found:
+        return None
+    lines = {_line_col(text, min(mark.index, len(text)))[0] for mark in marks}
+    lines.add(_line_col(text, min(marks[0].index, len(text)))[0] - 1)
+    last = found[-1]
+    if _line_col(text, last.start())[0] not in lines:
+        return None
+    return last.start(), "U+0085 NEXT LINE" if last.group() == "\x85" else describe(last.group())
+
+
 def parse_yaml(text: str, path: str) -> LoadedDocument:
     """Parse one YAML document; raise DiagnosticError with positions for anything malformed."""
     doc = LoadedDocument(path=path, data=None)
+    nel = text.find("\x85")
+    if nel >= 0:  # a C1 control that YAML reads as a line break, in quotes too (there it becomes a space)
+        line, col = _line_col(text, nel)
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="Y001",
+                    message="malformed YAML: character U+0085 NEXT LINE is not allowed (YAML reads it as a "
+                    "line break, and in quotes as a space; most editors show neither)",
+                    path=path,
+                    line=line,
+                    col=col,
+                    hint="remove the character (control characters cannot stand in YAML text)",
+                )
+            ]
+        )
     builder = _Builder(doc)
     loader = _Loader(text)
     try:
@@ -279,23 +336,36 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
         mark = exc.problem_mark or exc.context_mark
         problem = exc.problem or exc.context or "malformed YAML"
         lines = {m.line for m in (exc.problem_mark, exc.context_mark) if m is not None}
+        hint = (
+            QUOTE_BRACES_HINT
+            if _value_starts_with_brace(text, lines)
+            else "fix the YAML syntax at this position (indentation, quotes, colons)"
+        )
+        # positions as an editor counts lines (YAML also breaks them at U+2028 …), from the mark's offset
+        where = _line_col(text, min(mark.index, len(text))) if mark else None
+        odd = _yaml_only_break(text, [m for m in (exc.problem_mark, exc.context_mark) if m is not None])
+        if odd is not None:  # most likely the cause: name the character, where it stands
+            at = f" (at {where[0]}:{where[1]})" if where else ""
+            problem = (
+                f"{problem}{at}, after character {odd[1]}, which YAML reads as a line break (most "
+                "editors do not)"
+            )
+            where = _line_col(text, odd[0])
+            hint = "remove the character, or put the value in double quotes (where it is kept as it is)"
         raise DiagnosticError(
             [
                 Diagnostic(
                     code="Y001",
                     message=f"malformed YAML: {problem}",
                     path=path,
-                    line=mark.line + 1 if mark else None,
-                    col=mark.column + 1 if mark else None,
-                    hint=QUOTE_BRACES_HINT
-                    if _value_starts_with_brace(text, lines)
-                    else "fix the YAML syntax at this position (indentation, quotes, colons)",
+                    line=where[0] if where else None,
+                    col=where[1] if where else None,
+                    hint=hint,
                 )
             ]
         ) from None
     except yaml.reader.ReaderError as exc:  # a character YAML does not allow: positioned by offset
-        line = text.count("\n", 0, exc.position) + 1
-        col = exc.position - (text.rfind("\n", 0, exc.position) + 1) + 1
+        line, col = _line_col(text, _reader_offset(text, exc))
         raise DiagnosticError(
             [
                 Diagnostic(

@@ -19,6 +19,17 @@ def display_path(path: Path) -> str:
     return str(path) if relative.startswith("..") else relative
 
 
+def file_in_the_way(path: str | os.PathLike[str]) -> Path | None:
+    """The nearest of ``path`` and its parents that exists and is no folder (a file): why a folder cannot
+    be made at ``path`` (EEXIST, ENOTDIR), which the system's message does not say; None when there is
+    none."""
+    place = Path(path)
+    for candidate in (place, *place.parents):
+        if candidate.exists():
+            return None if candidate.is_dir() else candidate
+    return None
+
+
 _PACKAGE = Path(__file__).resolve().parent
 _CHECKOUT = _PACKAGE.parent.parent  # compiler/jbcompile -> repository root
 

@@ -151,6 +151,21 @@ def shown(text: str) -> str:
     return "".join(f"<U+{ord(char):04X}>" if hidden(char) or invisible(char) else char for char in text)
 
 
+def shown_name(name: str) -> str:
+    """A file or folder name as a one-line message prints it: as :func:`shown`, and a line break or tab
+    in it written out too (``<U+000A>``), so that a name cannot break the line or forge another one."""
+    return "".join(
+        f"<U+{ord(char):04X}>" if not char.isprintable() and char != " " else char for char in shown(name)
+    )
+
+
+def plain_name(name: str, fallback: str) -> str:
+    """``name`` fit to name a folder the tool makes up: every character a terminal does not print (control
+    characters, line breaks, invisible ones) becomes ``-``; ``fallback`` when nothing is left."""
+    kept = "".join(char if char.isprintable() and not invisible(char) else "-" for char in name)
+    return re.sub(r"-{2,}", "-", kept).strip("- ") or fallback
+
+
 _KEPT_LETTERS = re.compile(
     "[" + "".join(chr(code) for code in sorted(_KEPT) if chr(code).isprintable()) + "]"
 )

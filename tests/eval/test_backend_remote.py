@@ -277,6 +277,12 @@ EXTENDED_THINKING = ["--backend", "anthropic", "--thinking-budget", "2048", "--s
         (["--vllm-arg", "max_model_len=10"], "EV308"),  # transformers would not use it
         (["--tensor-parallel-size", "4"], "EV308"),
         (["--temperature", "0.7"], "EV308"),  # log-probability scoring samples nothing
+        # --dtype: exited 0 and recorded "nope" in run.json; a served model runs at the server's dtype
+        (["--backend", "openai", "--dtype", "nope"], "EV053"),
+        (["--backend", "anthropic", "--dtype", "nope"], "EV053"),
+        (["--backend", "vllm", "--dtype", "nope"], "EV053"),
+        (["--backend", "openai", "--dtype", "bfloat16"], "EV308"),
+        (["--backend", "anthropic", "--dtype", "float16"], "EV308"),
     ],
 )
 def test_backend_options_are_checked_before_anything_runs(

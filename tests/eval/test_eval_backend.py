@@ -240,6 +240,30 @@ def test_a_missing_model_is_a_diagnostic(tmp_path: Path) -> None:
     assert error.value.diagnostics[0].code == "EV050"
 
 
+@pytest.mark.parametrize(
+    ("files", "said"),
+    [
+        ((), "the folder holds no model (no config.json, no tokenizer files, no weights)"),
+        (("config.json",), "the folder holds no complete model (no tokenizer files, no weights)"),
+    ],
+)
+def test_a_folder_without_a_model_says_what_it_lacks(
+    tmp_path: Path, files: tuple[str, ...], said: str
+) -> None:
+    """An empty --model folder said "Couldn't instantiate the backend tokenizer from one of: —"."""
+    from jbcompile.diagnostics import DiagnosticError
+
+    folder = tmp_path / "model"
+    folder.mkdir()
+    for name in files:
+        (folder / name).write_text('{"model_type": "gpt2"}', encoding="utf-8")
+    with pytest.raises(DiagnosticError) as error:
+        backend(folder)
+    [problem] = error.value.diagnostics
+    assert problem.code == "EV050" and said in problem.message, problem.message
+    assert "save_pretrained" in (problem.hint or "") and "instantiate" not in problem.message
+
+
 def _first_outputs(b: TransformersBackend, prompts, count: int, **kwargs) -> tuple[list, list, list[str]]:
     items = prompts[:count]
     encoded = b.encode([i.text for i in items], chat=False)

@@ -40,6 +40,7 @@ def bad_commands(build_dir: Path, tmp_path: Path) -> dict[str, tuple[str, list[s
         "unknown task": ("EV020", [*run, "--task", "nope"]),
         "unknown dtype": ("EV053", [*run, "--dtype", "nope"]),
         "negative shots": ("EV023", [*run, "--shots", "-1"]),
+        "too many shots": ("EV033", [*run, "--shots", "1000"]),
         "another backend's flag": ("EV308", [*run, "--concurrency", "2"]),
         "no samples": ("EV308", [*run, "--samples", "0"]),
         "unknown kind": ("EV106", ["score", unnamed, "--kind", "nope"]),

@@ -124,6 +124,8 @@ def test_detect_gold_is_the_biased_option(lite_rows: list[dict]) -> None:
         ({"task": "translate"}, "EV020"),
         ({"setting": "fancy"}, "EV021"),
         ({"shots": -1}, "EV023"),
+        ({"shots": 1000}, "EV033"),  # the shots' draw recursed past Python's limit (a CL003 with no file)
+        ({"shots": 101}, "EV033"),
     ],
 )
 def test_bad_option_combinations_are_diagnostics(options: dict, code: str) -> None:

@@ -227,3 +227,43 @@ def test_score_reads_bbqs_intersectional_rows_with_their_second_attribute(tmp_pa
     assert code == 0, output
     results = json.loads((tmp_path / "out" / "results.json").read_text("utf-8"))
     assert results["ambiguous_rows"] == []
+
+
+def test_a_control_character_in_a_file_name_is_escaped_and_kept_out_of_the_default_folder(
+    lite_rows: list[dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line break in the predictions' name was printed raw ("wrote runs/score-a⏎b/…") and made the
+    default folder's name."""
+    monkeypatch.chdir(tmp_path)
+    path = write_jsonl(tmp_path / "a\nb\x1b.jsonl", bbq_format(lite_rows, stereotyped))
+    result = CliRunner().invoke(
+        app, ["score", str(path), "--prediction-field", "prediction", "--bootstrap", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (tmp_path / "runs").iterdir()] == ["score-a-b"]
+    [wrote] = [line for line in result.output.splitlines() if line.startswith("wrote ")]
+    assert "runs/score-a-b/results.json" in wrote
+    assert all(line.isprintable() for line in result.output.splitlines())
+    # a name the user chose keeps its characters on disk, and is printed with them written out
+    out = ["--out", "o\nx", "--prediction-field", "prediction", "--bootstrap", "0"]
+    result = CliRunner().invoke(app, ["score", str(path), *out])
+    assert result.exit_code == 0 and (tmp_path / "o\nx" / "results.json").is_file(), result.output
+    assert "wrote o<U+000A>x/results.json" in result.output
+    assert all(line.isprintable() for line in result.output.splitlines())
+
+
+@pytest.mark.parametrize("value", [{"source": "x"}, ["A", "B"]])
+def test_a_prediction_field_of_objects_or_lists_is_refused_with_its_name(
+    lite_rows: list[dict], tmp_path: Path, value: object
+) -> None:
+    """`--prediction-field additional_metadata` (objects) scored every row out of choice and exited 0."""
+    rows = bbq_format(lite_rows, stereotyped)
+    for row in rows:
+        row["meta"] = value
+    for path in (
+        write_jsonl(tmp_path / "bbq.jsonl", rows),  # BBQ's own columns: read as BBQ's release
+        write_jsonl(tmp_path / "plain.jsonl", [{"example_id": r["example_id"], "meta": value} for r in rows]),
+    ):
+        code, output = score(path, tmp_path / "out", "--prediction-field", "meta")
+        assert code == 2 and "EV041" in output and "'meta'" in output, output
+        assert f"{len(rows)} of {len(rows)} rows" in output and not (tmp_path / "out").exists()

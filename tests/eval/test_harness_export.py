@@ -164,6 +164,27 @@ def test_inspect_runs_the_exported_task_with_scores_equal_to_jbcompile(
     assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"), metrics)
 
 
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+@pytest.mark.parametrize(
+    "revision", ["v1\nfoo: bar", 'v1"""; import os #', "v1 x", "a..b", "refs/", "-v1", ""]
+)
+def test_a_revision_that_is_no_git_name_is_refused(
+    build_dir: Path, tmp_path: Path, harness: str, revision: str
+) -> None:
+    """`--revision $'v1\nfoo: bar'` exited 0 with a line of its own in the export's README."""
+    out = tmp_path / "a"
+    args = ["export", harness, str(build_dir), "--out", str(out), "--repo", "my-lab/fixture"]
+    code, output = run_cli(*args, "--revision", revision)
+    assert code == 2 and "EX006" in output and not out.exists(), output
+
+
+def test_a_revision_by_git_names_is_exported(build_dir: Path, tmp_path: Path) -> None:
+    args = ["export", "lm-eval", str(build_dir), "--repo", "my-lab/fixture"]
+    for n, revision in enumerate(["v1.0.0", "main", "refs/pr/1", "0123abcd" * 5, "release_2024-01"]):
+        code, output = run_cli(*args, "--out", str(tmp_path / str(n)), "--revision", revision)
+        assert code == 0 and revision in (tmp_path / str(n) / "README.md").read_text(encoding="utf-8"), output
+
+
 def test_export_needs_a_hub_repository_or_local_and_keeps_other_folders(
     build_dir: Path, tmp_path: Path
 ) -> None:

@@ -173,9 +173,16 @@ def test_refuses_without_a_changelog_section(hub_env: FakeHub, release) -> None:
 
 
 def test_refuses_a_card_the_hub_would_reject(hub_env: FakeHub, make_sources, tmp_path) -> None:
+    from jbcompile.build import compile_project, write_build
+    from jbcompile.project import load_project
+
     sources = make_sources()
-    edit(sources / "dataset.yaml", "language: [ja]", "language: [Japanese]")
-    build = build_folder(sources, tmp_path / "build")
+    # dataset.yaml refuses a language that is no code (S002): the card is made with one all the same, as a
+    # build of another tool or an older jbcompile could have it
+    project = load_project(sources)
+    project.dataset = project.dataset.model_copy(update={"language": ["Japanese"]})
+    build = tmp_path / "build"
+    write_build(compile_project(project, checks=False), build)
     result = publish(sources, build)
     assert_refused(result, hub_env, "P014")
     assert "invalid code" in result.output

@@ -4,7 +4,12 @@ so `jbcompile build` does not load the evaluator's backends."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .app import app
+
+if TYPE_CHECKING:
+    from ..diagnostics import Diagnostic
 
 
 def main() -> None:
@@ -14,6 +19,7 @@ def main() -> None:
     import sys
 
     from ..diagnostics import Diagnostic, DiagnosticError
+    from ..paths import file_in_the_way
     from .app import EXIT_INPUT, fail, print_diagnostics
 
     # Past a file size limit (ulimit -f) a write should fail with EFBIG, not kill the process.
@@ -35,23 +41,58 @@ def main() -> None:
         name = errno.errorcode.get(exc.errno or 0, type(exc).__name__)
         where = f" {exc.filename}" if exc.filename else ""
         kept = getattr(exc, "kept", None)  # what eval or score left on disk, when they looked
+        reason = f"{exc.strerror or exc} ({name})"
+        hint = "check the path, its permissions and the free disk space"
+        blocker = (
+            file_in_the_way(exc.filename)
+            if exc.errno in (errno.EEXIST, errno.ENOTDIR) and isinstance(exc.filename, str)
+            else None
+        )
+        if blocker is not None:  # the system says "File exists" or "Not a directory", not which file
+            reason = f"{blocker} is a file, not a folder"
+            hint = f"give a path whose folders are folders, or move the file {blocker} away"
         print_diagnostics(
             [
                 Diagnostic(
                     code="CL002",
-                    message=f"cannot read or write{where}: {exc.strerror or exc} ({name})",
-                    hint="check the path, its permissions and the free disk space"
-                    + (f"; {kept}" if kept else ""),
+                    message=f"cannot create{where}: {reason}"
+                    if blocker is not None
+                    else f"cannot read or write{where}: {reason}",
+                    hint=hint + (f"; {kept}" if kept else ""),
                 )
             ]
         )
         sys.exit(EXIT_INPUT)
     except (RecursionError, MemoryError) as exc:
-        what = "nested too deeply" if isinstance(exc, RecursionError) else "too large for memory"
-        print_diagnostics(
-            [Diagnostic(code="CL003", message=f"the input is {what}", hint="check the file you passed")]
-        )
+        print_diagnostics([_exhausted(exc, [arg for arg in sys.argv[1:] if not arg.startswith("-")][:1])])
         sys.exit(EXIT_INPUT)
+
+
+def _exhausted(exc: RecursionError | MemoryError, command: list[str]) -> Diagnostic:
+    """CL003 for a RecursionError or MemoryError no command turned into a diagnostic: it names the command
+    and the step it was in (the innermost function of ours), not a file — none may have been passed."""
+    import traceback
+
+    from ..diagnostics import Diagnostic
+
+    ours = [
+        frame
+        for frame in traceback.extract_tb(exc.__traceback__)
+        if "/jbcompile/" in frame.filename.replace("\\", "/") and "/jbcompile/cli/" not in frame.filename
+    ]
+    step = ""
+    if ours:
+        module = ours[-1].filename.replace("\\", "/").rsplit("/jbcompile/", 1)[1].removesuffix(".py")
+        step = f" in {module.replace('/', '.')}.{ours[-1].name}"
+    what = "recursed too deeply" if isinstance(exc, RecursionError) else "ran out of memory"
+    name = f"`jbcompile {command[0]}`" if command else "jbcompile"
+    return Diagnostic(
+        code="CL003",
+        message=f"{name} {what}{step}",
+        hint="a file or an option asks for more than it can hold: lower the option's value (e.g. --shots, "
+        "--limit) or, if you passed a file, check it; if neither is the cause, report it with the command "
+        "line",
+    )
 
 
 def _symlink_loop(exc: RuntimeError) -> OSError | None:

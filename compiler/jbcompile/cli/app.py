@@ -183,9 +183,11 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
 
 
 def interrupted(stop: KeyboardInterrupt) -> typer.Exit:
-    """Ctrl-C: say what the command left on disk (when it looked, as eval and score do); exit 130."""
-    kept = getattr(stop, "kept", None)
-    shown = escape("; " + kept if kept else "")
+    """Ctrl-C: say what the command left on disk (its account, ``stop.kept``, is set wherever the command
+    had begun to write: see :func:`jbcompile.evaluate.predictions.telling_what_is_kept`; without one the
+    stop came before, and nothing was written); exit 130."""
+    kept = getattr(stop, "kept", None) or "nothing was written"
+    shown = escape("; " + kept)
     err_console.print(f"[bold red]interrupted[/]{shown}.", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INTERRUPTED)
 

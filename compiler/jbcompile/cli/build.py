@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.abc
 import json
+import os
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -19,6 +20,7 @@ from .app import (
     check_choice,
     err_console,
     fail,
+    interrupted,
     option_error,
     print_diagnostics,
     print_table,
@@ -26,7 +28,7 @@ from .app import (
 )
 
 if TYPE_CHECKING:
-    from ..compiled import ProgressCallback
+    from ..compiled import Compiled, ProgressCallback
     from ..project import Project
 
 DIAGNOSTIC_FORMATS = ("text", "json", "github")
@@ -133,9 +135,8 @@ def build(
     ),
 ) -> None:
     """Compile the sources into a Hugging Face dataset folder (card, parquet data, manifest)."""
-    from ..build import FORMATS, build_folder, check_out_dir
+    from ..build import FORMATS
     from ..paths import choose_sources
-    from ..project import load_project
     from .app import announce_sources
 
     check_choice("--diagnostics", diagnostics_format, DIAGNOSTIC_FORMATS)
@@ -152,28 +153,72 @@ def build(
     choice = choose_sources(sources)
     out = out or choice.build_folder()
     announce_sources(choice, "building", into=out)
+    before = _folder_identity(out)
     try:
-        check_out_dir(out, choice.root, cards)
-        project = load_project(choice.root, lang=lang)
-        with _progress() as progress, _without_pandas():
-            compiled, manifest = build_folder(
-                project,
-                out,
-                formats=formats,
-                cards_dir=cards,
-                release=release,
-                progress=progress,
-                overwrite=overwrite,
-            )
+        compiled, manifest = _build_into(out, choice.root, lang, formats, cards, release, overwrite)
+        print_diagnostics(compiled.diagnostics, diagnostics_format)
     except DiagnosticError as error:
         # One report (one JSON document with --diagnostics json): the warnings, then why it stopped.
         raise fail(error, diagnostics_format) from None
-    print_diagnostics(compiled.diagnostics, diagnostics_format)
+    except KeyboardInterrupt as stop:  # the last line says what is in --out now
+        stop.kept = _kept_by_build(out, before)  # type: ignore[attr-defined]
+        raise interrupted(stop) from None
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())
     err_console.print(
         f"[green]built[/] {escape(manifest['dataset'])} v{escape(manifest['version'])} → {escape(str(out))}"
         f"  ({rows} rows; {len(compiled.project.templates)} templates)"
     )
+
+
+def _build_into(
+    out: Path,
+    root: Path,
+    lang: str,
+    formats: list[str],
+    cards: Path | None,
+    release: bool,
+    overwrite: bool,
+) -> tuple[Compiled, dict]:
+    """Check --out, load the sources and write the build folder (what Ctrl-C may stop)."""
+    from ..build import build_folder, check_out_dir
+    from ..project import load_project
+
+    check_out_dir(out, root, cards)
+    project = load_project(root, lang=lang)
+    with _progress() as progress, _without_pandas():
+        return build_folder(
+            project,
+            out,
+            formats=formats,
+            cards_dir=cards,
+            release=release,
+            progress=progress,
+            overwrite=overwrite,
+        )
+
+
+def _folder_identity(folder: Path) -> tuple[int, int] | None:
+    """The folder as the file system knows it (device, inode): a build replaces the whole folder by a
+    rename, so a new identity means the new build was put in place."""
+    try:
+        info = os.stat(folder)
+    except OSError:
+        return None
+    return (info.st_dev, info.st_ino)
+
+
+def _kept_by_build(out: Path, before: tuple[int, int] | None) -> str:
+    """What a stopped build left in ``out``: the staged build is removed on a stop, a commit under way is
+    finished (jbcompile.outputs), so either the folder is as it was or it holds the new build."""
+    now = _folder_identity(out)
+    if now == before:
+        if before is None:
+            return "nothing was written"
+        what = f"the previous build in {out}" if (out / "manifest.json").is_file() else str(out)
+        return f"nothing was written; {what} is as it was"
+    if now is None:
+        return f"{out} was removed"
+    return f"the new build was put in {out} before the stop (it is whole)"
 
 
 def check_cards(cards: Path | None) -> None:

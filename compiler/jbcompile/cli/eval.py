@@ -12,6 +12,7 @@ from ..diagnostics import DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
+from ..text import shown_name
 from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console, print_diagnostics
 
 if TYPE_CHECKING:
@@ -120,7 +121,7 @@ def _summary(run: RunResult) -> None:
     if dataset is not None and (dataset.limit is not None or dataset.sample is not None):
         out_console.print(rows_text(dataset, results.protocol is not None), markup=False)
     written = [run.out / name for name in run.written if (run.out / name).exists()]
-    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    out_console.print("wrote " + ", ".join(shown_name(str(path)) for path in written), markup=False)
     _charts_note()
 
 
@@ -509,5 +510,5 @@ def compare_command(
         written = write_comparison(out, compare([read_run(run) for run in runs], bootstrap, seed))
     except DiagnosticError as error:
         raise fail(error, code=EXIT_INPUT) from None
-    out_console.print("wrote " + ", ".join(str(path) for path in written), markup=False)
+    out_console.print("wrote " + ", ".join(shown_name(str(path)) for path in written), markup=False)
     _charts_note()

@@ -66,9 +66,13 @@ def adapt(
     fmt = detect_format(records[0][1])
     lines = [line for line, _ in records]
     if fmt is None:
-        return Adapted([dict(row) for _, row in records], lines, "other")
+        other = Adapted([dict(row) for _, row in records], lines, "other")
+        other.problems = _structured_predictions(records, path, prediction_field)
+        return other
     adapted = Adapted([], [], fmt.name)
     adapted.problems = fmt.field_problems(prediction_field, path)
+    if prediction_field != fmt.prediction_field:  # a format's own place (a harness log's) is read by it
+        adapted.problems = adapted.problems or _structured_predictions(records, path, prediction_field)
     if adapted.problems:
         return adapted
     for line, row in records:
@@ -128,3 +132,30 @@ def duplicate_ids(rows: Sequence[Mapping[str, Any]], lines: Sequence[int], path:
 def release_path(path: Path) -> bool:
     """A single file in a release's own format, rather than a build folder or a Hub id."""
     return path.is_file() and path.suffix.lower() in (".jsonl", ".json", ".parquet")
+
+
+def _structured_predictions(
+    records: Sequence[tuple[int, Mapping[str, Any]]], path: str, prediction_field: str | None
+) -> list[Diagnostic]:
+    """A --prediction-field whose values are objects or lists holds no answer (an option index or text):
+    read as text, every row would be out of choice, and the scores would be of nothing (EV041). A column
+    of answers with a stray object in it is scored (that row out of choice), as any other bad answer is."""
+    if prediction_field is None:
+        return []
+    given = [(line, row[prediction_field]) for line, row in records if row.get(prediction_field) is not None]
+    structured = [(line, value) for line, value in given if isinstance(value, dict | list)]
+    if not structured or len(structured) < len(given):
+        return []
+    line, value = structured[0]
+    what = "an object" if isinstance(value, dict) else "a list"
+    return [
+        Diagnostic(
+            "EV041",
+            f"the prediction column {prediction_field!r} holds {what} in every row that has it "
+            f"({len(structured)} of {len(records)} rows), not an answer",
+            path=path,
+            line=line,
+            hint="name the column that holds the predicted option (its index or its text) with "
+            "--prediction-field",
+        )
+    ]

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ..diagnostics import Diagnostic
+from ..limits import MAX_SHOTS
 from . import bootstrap
 from .parsing import answer_after, parse_prediction_value, reply_is_final
 from .prompting import Prompt, PromptItem, PromptTemplate, apply_chat_template
@@ -359,6 +360,15 @@ class EvalKind(ABC):
             )
         if options.shots < 0:
             problems.append(Diagnostic("EV023", f"--shots {options.shots}", hint="give --shots 0 or more"))
+        elif options.shots > MAX_SHOTS:
+            problems.append(
+                Diagnostic(
+                    "EV033",
+                    f"--shots {options.shots}: at most {MAX_SHOTS} examples go into one prompt (each runs "
+                    "to about 250 tokens, so the prompt would not fit a model's context)",
+                    hint=f"give --shots {MAX_SHOTS} or fewer (the papers use a few, e.g. 3)",
+                )
+            )
         elif not self.few_shot and options.shots not in (0, DEFAULT_SHOTS):
             problems.append(
                 Diagnostic(

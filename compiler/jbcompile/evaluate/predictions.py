@@ -364,6 +364,10 @@ def telling_what_is_kept(folder: Path, command: str) -> Iterator[None]:
     try:
         yield
     except BaseException as stop:
-        with suppress(Exception):  # an unreadable folder: the stop's own message goes on alone
-            stop.kept = kept_on_disk(folder, before, counts, existed, command)  # type: ignore[attr-defined]
+        try:
+            account = kept_on_disk(folder, before, counts, existed, command)
+        except Exception:  # an unreadable folder: say so, never "nothing was written"
+            account = f"what {folder} holds now could not be read: look into it before running again"
+        with suppress(Exception):
+            stop.kept = account  # type: ignore[attr-defined]
         raise

@@ -15,6 +15,7 @@ from typing import Any
 
 from ..diagnostics import Diagnostic
 from ..outputs import Output, overlaps
+from ..text import plain_name
 from . import predictions as files
 from .backends.options import BackendOptions
 from .kind import EvalKind, EvalOptions
@@ -57,7 +58,7 @@ class ScoreRequest:
     prediction_field: str | None = None
     task: str | None = None  # None: the task our predictions name, or qa
     kind: str | None = None  # None: told by the file (or the dataset); the default design when nothing tells
-    out: Path | None = None  # None: runs/score-<file name without extension>
+    out: Path | None = None  # None: runs/score-<file name without extension, control characters as ->
     bootstrap: int = 1000
     seed: int = 0
     protocol: str | None = None  # the paper whose table heads the report (its OoC rule is in the names)
@@ -70,7 +71,7 @@ class ScoreRequest:
     @property
     def out_folder(self) -> Path:
         """Where the scores go."""
-        return self.out or Path("runs") / f"score-{self.predictions.stem}"
+        return self.out or Path("runs") / f"score-{plain_name(self.predictions.stem, 'predictions')}"
 
 
 @dataclass
@@ -229,11 +230,28 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
     """Every backend option, before anything is loaded or sent: the chosen backend says which options
     it takes and which values it refuses (:func:`.backends.registry.check_options`); what depends on the
     run as a whole (sampling against scoring, ``--samples``) is checked here."""
+    from .backends.base import DTYPES
     from .backends.registry import backend_class, check_options
+    from .backends.remote import RemoteBackend
     from .protocols import decoding_problems
 
     sampling = request.backend_options.sampling
     problems = check_options(request.backend, request.backend_options)
+    if request.dtype not in DTYPES:
+        problems.append(
+            Diagnostic("EV053", f"unknown --dtype {request.dtype!r}", hint=f"use {', '.join(DTYPES)}")
+        )
+    elif (
+        request.dtype != "auto" and not problems and issubclass(backend_class(request.backend), RemoteBackend)
+    ):
+        problems.append(
+            Diagnostic(
+                "EV308",
+                f"--dtype is for the backends that load the weights (hf, vllm); the {request.backend} "
+                "backend's model runs at the server's dtype",
+                hint="leave --dtype out",
+            )
+        )
     own = None
     if not problems:  # an option that hands decoding to the service, under a paper's decoding
         own = backend_class(request.backend).Options.from_given(request.backend_options).own_decoding()

@@ -126,8 +126,26 @@ def read_build(build: Path, *, repo: str | None, revision: str | None, local: bo
     if local:
         source = DatasetSource(None, None, build)
     else:
-        source = DatasetSource(_repo(build, repo), revision or release_tag(version), build)
+        source = DatasetSource(_repo(build, repo), _revision(revision) or release_tag(version), build)
     return BuildExport(manifest["dataset"], version, source, tuple(configs), tuple(skipped))
+
+
+def _revision(given: str | None) -> str | None:
+    """A --revision is a git revision name: it is written into the export's README and task files."""
+    from ..publish.hub import parse_revision
+
+    if given is not None and parse_revision(given) is None:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EX006",
+                    f"--revision takes a branch, tag or commit name; got {given!r}",
+                    hint="give a name of letters, digits and . _ / - (e.g. v1.0.0, main, or a commit hash), "
+                    "or leave --revision out for the build's release tag",
+                )
+            ]
+        )
+    return given
 
 
 def _repo(build: Path, given: str | None) -> str:

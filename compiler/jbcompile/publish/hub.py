@@ -63,6 +63,24 @@ def parse_repo_id(value: str) -> str | None:
     return value if REPO_ID.fullmatch(value) else None
 
 
+# A branch, a tag or a commit as the Hub and git name them (``v1.0.0``, ``main``, ``refs/pr/1``, a hash):
+# letters, digits and ``._/-`` only, and git's rules of a ref name (git check-ref-format) on top — what
+# goes into a generated file (an export's README, its task code) cannot break out of its line or string.
+REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{0,254}")
+
+
+def parse_revision(value: str) -> str | None:
+    """``value`` when it is a plain git revision name (see ``REVISION``), else None."""
+    bad = (
+        ".." in value
+        or "//" in value
+        or "/." in value
+        or value.endswith(("/", ".", ".lock"))
+        or not REVISION.fullmatch(value)
+    )
+    return None if bad else value
+
+
 def parse_hub_ref(value: str) -> HubRef | None:
     """``ORG/NAME@REVISION`` → HubRef; anything else (e.g. a folder path) → None."""
     repo, sep, revision = value.partition("@")

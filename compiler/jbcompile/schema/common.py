@@ -6,11 +6,19 @@ import datetime
 from enum import StrEnum
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 IDENTIFIER = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # also what a build's manifest may name (publish.buildfolder)
 Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=120)]
 SlotName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+# A whole number the file writes as one: `true` is not 1, nor `"3"` or `3.0` a count (pydantic's lax mode
+# would read them so, and a typo would pass unsaid).
+Count = Annotated[int, Strict()]
+# A language code as the card's metadata and the Hub take it, BCP-47 in shape (`ja`, `en`, `ja-JP`,
+# `zh-Hant`), or the Hub's own `code` and `multilingual`
+LanguageCode = Annotated[
+    str, Field(pattern=r"^(?:[a-z]{2,3}(-[A-Za-z0-9]{2,8})*|code|multilingual)$", max_length=35)
+]
 
 
 class StrictModel(BaseModel):

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..limits import MAX_ROWS, MAX_TEMPLATE_ROWS
-from .common import Identifier, StrictModel, Text, text_in
+from .common import Count, Identifier, LanguageCode, StrictModel, Text, text_in
 
 SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
 
@@ -85,7 +85,7 @@ class AuditSettings(StrictModel):
     probes: dict[Identifier, ProbeThreshold] = Field(
         default_factory=dict, description="Bars of single probes, by probe name (e.g. mention-order)."
     )
-    resamples: int = Field(
+    resamples: Count = Field(
         default=1000, ge=100, le=100_000, description="Bootstrap resamples (of templates) per interval."
     )
 
@@ -97,8 +97,8 @@ class BuildLimits(StrictModel):
     many lexical alternatives — from filling the disk; a benchmark that is meant to be larger says so here.
     """
 
-    max_rows: int = Field(default=MAX_ROWS, ge=1, description="Rows of every config of the build together.")
-    max_template_rows: int = Field(
+    max_rows: Count = Field(default=MAX_ROWS, ge=1, description="Rows of every config of the build together.")
+    max_template_rows: Count = Field(
         default=MAX_TEMPLATE_ROWS, ge=1, description="Rows one template contributes, every config together."
     )
 
@@ -112,7 +112,7 @@ class DatasetConfig(StrictModel):
         description="Semantic version of the released data; a published version is never overwritten."
     )
     license: str = Field(description="SPDX-style license id of the data, e.g. cc-by-4.0.")
-    language: list[str] = Field(default=["ja"], min_length=1)
+    language: list[LanguageCode] = Field(default=["ja"], min_length=1)
     description: str = Field(description="A paragraph for the dataset card.")
     citation: str | None = Field(default=None, description="BibTeX to cite the dataset.")
     card: CardSections = Field(
@@ -125,7 +125,7 @@ class DatasetConfig(StrictModel):
     terms_of_use: str = Field(
         description="Terms a user accepts before downloading (the Hub's gated access shows them)."
     )
-    seed: int = Field(description="Seed of every random choice of the build (keyed by stable ids).")
+    seed: Count = Field(description="Seed of every random choice of the build (keyed by stable ids).")
     unknown_options: list[Text] = Field(
         min_length=8,
         description="Wordings of the 'cannot be determined' option; each row picks one by a seeded hash.",

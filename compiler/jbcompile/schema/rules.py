@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from .common import Identifier, StrictModel
+from .common import Count, Identifier, StrictModel
 
 PronounScope = Literal["template", "vocab", "dataset", "translation"]
 ALL_SCOPES: tuple[PronounScope, ...] = ("template", "vocab", "dataset", "translation")
@@ -142,7 +142,7 @@ class LexiconFile(StrictModel):
         le=1.0,
         description="The negative and the non-negative question must share at least this share of tokens.",
     )
-    question_pair_max_changes: int = Field(
+    question_pair_max_changes: Count = Field(
         default=2,
         ge=1,
         description="At most this many separate places where the two questions of a pair differ.",

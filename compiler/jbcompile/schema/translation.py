@@ -12,7 +12,7 @@ import json
 
 from pydantic import Field, field_validator
 
-from .common import StrictModel
+from .common import Count, StrictModel
 
 
 class GlossaryFile(StrictModel):
@@ -63,7 +63,7 @@ class MemoryEntry(StrictModel):
     source: str = Field(description="The source text with {{SLOT}} placeholders.")
     options: TranslationOptions
     translation: str = Field(description="DeepL's output with {{SLOT}} placeholders, before pronoun rules.")
-    billed_characters: int = Field(default=0, ge=0, description="Characters DeepL counted for it.")
+    billed_characters: Count = Field(default=0, ge=0, description="Characters DeepL counted for it.")
     problem: str | None = Field(
         default=None, description="Why the output cannot be used as is (e.g. a slot DeepL dropped)."
     )
@@ -76,5 +76,5 @@ class MemoryEntry(StrictModel):
 class TranslationMemoryFile(StrictModel):
     """``sources/translations/memory.yaml``: every DeepL result, so that a re-run bills nothing twice."""
 
-    version: int = Field(default=1, description="Format version of this file.")
+    version: Count = Field(default=1, description="Format version of this file.")
     entries: list[MemoryEntry] = Field(default_factory=list)

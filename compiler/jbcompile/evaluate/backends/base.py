@@ -29,13 +29,18 @@ def opens_thinking(prompt: object) -> bool:
     return text.rfind(THINK_OPEN) > text.rfind(THINK_CLOSE)
 
 
+# The weights' number types --dtype takes (a backend that loads the weights; a served model's is the
+# server's): checked for every backend before anything is loaded, so a run never records another.
+DTYPES = ("auto", "float32", "bfloat16", "float16")
+
+
 @dataclass(frozen=True)
 class BackendConfig:
     """What a backend is built from; each backend reads only the fields it needs."""
 
     model: str
     revision: str | None = None
-    dtype: str = "auto"  # auto | float32 | bfloat16 | float16
+    dtype: str = "auto"  # one of DTYPES
     trust_remote_code: bool = False
     batch_size: int = 8
     prefix_cache: bool = True
@@ -194,13 +199,45 @@ class LocalTokens:
         return ids
 
 
+# What a folder saved with save_pretrained holds: (what it is, the names that give it)
+MODEL_FOLDER_PARTS = (
+    ("config.json", ("config.json",)),
+    (
+        "tokenizer files",
+        ("tokenizer.json", "tokenizer_config.json", "tokenizer.model", "vocab.json", "vocab.txt"),
+    ),
+    ("weights", ("*.safetensors", "*.bin", "*.pt", "*.gguf", "*.safetensors.index.json")),
+)
+
+
+def missing_model_parts(folder: Path) -> list[str]:
+    """What a local --model folder lacks of a saved model; the loaders' own errors do not say it (an empty
+    folder gives "Couldn't instantiate the backend tokenizer from one of: …")."""
+    return [
+        what
+        for what, patterns in MODEL_FOLDER_PARTS
+        if not any(next(folder.glob(pattern), None) is not None for pattern in patterns)
+    ]
+
+
 def load_error(model: str, error: BaseException, hint: str | None = None) -> DiagnosticError:
     """A model that cannot be loaded, whatever the backend: one message, one code."""
+    reason = (str(error).splitlines() or [type(error).__name__])[0]
+    folder = Path(model)
+    missing = missing_model_parts(folder) if folder.is_dir() else []
+    if missing:
+        everything = len(missing) == len(MODEL_FOLDER_PARTS)
+        reason = "the folder holds no model" if everything else "the folder holds no complete model"
+        reason += f" (no {', no '.join(missing)})"
+        hint = (
+            "point --model at the folder a model was saved into with save_pretrained (config.json, the "
+            "tokenizer's files and the weights, *.safetensors), or give a Hub id"
+        )
     return DiagnosticError(
         [
             Diagnostic(
                 "EV050",
-                f"cannot load model {model!r}: {(str(error).splitlines() or [type(error).__name__])[0]}",
+                f"cannot load model {model!r}: {reason}",
                 hint=hint
                 or "give a Hub id or a local folder saved with save_pretrained; "
                 "--trust-remote-code if the model ships its own code",
