@@ -106,7 +106,7 @@ def evaluate(model: Path, build: Path, out: Path, scoring: str, backend: str = "
         out=out,
         options=EvalOptions(scoring=scoring),
         bootstrap=50,
-        dtype="float32",
+        dtype="auto" if backend == "openai" else "float32",  # a server's model runs at its own dtype (EV308)
         backend=backend,
         backend_options=options,
     )
