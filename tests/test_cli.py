@@ -214,36 +214,35 @@ def test_every_url_printed_has_its_credentials_redacted() -> None:
     assert "a:b@" not in render([leaked], "text") and "a:b@" not in render([leaked], "json")
 
 
-def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
-    env = dict(os.environ, NO_COLOR="1")
+def _boom(setup: str, body: str) -> subprocess.CompletedProcess:
+    """`jbcompile boom`, a command added for the test whose body raises what no command handles."""
     script = (
         "import sys; from jbcompile.cli import main, app\n"
-        "@app.command('boom')\n"
-        "def boom():\n    open('/proc/nonexistent/x', 'w')\n"
-        "sys.argv = ['jbcompile', 'boom']; main()\n"
+        + setup
+        + "@app.command('boom')\n"
+        + f"def boom():\n    {body}\n"
+        + "sys.argv = ['jbcompile', 'boom']; main()\n"
     )
-    result = subprocess.run(
+    env = dict(os.environ, NO_COLOR="1")
+    return subprocess.run(
         [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
     )
+
+
+def test_an_os_error_no_command_handled_is_a_diagnostic_not_a_traceback(tmp_path: Path) -> None:
+    result = _boom("", "open('/proc/nonexistent/x', 'w')")
     assert result.returncode == 2 and "CL002" in result.stderr and "Traceback" not in result.stderr
 
 
 def test_a_recursion_no_command_handled_names_the_command_not_a_file() -> None:
     """A RecursionError where no file was passed (e.g. a draw of 1,000 shots) must not blame a file: CL003
     names the command and the step it was in."""
-    env = dict(os.environ, NO_COLOR="1")
-    script = (
-        "import sys; from jbcompile.cli import main, app\n"
+    result = _boom(
         "from jbcompile.evaluate import selection\n"
         "def deep(n): return deep(n + 1)\n"
         "selection.deep = deep; deep.__module__ = selection.__name__\n"
-        "deep.__code__ = deep.__code__.replace(co_filename=selection.__file__)\n"
-        "@app.command('boom')\n"
-        "def boom():\n    deep(0)\n"
-        "sys.argv = ['jbcompile', 'boom', '--x'][:2]; main()\n"
-    )
-    result = subprocess.run(
-        [sys.executable, "-c", script], capture_output=True, text=True, env=env, timeout=120
+        "deep.__code__ = deep.__code__.replace(co_filename=selection.__file__)\n",
+        "deep(0)",
     )
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     assert "CL003 `jbcompile boom` recursed too deeply in evaluate.selection.deep" in result.stderr

@@ -296,6 +296,12 @@ def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list
     return problems + _pattern_room_problems(request, kind)
 
 
+def settings_beyond(kind: EvalKind, options: EvalOptions, tokens: int) -> list[str]:
+    """The kind's settings that generate more than ``tokens`` new tokens (a reply with room for
+    reasons), named where a run's limit left none."""
+    return [s for s in kind.settings if kind.max_new_tokens(replace(options, setting=s)) > tokens]
+
+
 def _pattern_room_problems(request: EvalRequest, kind: EvalKind) -> list[Diagnostic]:
     """An ``--answer-pattern`` that needs a marker before the answer cannot be met by a one-token reply
     (e.g. a paper's limit for a one-number setting under its ``--protocol``): every answer would be
@@ -310,7 +316,7 @@ def _pattern_room_problems(request: EvalRequest, kind: EvalKind) -> list[Diagnos
         answer_after(label, options.answer_pattern) is not None for label in kind.option_labels
     ):
         return []
-    roomy = [s for s in kind.settings if kind.max_new_tokens(replace(options, setting=s)) > 1]
+    roomy = settings_beyond(kind, options, 1)
     where = f"a setting whose replies hold reasons (--setting {' / '.join(roomy)})" if roomy else ""
     return [
         Diagnostic(

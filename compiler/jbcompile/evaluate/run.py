@@ -40,6 +40,7 @@ from .requests import (
     check_run_options,
     looks_like_path,
     run_inputs,
+    settings_beyond,
     with_defaults,
 )
 from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
@@ -286,7 +287,7 @@ def _run_held(
         write_outputs(out, results, kind, also)
     limit = decoding_limits(batch)["max_new_tokens"]
     note = reasoning_note(records, batch.thinking, limit)
-    roomier = [s for s in kind.settings if limit and kind.max_new_tokens(replace(options, setting=s)) > limit]
+    roomier = settings_beyond(kind, options, limit) if limit else []
     cut = cut_replies_warning(records, limit, roomier)
     return RunResult(results, out, EVAL_FILES, (note,) if note else (), (cut,) if cut else ())
 
