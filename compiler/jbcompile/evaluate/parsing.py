@@ -448,13 +448,15 @@ _TAKEN_BACK = re.compile(
     r"訂正|撤回|誤りでした|間違(?:い|え)(?:でした|ました)|違いました|^[^\S\n]*いや|\bcorrection\b",
     re.IGNORECASE | re.MULTILINE,
 )
-# A label and, in brackets or after "N. ", what may be an option's text turned into its label ("2(1)")
+# A label and, in brackets or after "N. " or "N: ", what may be an option's text turned into its label
+# ("2(1)", "1: 0")
 _MISGLOSSED = re.compile(
     r"(?<![A-Za-z0-9])([A-Za-z0-9]+)[^\S\n]*(?:[(「『][^\S\n]*([A-Za-z0-9]+)[^\S\n]*[)」』]"
-    r"|[.][^\S\n]+([A-Za-z0-9]+)[^\S\n]*$)",
+    r"|[.][^\S\n]+([A-Za-z0-9]+)[^\S\n]*$"
+    r"|(?<=[0-9])[:][^\S\n]+([0-9]+)[^\S\n]*$)",  # "1: 0", not "A: B" (a dialogue's answer)
     re.MULTILINE,
 )
-_GLOSS_NEEDS = re.compile(r"[(「『]|[.][^\S\n]")
+_GLOSS_NEEDS = re.compile(r"[(「『]|[.:][^\S\n]")
 # The head of a list's item: its label and a separator ("0：…", "・B：…", "1 → …", "| A | …")
 _ITEM_HEAD = re.compile(
     r"[^\S\n]*(?:[-*•・|][^\S\n]*)?([A-Za-z0-9]+)[^\S\n]*[)」』\]】]*[^\S\n]*(?:[.:)|=]|→|⇒|->)"
@@ -801,12 +803,13 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
         for start, end in _occurrences(text, forms):
             if start < last:
                 continue
-            if (
+            quoted = (
                 start > 0
                 and end < len(text)
                 and text[start - 1] in _OPEN_QUOTES
                 and text[end] in _CLOSE_QUOTES
-            ):
+            )
+            if quoted:
                 start, end = start - 1, end + 1
             end += next((len(s) for s in ("の方", "のほう") if text.startswith(s, end)), 0)
             if text[max(last, start - 2) : start] in ("その", "この", "あの"):
@@ -827,7 +830,14 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
                 " " if text[start - 1 : start].isascii() and text[start - 1 : start].isalnum() else ""
             )
             pad_after = " " if text[end : end + 1].isascii() and text[end : end + 1].isalnum() else ""
+            if quoted and not glossed and end < len(text) and text[end] in _OPEN_QUOTES:
+                pad_after = " "  # one of a row of quoted texts ("「0」「1」"): "0 「1」" lest 1 look a gloss
+            elif quoted and not glossed and pad_before:
+                # quoted after a label that is not its own ("1「七十代の男性」"): kept a gloss, which
+                # _misglossed finds ("1「0」")
+                pad_before, label = "", "「" + labels[index] + "」"
             pieces.append(text[last:start] + pad_before + label + topic + pad_after)
+            label = labels[index]
             last = end
         text = "".join(pieces) + text[last:]
     return text
@@ -847,6 +857,30 @@ _PLACE = re.compile(
     r"(?:option|choice|one|response|answer)\b",
     re.IGNORECASE,
 )
+# an option named by its place in the list ("三番目の選択肢", "2番目", "第3の選択肢", "二つ目を選びます");
+# "第一に" (firstly) is no option
+_ORDINAL = re.compile(
+    r"(?:第\s*(?P<nth>[0-9]+|[一二三四五六七八九十]+)(?:\s*番目?)?(?=\s*の?\s*(?:選択肢|応答|回答|答え))"
+    r"|(?<![0-9一二三四五六七八九十])(?P<count>[0-9]+|[一二三四五六七八九十]+)\s*(?:番目|つ目|個目))"
+    r"(?=\s*(?:の?\s*(?:選択肢|応答|回答|答え|選択|もの|方|ほう)|です|だ|を選|が(?:正|適|妥)|[、,。.!！)」』]|$))",
+    re.MULTILINE,
+)
+
+
+def _ordinal(m: re.Match[str], labels: Sequence[str]) -> str:
+    """The label at an ordinal's place (1-based). Where the labels are numbers from 0, a place that is also
+    a label ("2番目" where 2 is an option too) may mean either: it is written "N番目", which names no option,
+    so that only what else the reply says (the option's text) can tell."""
+    written = m.group("nth") or m.group("count")
+    kanji = _KANJI_NUMBER.fullmatch(written)
+    place = int(kanji and _kanji_to_digits(kanji) or written)
+    if not 1 <= place <= len(labels):
+        return m.group()
+    if labels[0] == "0" and str(place) in labels:
+        return f"{place}番目"
+    return labels[place - 1]
+
+
 # a label named as a proposal ("A案よりB案の方が無難", "2案"): the label itself
 _PROPOSAL = re.compile(r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})\s*案")
 # "the former" and "the latter" of two options, once the reply has named both
@@ -863,6 +897,8 @@ def _as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
         wanted = {label.casefold() for label in labels}
         text = _PROPOSAL.sub(lambda m: m.group(1) if m.group(1).casefold() in wanted else m.group(), text)
     text = _PLACE.sub(lambda m: _placed(m, labels), text)
+    if "目" in text or "第" in text:
+        text = _ORDINAL.sub(lambda m: _ordinal(m, labels), text)
     if all(label.isdigit() for label in labels):
         text = _KANJI_ALONE.sub(_kanji_to_digits, text)
     if len(labels) == 2:
