@@ -314,6 +314,7 @@ CODES: tuple[Code, ...] = (
             "EV052": "out of memory on a single prompt",
             "EV053": "an unknown --dtype",
             "EV054": "(warning) most replies were cut at the token limit and read as out of choice",
+            "EV055": "(warning) a model run without --thinking whose replies carry its reasoning",
             "EV060": "the predictions file is not found",
             "EV062": "the predictions file is empty",
             "EV063": "predictions of rows the dataset lacks",

@@ -141,8 +141,10 @@ def test_compare_md_says_which_data_a_score_run_did_not_record(tmp_path: Path, b
     records = [dict(BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None) for row in rows]
     predictions = write_jsonl(tmp_path / "p.jsonl", records)
     runs = []
-    for name in ("a", "b"):
-        code, output = cli("score", predictions, "--out", tmp_path / name, "--bootstrap", "0")
+    for name in ("a", "b"):  # two models' runs (one file scored twice as one model's is one run: EV215)
+        code, output = cli(
+            "score", predictions, "--out", tmp_path / name, "--bootstrap", "0", "--model", f"model-{name}"
+        )
         assert code == 0, output
         runs.append(tmp_path / name)
     code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")

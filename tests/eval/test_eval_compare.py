@@ -182,8 +182,8 @@ def test_runs_on_different_rows_are_said_to_be(tmp_path: Path) -> None:
     markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     note = next(line for line in markdown.splitlines() if "The runs cover different rows" in line)
     assert "] 72, " in note and "] 36)" in note  # each run by its label, with its rows
-    copy = shutil.copytree(whole, tmp_path / "copy")  # the same rows in another run
-    same = CliRunner().invoke(app, ["compare", str(whole), str(copy), "-o", str(tmp_path / "same")])
+    other = _write_run(tmp_path / "other", "model-b", _records(lambda i: "gold"))  # the same rows
+    same = CliRunner().invoke(app, ["compare", str(whole), str(other), "-o", str(tmp_path / "same")])
     assert same.exit_code == 0, same.output
     assert "different rows" not in (tmp_path / "same" / "compare.md").read_text(encoding="utf-8")
 
@@ -326,8 +326,6 @@ def test_sobaco_compare_pools_the_correlation_over_models(tmp_path: Path) -> Non
 
 
 def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tmp_path: Path) -> None:
-    import shutil
-
     common = ["--model", str(tiny_model), "--dataset", str(build_dir), "--quiet", "--bootstrap", "50",
               "--batch-size", "8", "--limit", "30", "--max-new-tokens", "4"]  # fmt: skip
     first = tmp_path / "jbbq"
@@ -342,13 +340,25 @@ def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tm
     assert report.index("| Model | OoC | Acc. Avg |") < report.index("## Overall")
     # the summary printed on the terminal leads with the paper's columns, under their headings
     assert result.output.index("OoC ") < result.output.index("Acc. Avg ")
+    # a copy of the run folder is the same run: given twice (EV215), whatever its path
     copy = tmp_path / "copy"
     shutil.copytree(first, copy)
-    compared = CliRunner().invoke(app, ["compare", str(first), str(copy), "-o", str(tmp_path / "cmp")])
+    compared = CliRunner().invoke(app, ["compare", str(first), str(copy), "-o", str(tmp_path / "twice")])
+    assert compared.exit_code == 2 and "EV215" in compared.output and "a copy of" in compared.output
+    assert not (tmp_path / "twice").exists()
+    warning = tmp_path / "warning"  # the same model under the paper's other prompt
+    result = CliRunner().invoke(
+        app, ["eval", *common, "--protocol", "jbbq", "--setting", "warning", "--out", str(warning)]
+    )
+    assert result.exit_code == 0, result.output
+    compared = CliRunner().invoke(app, ["compare", str(first), str(warning), "-o", str(tmp_path / "cmp")])
     assert compared.exit_code == 0, compared.output
     markdown = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     assert "Columns: OoC = `ooc_ratio`, Acc. Avg = `acc_avg`" in markdown  # the paper's headings, keyed
     assert "Differences are fractions, as in `results.json`" in markdown  # the tables print percents
+    # Table 12 is the paper's for the basic 3-shot run only: the report's rule, for the runs compared
+    twelve = next(line for line in markdown.splitlines() if "Table 12" in line)
+    assert "not in the paper for 1 of these 2 runs" in twelve, twelve
     written = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
     (mc,) = written["tests"]["mcnemar"]
     assert mc["rows"] == results["metrics"]["overall"]["n"], (
@@ -356,7 +366,6 @@ def test_eval_with_a_protocol_then_compare(tiny_model: Path, build_dir: Path, tm
         results["dataset"],
         results["metrics"]["overall"]["n"],
     )
-    assert mc["p_value"] == 1.0  # a run against itself: no discordant row
     plain = tmp_path / "plain"
     result = CliRunner().invoke(app, ["eval", *common, "--out", str(plain)])
     assert result.exit_code == 0, result.output
@@ -411,3 +420,66 @@ def test_compare_refuses_a_run_whose_predictions_are_not_its_results(tmp_path: P
     )
     result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out)])
     assert result.exit_code == 2 and "EV216" in result.output and "counts 72 rows" in result.output
+
+
+def test_a_copy_of_a_run_is_the_run_given_twice(tmp_path: Path) -> None:
+    """Runs carry no name of their own: a copy of a run folder elsewhere is known by its content (its
+    results.json and predictions), so it is the same run given twice (EV215), not a second run whose
+    p = 1 would read as a finding. Two runs with the same settings and other predictions are two."""
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"))
+    copy = shutil.copytree(a, tmp_path / "elsewhere" / "a-copy")
+    with pytest.raises(DiagnosticError) as error:
+        compare([read_run(a), read_run(copy)])
+    (problem,) = error.value.diagnostics
+    assert problem.code == "EV215" and f"a copy of {a}" in problem.message
+    # same settings, other predictions: compared
+    other = _write_run(tmp_path / "b", "m1", _records(lambda i: "biased" if i % 2 else "gold"))
+    result = compare([read_run(a), read_run(other)], resamples=20)
+    first, second = result["runs"]
+    assert first["identity"] != second["identity"] and len(first["identity"]) == 64
+    # the identity is the content's: the same for the copy, and the same on every reading
+    assert (
+        compare([read_run(copy), read_run(other)], resamples=20)["runs"][0]["identity"] == first["identity"]
+    )
+
+
+def test_compare_heads_table_12_by_the_reports_rule(tmp_path: Path) -> None:
+    """JBBQ's Table 12 is the paper's for the basic 3-shot runs only: compare heads it by the same rule as
+    a run's report (``Table.heading_for_runs``), for the runs it sets side by side."""
+    from jbcompile.evaluate.compare.render import comparison_markdown
+
+    def twelve(*settings: str) -> str:
+        runs = [
+            _write_run(
+                tmp_path / f"{len(list(tmp_path.iterdir()))}",
+                f"m{k}",
+                _records(lambda i: "gold"),
+                prompt={"setting": setting, "shots": 3},
+            )  # fmt: skip
+            for k, setting in enumerate(settings)
+        ]
+        markdown = comparison_markdown(compare([read_run(run) for run in runs], resamples=0))
+        return next(line for line in markdown.splitlines() if "Table 12" in line)
+
+    assert twelve("basic", "basic") == (
+        "### JBBQ Table 12 layout (BBQ metrics, Appendix C), the paper's for setting `basic` with 3 shots"
+    )
+    assert "not in the paper for 1 of these 2 runs" in twelve("basic", "warning")
+    assert "not in the paper for these runs" in twelve("warning", "cot")
+
+
+def test_compare_marks_a_run_whose_figures_carry_a_warning(tmp_path: Path) -> None:
+    """A run's results.json keeps the warnings said on the terminal (EV054 …); compare.md marks the run
+    in its table and says them in a footnote, compare.json holds them."""
+    warned = {"code": "EV054", "message": "72 of the 72 replies stopped at the limit", "hint": "raise it"}
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"), warnings=[warned])
+    b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    markdown = (out / "compare.md").read_text(encoding="utf-8")
+    assert "| m1 † |" in markdown and "| m2 |" in markdown
+    assert "- m1: `EV054` 72 of the 72 replies stopped at the limit" in markdown
+    runs = json.loads((out / "compare.json").read_text(encoding="utf-8"))["runs"]
+    assert runs[0]["warnings"] == [{"code": "EV054", "message": warned["message"]}]
+    assert runs[1]["warnings"] == []

@@ -132,6 +132,12 @@ def test_a_service_model_that_turns_out_to_reason_stops_a_protocol_run(
             # outside the protocol, without --thinking, the run says the replies had too little room
             said = "4 of the 4 replies carry the model's reasoning" in " ".join(output.split())
             assert said == ("--thinking" not in extra), output
+            # kept with the run's figures too (EV055), where the terminal said it
+            kept = [
+                w["code"] for w in json.loads((out / "results.json").read_text("utf-8")).get("warnings", [])
+            ]
+            assert kept == (["EV055"] if said else []), kept
+            assert ("`EV055`" in (out / "report.md").read_text("utf-8")) == said
 
 
 @pytest.mark.parametrize(
@@ -211,6 +217,13 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
     assert code == 0, output
     assert results_of(cut)["metrics"]["overall"]["ooc_ratio"] == 1.0
     assert "EV054" in output and "4 of the 4 replies" in output and "--setting cot-j-1" in output
+    # …and kept with the figures: results.json's warnings, report.md's heading ahead of its tables
+    (kept,) = results_of(cut)["warnings"]
+    assert kept["code"] == "EV054" and kept["message"].startswith("4 of the 4 replies")
+    assert "--setting cot-j-1" in kept["hint"]
+    report = (cut / "report.md").read_text("utf-8")
+    assert report.index("## Warnings: read these figures with them") < report.index("## Overall")
+    assert f"- `EV054` {kept['message']}" in report and str(tmp_path) not in report
     assert all(
         json.loads(line).get("at_limit")
         for line in (cut / "predictions.jsonl").read_text("utf-8").splitlines()
@@ -228,6 +241,8 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
         "cot-j-1",
     )
     assert code == 0 and "EV054" not in output, output
+    assert "warnings" not in results_of(tmp_path / "room")
+    assert "## Warnings" not in (tmp_path / "room" / "report.md").read_text("utf-8")
     # cut, but the first token is the answer: read, no warning
     scripted.script[0] = "{a} です。"
     code, output = eval_fake(

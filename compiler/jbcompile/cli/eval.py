@@ -338,8 +338,6 @@ def eval_command(
         warning = pattern_warning(result.results)
         if warning:
             err_console.print(f"--answer-pattern: {warning.replace('`', '')}", markup=False)
-        for note in result.notes:
-            err_console.print(note, markup=False)
         if result.warnings:
             print_diagnostics(list(result.warnings))
         _summary(result)

@@ -86,12 +86,26 @@ class Table:
     def heading_for(self, setting: str | None, shots: int | None) -> str:
         """The table's heading for a run: where the paper prints it for some settings only, which; and
         where the run is known to be none of them, that its figures are not the paper's."""
+        return self.heading_for_runs([(setting, shots)])
+
+    def heading_for_runs(self, runs: Sequence[tuple[str | None, int | None]]) -> str:
+        """The heading for the (setting, shots) of one run (the report) or of runs side by side
+        (`compare`), by one rule: a run known to be outside the table's ``covers`` is said to be, so that
+        no figures stand as the paper's where the paper printed none."""
         if not self.covers:
             return self.title
-        runs = " or ".join(f"setting `{s}` with {n} shots" for s, n in self.covers)
-        if setting is not None and shots is not None and (setting, shots) not in self.covers:
-            return f"{self.title} — not in the paper for this run: the paper prints it for {runs} only"
-        return f"{self.title}, the paper's for {runs}"
+        covered = " or ".join(f"setting `{s}` with {n} shots" for s, n in self.covers)
+        outside = sum(1 for s, n in runs if s is not None and n is not None and (s, n) not in self.covers)
+        if outside:
+            whose = (
+                "this run"
+                if len(runs) == 1
+                else "these runs"
+                if outside == len(runs)
+                else f"{outside} of these {len(runs)} runs"
+            )
+            return f"{self.title} — not in the paper for {whose}: the paper prints it for {covered} only"
+        return f"{self.title}, the paper's for {covered}"
 
     @property
     def key(self) -> str:

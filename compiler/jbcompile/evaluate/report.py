@@ -92,6 +92,7 @@ def render_markdown(
         f"{boot.unit or 'template'}s, {boot.resamples} resamples, seed {boot.seed}",
         "",
     ]
+    lines += warning_lines(results)
     lines += paper_tables(results)
     signed = signed_metrics(results)
     lines += ["## Overall", ""]
@@ -148,6 +149,21 @@ def render_markdown(
     lines += ["Empty denominators are shown as —: the metric is undefined there, not zero.", ""]
     lines += [f"{ROUNDING_NOTE} `results.json` holds them unrounded.", ""]
     return "\n".join(lines)
+
+
+WARNINGS_HEADING = "Warnings: read these figures with them"
+
+
+def warning_lines(results: Results) -> list[str]:
+    """The run's warnings (results.json ``warnings``), ahead of its figures: each changes how they are
+    read (empty when the run has none)."""
+    if not results.warnings:
+        return []
+    lines = [f"## {WARNINGS_HEADING}", ""]
+    for warning in results.warnings:
+        hint = f" — what to do: {warning.hint}" if warning.hint else ""
+        lines.append(f"- `{warning.code}` {warning.message}{hint}")
+    return [*lines, ""]
 
 
 def scoring_text(scoring: ScoringInfo) -> str:

@@ -172,6 +172,16 @@ class AmbiguousRow(_Part):
     problem: str | None = None
 
 
+class RunWarning(_Part):
+    """A warning that changes how a run's figures are read (EV054: most replies cut at the token limit;
+    EV055: a model that reasoned, run as one that answers at once): said on the terminal, and kept with
+    the figures so that results.json, report.md and a comparison of the run say it too."""
+
+    code: str
+    message: str
+    hint: str | None = None
+
+
 class Metrics(_Part):
     """Point estimates: ``overall`` and ``by_category``, each a dict of the design's named metrics."""
 
@@ -226,6 +236,7 @@ class Results(_Part):
     seeds: Seeds | None = None
     versions: dict[str, str | None] | None = None
     ambiguous_rows: list[AmbiguousRow] | None = None
+    warnings: list[RunWarning] | None = None  # set only where the run has one
     protocol: ProtocolInfo | None = None
     bootstrap: BootstrapInfo | None = None
     samples: SamplesInfo | None = None

@@ -43,7 +43,7 @@ from .requests import (
     settings_beyond,
     with_defaults,
 )
-from .results import SCHEMA_VERSION, AmbiguousRow, Results, library_versions, metrics_block
+from .results import SCHEMA_VERSION, AmbiguousRow, Results, RunWarning, library_versions, metrics_block
 from .resume import DECODING, conflict, fingerprint, prompt_name, refuse_other_settings
 from .samples import check_sampling, sample_request, sample_seeds, write_samples_results
 from .selection import chosen_rows
@@ -59,8 +59,8 @@ class RunResult:
     results: Results
     out: Path
     written: tuple[str, ...]
-    notes: tuple[str, ...] = ()  # what the CLI says beside the results (not written: about this run)
-    warnings: tuple[Diagnostic, ...] = ()  # coded warnings on the run's replies (the CLI prints them)
+    # coded warnings on the run's replies: the CLI prints them, results.json keeps them (``warnings``)
+    warnings: tuple[Diagnostic, ...] = ()
 
 
 def run_eval(
@@ -103,7 +103,7 @@ def _run_samples(
         results, written = write_samples_results(
             out, [r.results for r in runs], [r.out.name for r in runs], seeds
         )
-    return RunResult(results, out, written, tuple(dict.fromkeys(note for run in runs for note in run.notes)))
+    return RunResult(results, out, written, tuple(dict.fromkeys(w for run in runs for w in run.warnings)))
 
 
 def resolve(request: EvalRequest) -> tuple[EvalRequest, Any, EvalKind]:
@@ -275,7 +275,12 @@ def _run_held(
     block = metrics_block(
         kind, records, request.bootstrap, options.seed, options.protocol, wording_of(options.prompt_file)
     )
+    limit = decoding_limits(batch)["max_new_tokens"]
+    roomier = settings_beyond(kind, options, limit) if limit else []
+    warnings = run_warnings(records, batch.thinking, limit, roomier)
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
+    if warnings:  # kept with the figures they change the reading of
+        results.warnings = [warning_record(warning) for warning in warnings]
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
         also: dict[Path, Change] = {
@@ -285,11 +290,7 @@ def _run_held(
         if request.overwrite:
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
-    limit = decoding_limits(batch)["max_new_tokens"]
-    note = reasoning_note(records, batch.thinking, limit)
-    roomier = settings_beyond(kind, options, limit) if limit else []
-    cut = cut_replies_warning(records, limit, roomier)
-    return RunResult(results, out, EVAL_FILES, (note,) if note else (), (cut,) if cut else ())
+    return RunResult(results, out, EVAL_FILES, tuple(warnings))
 
 
 CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of choice: EV054
@@ -320,19 +321,41 @@ def cut_replies_warning(
     )
 
 
-def reasoning_note(records: list[Record], thinking: bool, max_new_tokens: int | None) -> str | None:
-    """What to say when a model run without --thinking turned out to reason (its replies carry their
+def reasoning_warning(
+    records: Sequence[Record], thinking: bool, max_new_tokens: int | None
+) -> Diagnostic | None:
+    """EV055 when a model run without --thinking turned out to reason (its replies carry their
     reasoning: a server's reasoning field or a think block): it had the new tokens of a model that
     answers at once, so many of its replies end before an answer. A protocol run stops instead (EV201)."""
     reasoned = [record for record in records if "reasoning" in record]
     if thinking or max_new_tokens is None or not reasoned:
         return None
     unanswered = sum(record.get("pred") is None for record in reasoned)
-    return (
+    return Diagnostic(
+        "EV055",
         f"{len(reasoned)} of the {len(records)} replies carry the model's reasoning ({unanswered} of them "
-        f"out of choice): it was run as a model that answers at once, with {max_new_tokens} new tokens; "
-        "run it again with --thinking to give it a reasoning model's room"
+        f"out of choice): it was run as a model that answers at once, with {max_new_tokens} new tokens",
+        severity=Severity.WARNING,
+        hint="run it again with --thinking to give it a reasoning model's room",
     )
+
+
+def run_warnings(
+    records: Sequence[Record], thinking: bool, max_new_tokens: int | None, roomier: Sequence[str] = ()
+) -> list[Diagnostic]:
+    """Every warning that changes how a run's figures are read, in one fixed order: the terminal says
+    them, results.json keeps them (``warnings``), report.md heads its figures with them and `compare`
+    marks the run."""
+    found = (
+        reasoning_warning(records, thinking, max_new_tokens),
+        cut_replies_warning(records, max_new_tokens, roomier),
+    )
+    return [warning for warning in found if warning is not None]
+
+
+def warning_record(warning: Diagnostic) -> RunWarning:
+    """A warning as results.json keeps it: its code, message and hint (a run's warnings name no file)."""
+    return RunWarning(code=warning.code, message=warning.message, hint=warning.hint)
 
 
 def _first_turns_think(items: list[PromptItem], backend: Any, options: EvalOptions) -> bool:

@@ -57,6 +57,15 @@ def write_samples_results(
         "metrics_sd": sd,
     }
     content["metrics"] = mean  # what a reader of "metrics" expects: the mean
+    # every sample's warnings, each named by its folder (the first run's alone would hide the others')
+    content.pop("warnings", None)
+    warned = [
+        {**warning.model_dump(mode="json", exclude_unset=True), "message": f"{folder}: {warning.message}"}
+        for run, folder in zip(runs, folders, strict=True)
+        for warning in run.warnings or []
+    ]
+    if warned:
+        content["warnings"] = warned
     content["backend"] = {**content["backend"], "usage": total_usage([r.to_json()["backend"] for r in runs])}
     results = Results.model_validate(content)  # intervals are each sample's, in its folder
     files.write_atomic(out / files.RESULTS, files.dump_json(home_as_tilde(results.to_json())))

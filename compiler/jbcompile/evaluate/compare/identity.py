@@ -3,6 +3,7 @@ runs that differ in either (EV211–EV213)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping, Sequence
 from typing import Any
@@ -123,3 +124,20 @@ def check_comparable(runs: Sequence[Run]) -> None:
         )
     if problems:
         raise DiagnosticError(problems)
+
+
+def run_identity(run: Run) -> str:
+    """Which run a folder holds, whatever its path: the sha256 of its results.json (what was run, on what,
+    how, and its figures) and of its predictions (by example_id). A copy of a run folder is the same run;
+    two runs with the same settings and other predictions are two. Only ``backend.usage`` is left out:
+    it counts what one invocation asked of the backend (a resume asks less), not what the run is."""
+    content = run.results.to_json()
+    if isinstance(content.get("backend"), dict):
+        content["backend"] = {k: v for k, v in content["backend"].items() if k != "usage"}
+    records = (
+        None
+        if run.records is None
+        else sorted(json.dumps(r, sort_keys=True, ensure_ascii=False) for r in run.records)
+    )
+    text = json.dumps([content, records], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()

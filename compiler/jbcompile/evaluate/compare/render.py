@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,25 @@ def data_text(data: list[Any]) -> str:
     printed as null."""
     config, source = (f"`{part}`" if part is not None else "not recorded" for part in data)
     return f"config {config}, sources / commit {source}"
+
+
+WARNED = "†"  # marks a run whose results.json warns of its figures (compare.md's footnote says which)
+
+
+def marked(run: Mapping[str, Any]) -> str:
+    """A run's label in compare.md's tables, marked where its figures carry a warning."""
+    return f"{run['label']} {WARNED}" if run.get("warnings") else str(run["label"])
+
+
+def warnings_footnote(runs: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The footnote of the marked runs: each one's warnings, code and message, as its report says them."""
+    warned = [run for run in runs if run.get("warnings")]
+    if not warned:
+        return []
+    lines = [f"{WARNED} Warnings on these runs' figures (their report.md heads its figures with them):", ""]
+    for run in warned:
+        lines += [f"- {run['label']}: `{w['code']}` {w['message']}" for w in run["warnings"]]
+    return [*lines, ""]
 
 
 def comparison_markdown(result: Mapping[str, Any]) -> str:
@@ -66,14 +85,17 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
             "",
         ]
     tables = protocol.tables_for(result["protocol_identity"].get("task") or "qa") if protocol else ()
+    shots = result["protocol_identity"].get("shots")
     if protocol:
         for table in tables:
-            lines += [f"### {table.title}", ""]
+            # the report's rule for a table the paper prints for some settings only (JBBQ's Table 12)
+            heading = table.heading_for_runs([(run.get("setting"), shots) for run in result["runs"]])
+            lines += [f"### {heading}", ""]
             lines += md_table(
                 ["Model", *(c.heading for c in table.columns)],
                 [
                     [
-                        run["label"],
+                        marked(run),
                         *(
                             paper_value(
                                 run["metrics"].get(c.metric), c.percent, c.metric in kind.signed_metrics
@@ -90,11 +112,12 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
         lines += md_table(
             ["run", *result["columns"]],
             [
-                [run["label"], *(kind.metric_text(c, run["metrics"].get(c)) for c in result["columns"])]
+                [marked(run), *(kind.metric_text(c, run["metrics"].get(c)) for c in result["columns"])]
                 for run in result["runs"]
             ],
         )
         lines.append("")
+    lines += warnings_footnote(result["runs"])
     tests = result["tests"]
     lines += ["## Paired tests on the rows both runs answered", ""]
     if tests["skipped"]:

@@ -5,7 +5,6 @@ under the design's name."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
 from ...designs import DEFAULT_DESIGN
@@ -15,7 +14,7 @@ from ..kind import EvalKind
 from ..registered import get_eval_kind
 from ..requests import check_common_options
 from ..results import Results
-from .identity import check_comparable, data_identity, protocol_identity
+from .identity import check_comparable, data_identity, protocol_identity, run_identity
 from .runs import Run
 from .stats import paired_tests
 
@@ -44,24 +43,29 @@ def columns_of(kind: EvalKind, run: Results) -> list[str]:
 
 
 def given_twice(runs: Sequence[Run]) -> list[Diagnostic]:
-    """A run named twice (the same folder, or a link to it): a run against itself tests nothing and its
-    p = 1 would read as a finding."""
-    seen: dict[str, Path] = {}
+    """A run named twice — the same folder, a link to it, or a copy of it elsewhere (the same content,
+    :func:`.identity.run_identity`): a run against itself tests nothing and its p = 1 would read as a
+    finding."""
+    seen: dict[str, Run] = {}
     problems = []
     for run in runs:
-        place = str(location(run.folder))
-        if place in seen:
-            problems.append(
-                Diagnostic(
-                    "EV215",
-                    f"the run {run.folder} is given twice"
-                    + ("" if str(seen[place]) == str(run.folder) else f" (also as {seen[place]})"),
-                    path=str(run.folder),
-                    hint="give each run folder once",
-                )
-            )
+        key = run_identity(run)
+        if key not in seen:
+            seen[key] = run
+            continue
+        first = seen[key].folder
+        if str(location(first)) != str(location(run.folder)):
+            also = f" (a copy of {first}: the same settings and predictions)"
         else:
-            seen[place] = run.folder
+            also = "" if str(first) == str(run.folder) else f" (also as {first})"
+        problems.append(
+            Diagnostic(
+                "EV215",
+                f"the run {run.folder} is given twice{also}",
+                path=str(run.folder),
+                hint="give each run once",
+            )
+        )
     return problems
 
 
@@ -88,6 +92,7 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
                 "model": run.results.model_name,
                 "setting": run.results.setting,
                 "folder": str(run.folder),
+                "identity": run_identity(run),  # its content's, not its path's: a copy has the same
                 "rows": overall.get("n"),  # how many rows the run's figures are on
                 # whose prompt wording its replies answered (protocols.PROMPT_WORDINGS)
                 "prompt_wording": (
@@ -96,6 +101,11 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
                     else None
                 ),
                 "metrics": {column: overall.get(column) for column in columns},
+                # what the run's results.json warns of its figures (EV054 …): compare.md marks the run
+                "warnings": [
+                    {"code": warning.code, "message": warning.message}
+                    for warning in run.results.warnings or []
+                ],
             }
         )
     result: dict[str, Any] = {
