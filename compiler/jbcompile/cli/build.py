@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.abc
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,7 @@ import typer
 from rich.markup import escape
 
 from ..diagnostics import DiagnosticError, Severity
+from ..jsonl import dumps
 from ..text import shown_name
 from .app import (
     app,
@@ -258,7 +258,7 @@ def stats(
     _warn_unseen_characters(compiled.project)
     names, table = category_table(compiled)
     if as_json:
-        print(json.dumps(table, ensure_ascii=False, indent=2))
+        print(dumps(table, indent=2))
         return
     title = f"{compiled.project.dataset.pretty_name} v{compiled.project.dataset.version}"
     view = Table(title=escape(title))
@@ -309,4 +309,4 @@ def schema(
     from ..schema.jsonschema import SCHEMA_FILES, json_schema
 
     check_choice("schema FILE", file, ("all", *SCHEMA_FILES))
-    print(json.dumps(json_schema(file), ensure_ascii=False, indent=2))
+    print(dumps(json_schema(file), indent=2))

@@ -3,7 +3,6 @@ atomically written JSON / text files."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -15,7 +14,7 @@ from typing import Any
 from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
-from ..jsonl import read_json
+from ..jsonl import dumps, read_json
 from ..outputs import is_own_name
 from ..redaction import redact_data
 from ..text import shown_name
@@ -60,16 +59,12 @@ def writing(out: Path) -> Iterator[None]:
 
 def dump_json(value: Any) -> str:
     """A run folder's JSON file (run.json, results.json), without any secret (:func:`redact_data`)."""
-    return redact_data(
-        json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False) + "\n"
-    )
+    return redact_data(dumps(value, indent=2) + "\n")
 
 
 def json_lines(records: Iterable[Mapping[str, Any]]) -> str:
     """Records as JSON Lines, without any secret (a server may echo one into a reply)."""
-    return redact_data(
-        "".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
-    )
+    return redact_data("".join(dumps(record) + "\n" for record in records))
 
 
 def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -253,7 +248,7 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
 
 def records_text(records: Iterable[Mapping[str, Any]]) -> str:
     """A predictions file's text: one JSON line per record."""
-    return "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+    return "".join(dumps(r) + "\n" for r in records)
 
 
 def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
