@@ -152,3 +152,26 @@ def test_a_broken_flow_mapping_gets_no_quoting_hint(mini_sources: Path) -> None:
     edit(mini_sources / "templates/Age/age-work.yaml", "NAME1: {group: young}", "NAME1: {group: young")
     (problem,) = problems_of(mini_sources)
     assert problem.code == "Y001" and "quote the whole text" not in (problem.hint or "")
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "field", "words"),
+    [
+        ("language: [ja]", "language: [Japanese]", "language.0", "language code"),
+        ("version: 1.2.3", "version: v1.2", "version", "semantic version"),
+        ("name: mini-bench", "name: mini bench", "name", "letters, digits"),
+    ],
+)
+def test_a_value_of_the_wrong_shape_is_told_in_words_not_a_pattern(
+    mini_sources: Path, before: str, after: str, field: str, words: str
+) -> None:
+    """A language code (or version, or name) of the wrong shape: the message says what one looks like
+    and the hint what to write, never the regular expression that checks it."""
+    edit(mini_sources / "dataset.yaml", before, after)
+    (problem,) = problems_of(mini_sources)
+    assert (problem.code, Path(problem.path).name) == ("S002", "dataset.yaml")
+    assert problem.message.startswith(f"{field}: ") and words in problem.message
+    assert repr(after.split(": ")[1].strip("[]")) in problem.message
+    for regex_mark in ("^", "$", "[a-z]", "\\d", "pattern"):
+        assert regex_mark not in problem.message + problem.hint
+    assert problem.hint and "e.g." in problem.hint

@@ -101,6 +101,13 @@ def loads(text: str | bytes) -> Any:
     return value
 
 
+def dumps(value: Any, *, indent: int | None = None, sort_keys: bool = False) -> str:
+    """The one JSON writer of the tool (files, lines, documents on stdout): text as it is, not ``\\u``
+    escapes, and never NaN or Infinity, which are not JSON — strict readers (JavaScript, jq, Go, a
+    database) refuse the whole file; a value holding one raises ValueError instead of being written."""
+    return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=sort_keys, allow_nan=False)
+
+
 _TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{}\[\],]')
 
 

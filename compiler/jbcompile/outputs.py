@@ -178,7 +178,7 @@ class Claim:
     def record(self, entry: Mapping[str, object]) -> None:
         """Append one line to the journal and put it on disk before the step it announces."""
         owner = self.journal
-        line = json.dumps(entry, ensure_ascii=False) + "\n"
+        line = json.dumps(entry, ensure_ascii=False, allow_nan=False) + "\n"  # below jsonl: its own call
         with _journal_lock:
             os.write(owner.fd, line.encode("utf-8"))
             os.fsync(owner.fd)

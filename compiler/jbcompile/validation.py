@@ -14,7 +14,8 @@ from pydantic_core import ErrorDetails
 
 from .diagnostics import Diagnostic, DiagnosticError
 from .loader import KeyPath, LoadedDocument
-from .text import did_you_mean
+from .schema.common import PATTERN_WORDS
+from .text import did_you_mean, shown
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -121,6 +122,10 @@ def schema_diagnostics(
                 hint = did_you_mean(str(path[-1]), known_keys(model, path[len(prefix) : -1])) + hint
             position_path = path[:-1] if kind == "missing" else path
             pos = doc.key_position(path) if kind == "extra_forbidden" else doc.position(position_path)
+        elif kind == "string_pattern_mismatch" and item.get("ctx", {}).get("pattern") in PATTERN_WORDS:
+            words, hint = PATTERN_WORDS[item["ctx"]["pattern"]]
+            code, message = "S002", f"{field}: {shown(str(item['input']))!r} is not {words}"
+            pos = doc.position(path)
         else:
             code, hint = "S002", "fix the value to match the source format (see `jbcompile schema`)"
             message = f"{field}: {item['msg']}"

@@ -17,7 +17,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
 from ..redaction import redact, scrub_logs_and_warnings
-from ..text import shown
+from ..text import shown, shown_name
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -174,7 +174,7 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
     print_diagnostics(error.diagnostics, fmt)
     errors = sum(1 for d in error.diagnostics if d.severity is Severity.ERROR)
     if fmt != "json":
-        kept = ", ".join(str(path) for path in error.written)
+        kept = ", ".join(shown_name(str(path)) for path in error.written)
         done = f"; kept {kept}" if kept else "; nothing was written"
         if error.kept is not None:  # the stage looked at the disk: its account is the true one
             done = f"; {error.kept}"

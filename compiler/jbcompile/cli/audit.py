@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.markup import escape
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..jsonl import dumps
 from .app import (
     EXIT_FINDINGS,
     app,
@@ -49,7 +49,7 @@ def audit(
     except DiagnosticError as error:
         raise fail(error, "json" if fmt == "json" else "text") from None
     if fmt == "json":
-        print(json.dumps(report.record(), ensure_ascii=False, indent=2))
+        print(dumps(report.record(), indent=2))
     else:
         _print(report)
     if not report.passed:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib.abc
-import json
 import os
 import sys
 from collections.abc import Iterator
@@ -15,6 +14,8 @@ import typer
 from rich.markup import escape
 
 from ..diagnostics import DiagnosticError, Severity
+from ..jsonl import dumps
+from ..text import shown_name
 from .app import (
     app,
     check_choice,
@@ -165,7 +166,8 @@ def build(
         raise interrupted(stop) from None
     rows = ", ".join(f"{name} {n:,}" for name, n in manifest["rows"].items())
     err_console.print(
-        f"[green]built[/] {escape(manifest['dataset'])} v{escape(manifest['version'])} → {escape(str(out))}"
+        f"[green]built[/] {escape(manifest['dataset'])} v{escape(manifest['version'])} "
+        f"→ {escape(shown_name(str(out)))}"
         f"  ({rows} rows; {len(compiled.project.templates)} templates)"
     )
 
@@ -214,11 +216,15 @@ def _kept_by_build(out: Path, before: tuple[int, int] | None) -> str:
     if now == before:
         if before is None:
             return "nothing was written"
-        what = f"the previous build in {out}" if (out / "manifest.json").is_file() else str(out)
+        what = (
+            f"the previous build in {shown_name(str(out))}"
+            if (out / "manifest.json").is_file()
+            else shown_name(str(out))
+        )
         return f"nothing was written; {what} is as it was"
     if now is None:
-        return f"{out} was removed"
-    return f"the new build was put in {out} before the stop (it is whole)"
+        return f"{shown_name(str(out))} was removed"
+    return f"the new build was put in {shown_name(str(out))} before the stop (it is whole)"
 
 
 def check_cards(cards: Path | None) -> None:
@@ -252,7 +258,7 @@ def stats(
     _warn_unseen_characters(compiled.project)
     names, table = category_table(compiled)
     if as_json:
-        print(json.dumps(table, ensure_ascii=False, indent=2))
+        print(dumps(table, indent=2))
         return
     title = f"{compiled.project.dataset.pretty_name} v{compiled.project.dataset.version}"
     view = Table(title=escape(title))
@@ -303,4 +309,4 @@ def schema(
     from ..schema.jsonschema import SCHEMA_FILES, json_schema
 
     check_choice("schema FILE", file, ("all", *SCHEMA_FILES))
-    print(json.dumps(json_schema(file), ensure_ascii=False, indent=2))
+    print(dumps(json_schema(file), indent=2))

@@ -7,6 +7,7 @@ from pathlib import Path
 import typer
 
 from ..diagnostics import DiagnosticError
+from ..text import shown_name
 from .app import app, err_console, fail, out_console
 
 export_app = typer.Typer(
@@ -52,11 +53,14 @@ def _export(
     except DiagnosticError as error:
         raise fail(error) from None
     for name, kind in found.skipped:
-        err_console.print(f"note: config {name} ({kind}) is left out: {harness} cannot run it", markup=False)
+        err_console.print(
+            f"note: config {shown_name(name)} ({kind}) is left out: {harness} cannot run it", markup=False
+        )
     configs = ", ".join(config.name for config in found.configs)
     out_console.print(
-        f"wrote {out}: {harness} tasks of {found.dataset} v{found.version} ({configs}), rows from "
-        f"{found.source.described}",
+        f"wrote {shown_name(str(out))}: {harness} tasks of {shown_name(found.dataset)} "
+        f"v{shown_name(found.version)} ({shown_name(configs)}), rows from "
+        f"{shown_name(found.source.described)}",
         markup=False,
     )
 

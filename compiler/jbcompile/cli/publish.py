@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import tempfile
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, to_json_record
+from ..jsonl import dumps
 from .app import (
     EXIT_FINDINGS,
     app,
@@ -139,7 +139,7 @@ def publish(
     summary["diagnostics"] = [to_json_record(d) for d in notes]
     if dry_run:
         if fmt == "json":
-            print(json.dumps({"dry_run": True, **summary}, ensure_ascii=False, indent=2))
+            print(dumps({"dry_run": True, **summary}, indent=2))
         else:
             _print_plan(summary)
         return
@@ -164,9 +164,8 @@ def publish(
         raise typer.Exit(EXIT_FINDINGS) from None
     if fmt == "json":
         print(
-            json.dumps(
+            dumps(
                 {"dry_run": False, **summary, "commit": result.commit_oid, "commit_url": result.commit_url},
-                ensure_ascii=False,
                 indent=2,
             )
         )
@@ -231,7 +230,7 @@ def verify(
         except DiagnosticError as error:
             raise fail(error, fmt) from None
     if fmt == "json":
-        print(json.dumps(report.as_dict(), ensure_ascii=False, indent=2))
+        print(dumps(report.as_dict(), indent=2))
     else:
         _print_verify(report)
     if not report.ok:
@@ -302,7 +301,7 @@ def diff(
         except DiagnosticError as error:
             raise fail(error, fmt) from None
     if fmt == "json":
-        print(json.dumps(result.as_dict(), ensure_ascii=False, indent=2))
+        print(dumps(result.as_dict(), indent=2))
     else:
         _print_diff(result)
 

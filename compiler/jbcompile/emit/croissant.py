@@ -10,10 +10,10 @@ design's Arrow schema, and each data file with its sha256. It is deterministic l
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..jsonl import dumps
 from .data import data_path
 
 if TYPE_CHECKING:
@@ -194,4 +194,4 @@ def croissant(compiled: Compiled, folder: Path, digests: dict[str, str]) -> dict
 
 
 def write_croissant(document: dict[str, Any], path: Path) -> None:
-    path.write_text(json.dumps(document, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    path.write_text(dumps(document, indent=2) + "\n", encoding="utf-8")

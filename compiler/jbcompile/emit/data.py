@@ -7,11 +7,12 @@ config. The same rows give the same bytes whether they come in one list or in ma
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from ..jsonl import dumps
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -191,4 +192,4 @@ def write_jsonl(rows: Iterable[Row], columns: list[str], path: Path) -> None:
 
 
 def json_line(row: Row, columns: Sequence[str]) -> str:
-    return json.dumps({name: row[name] for name in columns}, ensure_ascii=False) + "\n"
+    return dumps({name: row[name] for name in columns}) + "\n"

@@ -4,12 +4,11 @@ figures; no timestamps (builds are byte-identical)."""
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..jsonl import read_json
+from ..jsonl import dumps, read_json
 from ..reading import DATA_FILE, RECORD, FileKind, iter_blocks
 
 if TYPE_CHECKING:
@@ -62,9 +61,7 @@ def build_manifest(
 
 
 def write_manifest(manifest: dict, path: Path) -> None:
-    path.write_text(
-        json.dumps(manifest, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
-    )
+    path.write_text(dumps(manifest, indent=2, sort_keys=True) + "\n", encoding="utf-8")
 
 
 def read_manifest(folder: Path) -> dict:

@@ -3,7 +3,6 @@ atomically written JSON / text files."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -15,9 +14,10 @@ from typing import Any
 from .. import reading
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..fsio import write_atomic
-from ..jsonl import read_json
+from ..jsonl import dumps, read_json
 from ..outputs import is_own_name
 from ..redaction import redact_data
+from ..text import shown_name
 from .jsonfile import limited, read_json_lines
 
 PREDICTIONS = "predictions.jsonl"
@@ -59,16 +59,12 @@ def writing(out: Path) -> Iterator[None]:
 
 def dump_json(value: Any) -> str:
     """A run folder's JSON file (run.json, results.json), without any secret (:func:`redact_data`)."""
-    return redact_data(
-        json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False, allow_nan=False) + "\n"
-    )
+    return redact_data(dumps(value, indent=2) + "\n")
 
 
 def json_lines(records: Iterable[Mapping[str, Any]]) -> str:
     """Records as JSON Lines, without any secret (a server may echo one into a reply)."""
-    return redact_data(
-        "".join(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n" for record in records)
-    )
+    return redact_data("".join(dumps(record) + "\n" for record in records))
 
 
 def append_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -252,7 +248,7 @@ def latest_by_id(records: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, An
 
 def records_text(records: Iterable[Mapping[str, Any]]) -> str:
     """A predictions file's text: one JSON line per record."""
-    return "".join(json.dumps(r, ensure_ascii=False, allow_nan=False) + "\n" for r in records)
+    return "".join(dumps(r) + "\n" for r in records)
 
 
 def write_records(path: Path, records: Iterable[Mapping[str, Any]]) -> None:
@@ -313,8 +309,12 @@ def kept_on_disk(
     removed = sorted(name for name in before if name not in after)
     if not changed and not removed:
         if folder.is_dir() and not existed:
-            return f"nothing was written (the empty folder {folder} was left)"
-        return f"nothing was written; {folder} is as it was" if existed else "nothing was written"
+            return f"nothing was written (the empty folder {shown_name(str(folder))} was left)"
+        return (
+            f"nothing was written; {shown_name(str(folder))} is as it was"
+            if existed
+            else "nothing was written"
+        )
     parts: list[str] = []
     charts: dict[str, int] = {}
     for name in changed:
@@ -328,11 +328,11 @@ def kept_on_disk(
             lines = _lines(folder / name)
             new = lines - counts.get(name, 0) if name in before else lines
             count = f" ({lines} {what[lines != 1]}, {max(new, 0)} new)"
-        parts.append(f"{folder / name}{count}")
-    parts += [f"{folder / name} ({count} files)" for name, count in charts.items()]
+        parts.append(f"{shown_name(str(folder / name))}{count}")
+    parts += [f"{shown_name(str(folder / name))} ({count} files)" for name, count in charts.items()]
     text = "kept " + ", ".join(parts) if parts else "kept nothing new"
     if removed:
-        text += "; removed " + ", ".join(str(folder / name) for name in removed)
+        text += "; removed " + ", ".join(shown_name(str(folder / name)) for name in removed)
     return f"{text}; {_how_to_go_on(command, after)}"
 
 
@@ -367,7 +367,8 @@ def telling_what_is_kept(folder: Path, command: str) -> Iterator[None]:
         try:
             account = kept_on_disk(folder, before, counts, existed, command)
         except Exception:  # an unreadable folder: say so, never "nothing was written"
-            account = f"what {folder} holds now could not be read: look into it before running again"
+            where = shown_name(str(folder))
+            account = f"what {where} holds now could not be read: look into it before running again"
         with suppress(Exception):
             stop.kept = account  # type: ignore[attr-defined]
         raise

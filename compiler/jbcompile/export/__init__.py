@@ -13,7 +13,6 @@ source. The numbers a harness reports are therefore computed by the same code as
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from ..designs.exporting import HarnessExport
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..jsonl import dumps
 
 HUB_URL = re.compile(r"^https://huggingface\.co/datasets/(?P<repo>[\w.-]+/[\w.-]+)/?$")
 
@@ -270,7 +270,7 @@ def export_build(
             "configs": [config.name for config in found.configs],
         }
         with claims[out].replaced_folder("export") as staging:
-            for name, text in {**files, MARKER: json.dumps(marker, indent=2) + "\n"}.items():
+            for name, text in {**files, MARKER: dumps(marker, indent=2) + "\n"}.items():
                 path = staging / name
                 path.parent.mkdir(parents=True, exist_ok=True)
                 write_atomic(path, text)

@@ -3,12 +3,12 @@ read, write the sources atomically, then check them against the input."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ..fsio import write_atomic
+from ..jsonl import dumps
 from ..outputs import overlaps, refuse, writing
 from .interface import Importer, ProgressBar, no_progress
 from .report import ImportReport
@@ -55,7 +55,5 @@ def run_import(
         write_sources(imported.draft, out, imported.report, force=force)
         importer.verify_round_trip(out, imported, progress)
         if report_path is not None:
-            write_atomic(
-                report_path, json.dumps(imported.report.to_json(), ensure_ascii=False, indent=2) + "\n"
-            )
+            write_atomic(report_path, dumps(imported.report.to_json(), indent=2) + "\n")
     return imported.report

@@ -9,16 +9,45 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, Strict, model_validator
 
 IDENTIFIER = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"  # also what a build's manifest may name (publish.buildfolder)
+SLOT_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+# A language code as the card's metadata and the Hub take it, BCP-47 in shape (`ja`, `en`, `ja-JP`,
+# `zh-Hant`), or the Hub's own `code` and `multilingual`
+LANGUAGE_CODE = r"^(?:[a-z]{2,3}(-[A-Za-z0-9]{2,8})*|code|multilingual)$"
+SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
+REPO_ID = r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+# What a value of each pattern must look like, in words, and what to write instead: an S002 diagnostic
+# says these, never the regular expression (which a YAML author should not have to read).
+PATTERN_WORDS: dict[str, tuple[str, str]] = {
+    IDENTIFIER: (
+        "a name of letters, digits, '_', '.' and '-' that starts with a letter or digit",
+        "write the name with ASCII letters, digits, '_', '.' or '-' only (no spaces), e.g. jbbq-lite",
+    ),
+    SLOT_NAME: (
+        "a slot name of ASCII letters, digits and '_' that does not start with a digit",
+        "write the slot name like NAME1 or AGE_GROUP",
+    ),
+    LANGUAGE_CODE: (
+        "a language code: a BCP 47 code such as ja or en-US (or the Hub's code or multilingual)",
+        "write the language's code in lower case, e.g. ja for Japanese or en for English, optionally "
+        "with a region or script after '-' (en-US, zh-Hant)",
+    ),
+    SEMVER: (
+        "a semantic version: three whole numbers joined by '.', such as 1.0.0 (optionally with -rc.1)",
+        "write the version as MAJOR.MINOR.PATCH, e.g. 1.2.0, without a leading 'v' or leading zeros",
+    ),
+    REPO_ID: (
+        "a Hub repository id: owner/name, each of letters, digits, '_', '.' and '-'",
+        "write it as owner/name, e.g. my-org/jbbq-lite",
+    ),
+}
+
 Identifier = Annotated[str, Field(pattern=IDENTIFIER, max_length=120)]
-SlotName = Annotated[str, Field(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+SlotName = Annotated[str, Field(pattern=SLOT_NAME)]
 # A whole number the file writes as one: `true` is not 1, nor `"3"` or `3.0` a count (pydantic's lax mode
 # would read them so, and a typo would pass unsaid).
 Count = Annotated[int, Strict()]
-# A language code as the card's metadata and the Hub take it, BCP-47 in shape (`ja`, `en`, `ja-JP`,
-# `zh-Hant`), or the Hub's own `code` and `multilingual`
-LanguageCode = Annotated[
-    str, Field(pattern=r"^(?:[a-z]{2,3}(-[A-Za-z0-9]{2,8})*|code|multilingual)$", max_length=35)
-]
+LanguageCode = Annotated[str, Field(pattern=LANGUAGE_CODE, max_length=35)]
 
 
 class StrictModel(BaseModel):

@@ -7,11 +7,9 @@ from typing import Annotated, Literal
 from pydantic import Field, field_validator, model_validator
 
 from ..limits import MAX_ROWS, MAX_TEMPLATE_ROWS
-from .common import Count, Identifier, LanguageCode, StrictModel, Text, text_in
+from .common import REPO_ID, SEMVER, Count, Identifier, LanguageCode, StrictModel, Text, text_in
 
-SEMVER = r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(-[0-9A-Za-z.-]+)?$"
-
-RepoId = Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]*/[A-Za-z0-9][A-Za-z0-9_.-]*$")]
+RepoId = Annotated[str, Field(pattern=REPO_ID)]
 RuleSetting = Literal["error", "warning", "info", "off"]
 
 

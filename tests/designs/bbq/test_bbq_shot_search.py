@@ -115,3 +115,124 @@ def test_single_shots_mix_between_the_categories_for_every_seed(task: str) -> No
             picked = [shots[0] for shots in select_shots(pool, 1, seed, task).values()]
             assert {row["context_condition"] for row in picked} == {"ambig", "disambig"}, seed
             assert {shot_kind(row, task) for row in picked} != {"unknown"}
+
+
+def _reference_best_draw(candidates, n_shots, orders, kinds):  # type: ignore[no-untyped-def]
+    """The rule of ``_best_draw`` said plainly, for small pools: every draw of different gold positions
+    (``order[i % 3]``) and questions, in the search's order (per shot: the wanted kind first, then the
+    other kinds and conditions in a fixed order, each as the candidates come), and the first that mixes
+    the most (conditions, kinds, shots of their wanted kind) wins."""
+
+    def draws(order, slot, picked):  # type: ignore[no-untyped-def]
+        if slot == n_shots:
+            yield picked
+            return
+        label, kind = order[slot % 3], kinds[slot % len(kinds)]
+        used = {shot.question for shot in picked}
+        fitting = [shot for shot in candidates if shot.gold == label and shot.question not in used]
+        fitting.sort(
+            key=lambda shot: (shot.kind != kind, str(shot.kind), str(shot.row.get("context_condition")))
+        )
+        for shot in fitting:
+            yield from draws(order, slot + 1, [*picked, shot])
+
+    best, best_score = None, None
+    for order in orders:
+        for picked in draws(order, 0, []):
+            wanted = sum(shot.kind == kinds[i % len(kinds)] for i, shot in enumerate(picked))
+            conditions = {shot.row.get("context_condition") for shot in picked}
+            score = (len(conditions), len({shot.kind for shot in picked}), wanted)
+            if best_score is None or score > best_score:
+                best, best_score = [shot.row for shot in picked], score
+    return best
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_the_search_takes_the_draw_the_plain_rule_takes(task: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bounded search (its own stack, no recursion) picks, for every seed, the very draw that trying
+    every draw in the same order picks: same shots, same order."""
+    from jbcompile.designs.bbq import shots as module
+
+    searched = module._best_draw
+    calls = Counter()
+
+    def reference(*args):  # type: ignore[no-untyped-def]
+        calls["searches"] += 1
+        return _reference_best_draw(*args)
+
+    draw = random.Random(53)
+    for trial in range(60):
+        rows = _dataset(draw, draw.randint(2, 3))
+        for shots in (2, 3, 4):
+            for seed in range(3):
+                outcomes = []
+                for best_draw in (searched, reference):
+                    monkeypatch.setattr(module, "_best_draw", best_draw)
+                    try:
+                        chosen = select_shots(rows, shots, seed, task)
+                    except DiagnosticError as error:
+                        outcomes.append(error.diagnostics[0].message)
+                        continue
+                    outcomes.append(
+                        {
+                            category: [row["example_id"] for row in picked]
+                            for category, picked in chosen.items()
+                        }
+                    )
+                assert outcomes[0] == outcomes[1], (trial, shots, seed)
+    assert calls["searches"] >= 200, calls  # the search ran, not only the first-try draw
+
+
+def _many_questions(categories: str, questions: int) -> list[dict]:
+    """Rows of many questions, none of them disambiguated against the stereotype (qa) or of a non-negative
+    question (detect): no draw gives every shot its wanted kind, so the search runs."""
+    rows = []
+    for category in categories:
+        for question in range(questions):
+            condition = "ambig" if question % 2 else "disambig"
+            unknown = question % 3
+            target = (unknown + 1) % 3
+            rows.append(
+                {
+                    "example_id": f"{category}-{question:04d}",
+                    "category": category,
+                    "context": f"{category}{question}",
+                    "question": "neg",
+                    "label": unknown if condition == "ambig" else target,
+                    "biased_label": target,
+                    "unknown_label": unknown,
+                    "target_label": target,
+                    "context_condition": condition,
+                    "question_polarity": "neg",
+                    "context_bias": None if condition == "ambig" else "biased",
+                }
+            )
+    return rows
+
+
+@pytest.mark.parametrize("task", ["qa", "detect"])
+def test_the_most_shots_draw_without_deep_recursion(task: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """--shots at its maximum (EV033's bound) searches a draw 100 shots deep; it must not take a Python
+    frame per shot (it did: a RecursionError under a tighter limit, and frames a caller may not have)."""
+    import sys
+
+    from jbcompile.designs.bbq import shots as module
+    from jbcompile.limits import MAX_SHOTS
+
+    monkeypatch.setattr(module, "SEARCH_STEPS", 3_000)  # the draw's depth is what is tested, not its time
+    rows = _many_questions("ABC", MAX_SHOTS + 20)
+    depth = 0
+    frame = sys._getframe()
+    while frame is not None:
+        depth, frame = depth + 1, frame.f_back
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth + 40)  # room for a few calls, far from one per shot
+    try:
+        chosen = select_shots(rows, MAX_SHOTS, 0, task)
+    finally:
+        sys.setrecursionlimit(limit)
+    for category, picked in chosen.items():
+        assert len(picked) == MAX_SHOTS
+        assert all(row["category"] != category for row in picked)
+        assert len({question_key(row) for row in picked}) == MAX_SHOTS
+        assert sorted(Counter(gold_of(row, task) for row in picked).values()) == [33, 33, 34]

@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -240,6 +240,10 @@ def _draw(
     return picked
 
 
+# a node of _best_draw's search: the order, the slot, the shots picked, their questions, context
+# conditions and kinds (kept along, not recounted at every node), and how many have their wanted kind
+_Node = tuple[Sequence[int], int, list[_Shot], set[str], frozenset[Any], frozenset[str | None], int]
+
 SEARCH_STEPS = 200_000  # a bound on _best_draw's work for a large --shots; the best draw found so far wins
 
 
@@ -258,17 +262,24 @@ def _best_draw(
     all_kinds = len({kind for _, kind, _ in buckets})
     ceiling = (min(2, all_conditions, n_shots), min(n_shots, all_kinds), n_shots)
     best: list[Any] = [None, (-1, -1, -1)]  # the draw, and its (conditions, kinds, wanted kinds)
-    steps = [0]
+    steps = 0
 
-    def search(
-        order: Sequence[int], slot: int, picked: list[_Shot], questions: set[str], wanted: int
-    ) -> None:
-        steps[0] += 1
-        conditions = {shot.row.get("context_condition") for shot in picked}
-        held = {shot.kind for shot in picked}
+    def visit(
+        order: Sequence[int],
+        slot: int,
+        picked: list[_Shot],
+        questions: set[str],
+        conditions: frozenset[Any],
+        held: frozenset[str | None],
+        wanted: int,
+    ) -> Iterator[_Node]:
+        """One node of the search: records a full draw, or yields the nodes below it, lazily (a sibling
+        is bounded only after the draws below the ones before it are known)."""
+        nonlocal steps
+        steps += 1
         left = n_shots - slot
         bound = (min(2, len(conditions) + left), min(all_kinds, len(held) + left), wanted + left)
-        if bound <= best[1] or best[1] == ceiling or steps[0] > SEARCH_STEPS:
+        if bound <= best[1] or best[1] == ceiling or steps > SEARCH_STEPS:
             return
         if slot == n_shots:
             best[0], best[1] = [shot.row for shot in picked], (len(conditions), len(held), wanted)
@@ -288,12 +299,25 @@ def _best_draw(
                 if shot.question in questions or shot.question in tried:
                     continue
                 tried.add(shot.question)
-                search(
-                    order, slot + 1, [*picked, shot], questions | {shot.question}, wanted + (key[1] == kind)
+                yield (
+                    order,
+                    slot + 1,
+                    [*picked, shot],
+                    questions | {shot.question},
+                    conditions | {key[2]},
+                    held | {key[1]},
+                    wanted + (key[1] == kind),
                 )
 
+    # depth first with a stack of our own, not Python's: a draw is as deep as --shots (up to MAX_SHOTS)
     for order in orders:
-        search(order, 0, [], set(), 0)
+        stack = [visit(order, 0, [], set(), frozenset(), frozenset(), 0)]
+        while stack:
+            below = next(stack[-1], None)
+            if below is None:
+                stack.pop()
+            else:
+                stack.append(visit(*below))
     return best[0]
 
 

@@ -32,6 +32,7 @@ from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...extras import optional_import
+from ...jsonl import dumps
 from ...redaction import redact, redact_data, redact_url, register_secret, register_url
 from ...services import Service, unexpected
 from ..jsonfile import read_json_lines
@@ -170,7 +171,7 @@ class RequestCache:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._handle = self.path.open("a", encoding="utf-8")
-            line = json.dumps({"key": key, "response": response}, ensure_ascii=False)
+            line = dumps({"key": key, "response": response})
             self._handle.write(redact_data(line) + "\n")
             self._handle.flush()
             self._written += 1
