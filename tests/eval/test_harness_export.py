@@ -339,3 +339,28 @@ def test_the_exported_generation_filter_takes_a_label_standing_alone(
 
     harness_filter = RegexFilter(regex_pattern=option_label_pattern(labels), fallback="[none]")
     assert list(harness_filter.apply([[reply]], [{}])) == [[expected]]
+
+
+@pytest.mark.parametrize("which", ["bbq", "kinds"])
+def test_the_exported_generation_decodes_as_jbcompile_eval_would(
+    which: str, build_dir: Path, kinds_build: Path, tmp_path: Path
+) -> None:
+    """A `_gen` task stops where `jbcompile eval --scoring generate` of the same setting stops (its
+    new-token limit and stop strings), not at a limit of the export's own."""
+    import yaml
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.registered import get_eval_kind
+
+    build = build_dir if which == "bbq" else kinds_build
+    code, output = run_cli("export", "lm-eval", str(build), "--out", str(tmp_path / "tasks"), "--local")
+    assert code == 0, output
+    documents = sorted((tmp_path / "tasks").glob("*/*_gen.yaml"))
+    assert documents
+    for path in documents:
+        document = yaml.safe_load(path.read_text(encoding="utf-8").replace("!function", ""))
+        kind = get_eval_kind(path.parent.name)
+        options = EvalOptions(task="qa", setting=document["metadata"]["setting"], scoring="generate")
+        decoding = document["generation_kwargs"]
+        assert decoding["max_gen_toks"] == kind.max_new_tokens(options), path.name
+        assert set(kind.stop_strings(options)) <= set(decoding["until"]), path.name
+        assert decoding["do_sample"] is False

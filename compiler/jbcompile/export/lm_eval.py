@@ -73,7 +73,7 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
                 "task": f"{name}_gen",
                 **common,
                 "output_type": "generate_until",
-                "generation_kwargs": {"until": ["\n\n"], "max_gen_toks": 32, "do_sample": False},
+                "generation_kwargs": generation_kwargs(config, setting),
                 "filter_list": [
                     {
                         "name": "option",
@@ -92,6 +92,19 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
         "metadata": {"version": build.version},
     }
     return documents
+
+
+def generation_kwargs(config: ExportConfig, setting: str) -> dict[str, Any]:
+    """How the ``_gen`` task decodes: greedy, with the new-token limit and stop strings ``jbcompile eval``
+    uses for the same setting (and a blank line, where lm-eval's reply ends), so that a reply is not cut
+    where eval would read on."""
+    from ..evaluate.kind import EvalOptions
+    from ..evaluate.registered import get_eval_kind
+
+    kind = get_eval_kind(config.kind)
+    options = EvalOptions(task=config.export.task, setting=setting, scoring="generate")
+    until = list(dict.fromkeys(["\n\n", *kind.stop_strings(options)]))
+    return {"until": until, "max_gen_toks": kind.max_new_tokens(options), "do_sample": False}
 
 
 # Letters and digits, half- and full-width: a label next to one is part of a word or a number ("Both",
