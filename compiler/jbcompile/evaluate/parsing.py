@@ -388,13 +388,20 @@ _KEYED = re.compile(
     re.IGNORECASE,
 )
 # A label marked as the right one in a list or table of all options: "B：○", "2 → 正解", "| B | ✓ |",
-# "・B：○" (a bullet with no space), "A\n→ 適切" (the mark under its label)
-_RIGHT_MARK = r"(?:[○✓◎]|正解|正しい|適切|妥当|該当|はい|OK|correct|right|yes)"
+# "・B：○" (a bullet with no space), "A\n→ 適切" (the mark under its label), "2 - 該当", "大学生：該当する"
+# (a yes per option; "該当しない" is no mark)
+_RIGHT_MARK = (
+    r"(?:[○✓◎]|正解|正しい|適切|妥当|該当(?:する|します)?|当てはま(?:る|ります)|はい|OK|correct|right|yes)"
+)
 _MARKED = re.compile(
     r"(?=[A-Za-z0-9応選番#])(?:^|(?<=[\s|、,・•]))"
     + _NAMED
     + r"?([A-Za-z0-9]+)(?:\s*番)?(?:\s*[(][^)\n]{0,60}[)])?"
-    r"(?:\s*(?:[:|=]|→|⇒|->)\s*" + _RIGHT_MARK + r"|(?:[^\S\n]*\n)?[^\S\n]*[○✓]"
+    r"(?:\s*(?:[:|=]|→|⇒|->)\s*"
+    + _RIGHT_MARK
+    + r"|[^\S\n]+[-–—][^\S\n]+"
+    + _RIGHT_MARK
+    + r"|(?:[^\S\n]*\n)?[^\S\n]*[○✓]"
     r"|[^\S\n]*[はも][^、,。.!?\n○✓×|]{0,40}?[○✓])"
     r"(?=\s*(?:[(][^)\n]{0,60}[)]\s*)?(?:です|だ)?(?:[^\S\n]|[|。.!、,]|$))",
     re.IGNORECASE | re.MULTILINE,
@@ -853,16 +860,20 @@ _KANJI_ALONE = re.compile(
 # "真ん中の選択肢")
 _PLACE = re.compile(
     r"(?:一番)?(?P<last>最後|最終)の選択肢|(?P<first>最初)の選択肢|(?P<middle>真ん中|中央)の選択肢"
-    r"|\bthe\s+(?:(?P<last_en>last)|(?P<first_en>first)|(?P<second_en>second)|(?P<third_en>third))\s+"
-    r"(?:option|choice|one|response|answer)\b",
+    r"|\bthe\s+(?:(?P<last_en>last)|(?P<first_en>first)|(?P<second_en>second)|(?P<third_en>third))"
+    # the ordinal alone where its clause ends ("I choose the second.")
+    r"(?:\s+(?:option|choice|one|response|answer)\b|(?=[^\S\n]*(?:[.!;)]|,\s+(?:but|since|because|as)\b|$)))",
     re.IGNORECASE,
 )
 # an option named by its place in the list ("三番目の選択肢", "2番目", "第3の選択肢", "二つ目を選びます");
-# "第一に" (firstly) is no option
+# "第一に" (firstly) is no option. The noun after it goes with it ("第三の選択肢。" is "2。"), and so does a
+# gloss in brackets ("第2の選択肢(1)": the option's text, already its label), which settles a place that
+# is also a label.
 _ORDINAL = re.compile(
     r"(?:第\s*(?P<nth>[0-9]+|[一二三四五六七八九十]+)(?:\s*番目?)?(?=\s*の?\s*(?:選択肢|応答|回答|答え))"
     r"|(?<![0-9一二三四五六七八九十])(?P<count>[0-9]+|[一二三四五六七八九十]+)\s*(?:番目|つ目|個目))"
-    r"(?=\s*(?:の?\s*(?:選択肢|応答|回答|答え|選択|もの|方|ほう)|です|だ|を選|が(?:正|適|妥)|[、,。.!！)」』]|$))",
+    r"(?P<noun>\s*の?\s*(?:選択肢|応答|回答|答え)(?:[^\S\n]*[(][^\S\n]*(?P<gloss>[A-Za-z0-9]+)[^\S\n]*[)])?)?"
+    r"(?=\s*(?:の?\s*(?:選択肢|応答|回答|答え|選択|もの|方|ほう)|です|だ|を選|が(?:正|適|妥)|[、,。.!！)」』(]|$))",
     re.MULTILINE,
 )
 
@@ -870,20 +881,31 @@ _ORDINAL = re.compile(
 def _ordinal(m: re.Match[str], labels: Sequence[str]) -> str:
     """The label at an ordinal's place (1-based). Where the labels are numbers from 0, a place that is also
     a label ("2番目" where 2 is an option too) may mean either: it is written "N番目", which names no option,
-    so that only what else the reply says (the option's text) can tell."""
+    so that only what else the reply says (the option's text) can tell; a gloss that names one of the two
+    settles it ("第2の選択肢（大学生）"), one that names neither is read as a label glossed by another
+    option's text (out of choice). "0番目" can only be the label 0."""
     written = m.group("nth") or m.group("count")
     kanji = _KANJI_NUMBER.fullmatch(written)
     place = int(kanji and _kanji_to_digits(kanji) or written)
-    if not 1 <= place <= len(labels):
+    if place == 0 and labels[0] == "0":
+        places = ["0"]
+    elif not 1 <= place <= len(labels):
         return m.group()
-    if labels[0] == "0" and str(place) in labels:
-        return f"{place}番目"
-    return labels[place - 1]
+    elif labels[0] == "0" and str(place) in labels:
+        places = [labels[place - 1], str(place)]
+    else:
+        places = [labels[place - 1]]
+    gloss = m.group("gloss")
+    if gloss is not None and gloss in labels:
+        return gloss if gloss in places else f"{places[0]}({gloss})"
+    if len(places) > 1:
+        return f"{place}番目" + (m.group("noun") or "")
+    return places[0]
 
 
 # a label named as a proposal ("A案よりB案の方が無難", "2案"): the label itself
 _PROPOSAL = re.compile(r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})\s*案")
-# "the former" and "the latter" of two options, once the reply has named both
+# "the former" and "the latter" of two options (:func:`_former_or_latter`)
 _FORMER_LATTER = re.compile(r"前者|後者|\bthe\s+(?:former|latter)\b", re.IGNORECASE)
 
 
@@ -901,7 +923,7 @@ def _as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
         text = _ORDINAL.sub(lambda m: _ordinal(m, labels), text)
     if all(label.isdigit() for label in labels):
         text = _KANJI_ALONE.sub(_kanji_to_digits, text)
-    if len(labels) == 2:
+    if "者" in text or "the" in text.casefold():
         text = _FORMER_LATTER.sub(lambda m: _former_or_latter(m, labels), text)
     return text
 
@@ -915,15 +937,30 @@ def _placed(m: re.Match[str], labels: Sequence[str]) -> str:
     return labels[-1] if m.group("last") or m.group("last_en") else labels[0]
 
 
+@lru_cache(maxsize=64)
+def _label_mention(labels: tuple[str, ...]) -> re.Pattern[str]:
+    """Any of the labels standing alone (not "2人", "20代": a number with a counter is no option)."""
+    alternatives = "|".join(re.escape(label) for label in sorted(labels, key=len, reverse=True))
+    return re.compile(r"(?<![A-Za-z0-9])(" + alternatives + r")(?![A-Za-z0-9])" + _COUNTED)
+
+
 def _former_or_latter(m: re.Match[str], labels: Sequence[str]) -> str:
-    named = [
-        re.search(r"(?<![A-Za-z0-9])" + re.escape(label) + r"(?![A-Za-z0-9])", m.string[: m.start()])
-        for label in labels
-    ]
-    if not all(named):
+    """The option "前者"/"後者" points at: the first or the second of the two options the reply named before
+    it, in the order it first named them (in its own sentence, where the reply named more than two); with
+    two options and none named yet, the order the prompt listed them. Else (one named, or three) unclear:
+    the word stays, and reads as none."""
+    before = m.string[: m.start()]
+    mention = _label_mention(tuple(labels))
+    named = list(dict.fromkeys(found.group(1) for found in mention.finditer(before)))
+    if len(named) > 2:
+        opened = max(before.rfind(mark) for mark in _SENTENCE_MARKS) + 1
+        named = list(dict.fromkeys(found.group(1) for found in mention.finditer(before, opened)))
+    if not named and len(labels) == 2:
+        named = list(labels)
+    if len(named) != 2:
         return m.group()
     word = m.group().casefold()
-    return labels[0] if word == "前者" or word.endswith("former") else labels[1]
+    return named[0] if word == "前者" or word.endswith("former") else named[1]
 
 
 # ---- reading ----------------------------------------------------------------------------------------
