@@ -223,3 +223,94 @@ def test_a_hub_id_that_cannot_be_loaded_says_no_folder_has_that_name_either(
         load_rows("org/bench", "lite")
     (diagnostic,) = refused.value.diagnostics
     assert diagnostic.code == "EV005" and "nor is there a file or folder so named" in diagnostic.message
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as free:
+        free.bind(("127.0.0.1", 0))
+        return free.getsockname()[1]
+
+
+@pytest.fixture
+def hub_online(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
+    """Hub ids looked up as online (the tests run with HF_HUB_OFFLINE=1), from an empty folder."""
+    from huggingface_hub import constants
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    return monkeypatch
+
+
+def test_a_hub_that_cannot_be_reached_is_said_at_once_not_after_the_clients_retries(
+    hub_online: pytest.MonkeyPatch,
+) -> None:
+    """No network (here: a refused connection on loopback): EV005 names the endpoint, before the Hub
+    client is asked (it would retry for about 25 s, then maybe take an old cached copy)."""
+    import datasets
+    from huggingface_hub import constants
+
+    def never(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the Hub client was asked")
+
+    hub_online.setattr(constants, "ENDPOINT", f"http://user:hunter2hunter2@127.0.0.1:{_closed_port()}")
+    hub_online.setattr(datasets, "load_dataset", never)
+    with pytest.raises(DiagnosticError) as refused:
+        load_rows("org/bench", "lite")
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "cannot reach the Hub at http://127.0.0.1:" in diagnostic.message
+    assert "hunter2" not in diagnostic.message and "HF_HUB_OFFLINE=1" in (diagnostic.hint or "")
+
+
+def test_a_hub_that_answers_is_asked_for_the_dataset(hub_online: pytest.MonkeyPatch) -> None:
+    """An endpoint that answers at all (here: 404 for everything) is left to the Hub client."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import datasets
+    from huggingface_hub import constants
+
+    class NotFound(BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:
+            self.send_response(404)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    asked = []
+
+    def missing(*args: object, **kwargs: object) -> None:
+        asked.append(args)
+        raise ConnectionError("Couldn't reach 'org/bench' on the Hub")
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), NotFound) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        hub_online.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+        hub_online.setattr(datasets, "load_dataset", missing)
+        with pytest.raises(DiagnosticError) as refused:
+            load_rows("org/bench", "lite")
+        server.shutdown()
+    assert asked and refused.value.diagnostics[0].code == "EV005"
+    assert "cannot reach" not in refused.value.diagnostics[0].message
+
+
+def test_offline_mode_asks_no_endpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """HF_HUB_OFFLINE=1 (the user chose the cache): nothing is sent, the Hub client reads its cache."""
+    import datasets
+    from huggingface_hub import constants
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
+    asked = []
+
+    def cached(*args: object, **kwargs: object) -> None:
+        asked.append(args)
+        raise ConnectionError("Couldn't find 'org/bench' in the cache")
+
+    monkeypatch.setattr(datasets, "load_dataset", cached)
+    with pytest.raises(DiagnosticError):
+        load_rows("org/bench", "lite")
+    assert asked

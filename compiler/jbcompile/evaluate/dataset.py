@@ -104,7 +104,48 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
                 )
             ]
         )
+    if not local.exists():
+        _refuse_an_unreachable_hub(dataset)
     return _with_release_labels(_load_dataset(dataset, config, revision))
+
+
+# Seconds the Hub's endpoint has to answer before a Hub id is refused as unreachable (EV005).
+REACH_TIMEOUT = 10.0
+
+
+def _refuse_an_unreachable_hub(dataset: str) -> None:
+    """EV005 at once when the Hub's endpoint does not answer at all (no network, a refused connection, a
+    name that does not resolve): its client would retry for about 25 s before failing the same way, or
+    before quietly taking whatever copy of the dataset it cached, whichever revision that was. Offline
+    mode (``HF_HUB_OFFLINE=1``) asks nothing, and loads from the cache as the user chose."""
+    from huggingface_hub import constants
+    from huggingface_hub.utils import get_session
+
+    from ..redaction import redact, redact_url
+
+    if constants.HF_HUB_OFFLINE:
+        return
+    try:
+        get_session().head(constants.ENDPOINT, timeout=REACH_TIMEOUT)
+    except Exception as error:  # noqa: BLE001 - the client's transport errors differ by version
+        unreachable = isinstance(error, OSError | TimeoutError) or any(
+            kind.__name__ in ("TransportError", "ConnectionError", "Timeout") for kind in type(error).__mro__
+        )
+        if not unreachable:
+            return  # not a question of reaching it: the load says what it is
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV005",
+                    f"cannot reach the Hub at {redact_url(constants.ENDPOINT)} "
+                    f"({type(error).__name__}: {redact(_first_line(error))}), so this dataset id cannot "
+                    "be loaded (nor is there a file or folder so named)",
+                    path=dataset,
+                    hint="check the network (or HF_ENDPOINT); to use a copy loaded before, set "
+                    "HF_HUB_OFFLINE=1 (the Hub client then reads its cache)",
+                )
+            ]
+        ) from None
 
 
 # A Hub dataset id: owner/name. Anything else that names no file or folder here is a mistyped path, told
