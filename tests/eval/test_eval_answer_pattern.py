@@ -107,6 +107,7 @@ def test_score_refuses_a_pattern_that_matches_no_reply(kinds_build: Path, tmp_pa
         score(["答え: 1"] * 6, "none")
     (problem,) = raised.value.diagnostics
     assert problem.code == "EV069" and "答え: 1" in problem.message and problem.line == 1
+    assert "回答[:：]" not in (problem.hint or "")  # the hint does not offer the pattern that failed
     assert not (tmp_path / "none").exists()
     assert score(["1"] * 6, "indexes")["metrics"]["overall"]["n_valid"] == 6
     assert score(["答え: 1"] * 5 + ["回答: 1"], "one")["metrics"]["overall"]["n_valid"] == 1

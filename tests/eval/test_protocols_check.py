@@ -548,7 +548,7 @@ def test_a_change_rate_over_fewer_wordings_is_marked(
         (["--setting", "basic", "--shots", "0"], "the paper's Table 13."),
         (["--setting", "warning", "--shots", "0"], "The paper reports no table"),
         (["--task", "detect", "--setting", "warning"], "the paper's Table 19, right half (3-shot"),
-        (["--task", "detect", "--shots", "0"], "the paper's Table 18, left half (zero-shot)"),
+        (["--task", "detect", "--shots", "0"], "the paper's Table 18, left half (zero-shot; Table 7 shows"),
     ],
 )
 def test_the_jbbq_table_names_the_papers_table_of_the_setting(
@@ -567,6 +567,7 @@ def test_the_jbbq_table_names_the_papers_table_of_the_setting(
     if "detect" in extra:
         assert titles[0].startswith("## JBBQ Table 18 (basicP) / Table 19 (paraP)") and "Table 7" in titles[0]
         assert "left: zero-shot, right: 3-shot" in titles[0]
+        assert "CoT" not in report.split("Note:")[1].split("in the QA task only")[0]  # no CoT in detection
 
 
 def test_an_average_that_is_a_tie_rounds_half_away_from_zero(

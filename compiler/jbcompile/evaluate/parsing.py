@@ -737,6 +737,8 @@ _NOUN_NO = re.compile(r"(?<=[\u4e00-\u9fff])の(?=[\u4e00-\u9fff])")
 
 
 _HONORIFIC = re.compile(r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])(?:さん|くん|君|ちゃん|氏|様)\Z")
+# the same after a name in a reply (the name's last character a kanji or katakana)
+_HONORIFIC_AFTER = re.compile(r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])(?:さん|くん|君|ちゃん|氏|様|さま)")
 
 
 @lru_cache(maxsize=4096)
@@ -810,6 +812,9 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
         for start, end in _occurrences(text, forms):
             if start < last:
                 continue
+            # a name's honorific goes with it ("2（佐藤さん）" where the option is 佐藤: "2（0）")
+            if honorific := _HONORIFIC_AFTER.match(text, end):
+                end = honorific.end()
             quoted = (
                 start > 0
                 and end < len(text)
@@ -968,8 +973,12 @@ def _former_or_latter(m: re.Match[str], labels: Sequence[str]) -> str:
 
 def strip_thinking(text: str) -> str:
     """The reply without its reasoning: ``<think>…</think>`` blocks (or ``<thinking>``, ``<reasoning>``), and
-    gpt-oss's analysis channel (an unclosed block hides everything after it)."""
-    return _THINK.sub("", text)
+    gpt-oss's analysis channel (an unclosed block hides everything after it); and, where a chat template
+    opened the block in the prompt so that the reply holds only its end (``…</think>`` ⏎ ``1``), what
+    comes before that end."""
+    text = _THINK.sub("", text)
+    ends = list(_THINK_END.finditer(text))
+    return text[ends[-1].end() :] if ends else text
 
 
 def _cleaned(text: str) -> str:
@@ -977,9 +986,6 @@ def _cleaned(text: str) -> str:
     reply holds its end alone), width and case variants folded (digits NFKC leaves too: ❷), emphasis
     removed, marks in one form (✔ as ✓)."""
     text = strip_thinking(text)
-    ends = list(_THINK_END.finditer(text))
-    if ends:
-        text = text[ends[-1].end() :]
     if "<|" in text:
         text = _SPECIAL_TOKEN.sub("", text)
     text = unicodedata.normalize("NFKC", text).translate(_DIGIT_FORMS).translate(_MARK_FORMS)
@@ -1450,6 +1456,12 @@ def _taken_back(cleaned: str) -> bool:
     return len(lines) > 1 and _TAKEN_BACK.search(cleaned, cleaned.find(lines[0]) + len(lines[0])) is not None
 
 
+def glossed_with_another(text: str, labels: Sequence[str], options: Sequence[str]) -> bool:
+    """Whether a reply glosses a label with another option's text (``2（佐藤さん）`` where 佐藤 is option
+    0), for a reader that took the label from the numbers alone."""
+    return _misglossed(_as_labels(_cleaned(text), labels, options), labels)
+
+
 def _misglossed(text: str, labels: Sequence[str]) -> bool:
     """Whether a label is glossed with another option's text ("2（大学生）" where 大学生 is option 1, read
     as "2(1)"; "0. 大学生"): which of the two the reply means cannot be told."""
@@ -1483,7 +1495,28 @@ def read_exact(text: str, labels: Sequence[str], options: Sequence[str]) -> int 
     reply as out of choice (one that lets a model write a single token)."""
     key = normalize(strip_thinking(text))
     wanted = {normalize(label): index for index, label in enumerate(labels)}
-    return wanted[key] if key in wanted else match_option_text(key, options)
+    if key in wanted:
+        return wanted[key]
+    found = match_option_text(key, options) if options else None
+    if found is None and options and (bare := _HONORIFIC_AFTER.sub("", key)) != key:
+        found = match_option_text(bare, options)  # a name with its honorific ("佐藤さん" for 佐藤)
+    if found is None and options and (glossed := _OWN_GLOSS.fullmatch(key)):
+        # an option's label with its own text in brackets, either way round ("2（佐藤）", "佐藤（0）"): one
+        # option, named twice; another option's text there is no answer
+        label, gloss = (
+            glossed.group("label", "text") if glossed["label"] else glossed.group("label2", "text2")
+        )
+        index = wanted.get(label)
+        if index is not None and index == read_exact(gloss, (), options):
+            found = index
+    return found
+
+
+# what normalize leaves of a label glossed with a text in brackets, or a text glossed with a label
+_OWN_GLOSS = re.compile(
+    r"[*_]*(?P<label>[a-z0-9]+)[*_]*(?:[(「『\[【]|[.:])(?P<text>[^()「」『』\[\]【】]+)[)」』\]】]?"
+    r"|(?P<text2>[^()「」『』\[\]【】]+)[(「『\[【][*_]*(?P<label2>[a-z0-9]+)[*_]*[)」』\]】]?"
+)
 
 
 @cache

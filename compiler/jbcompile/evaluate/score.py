@@ -627,8 +627,8 @@ def _pattern_problem(
         "every answer would be out of choice",
         path=str(request.predictions),
         line=replies[0][0],
-        hint="give a pattern that matches where these replies put their answer (e.g. '回答[:：]'), or "
-        "leave --answer-pattern out",
+        hint="give a pattern that matches just before where these replies put their answer (see the "
+        "reply above), or leave --answer-pattern out",
     )
 
 

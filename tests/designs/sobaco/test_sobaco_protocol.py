@@ -117,9 +117,11 @@ COT_J_PAPER_FORMAT = (
         ("### 正しい理由\n0: …\n1: …\n2: …\n### 回答\n1", 1, 1),
         ("正しい理由: …\n回答\n\n0", 0, 0),
         ("正しい理由: …\nこの回答\n2", None, None),  # the word in a sentence is no marker
-        # leniently, a number glossed by its option's text (which, without the texts, declines both)
-        ("正しい理由: …\n回答: 2. どちらとも言えない", None, 2),
-        ("正しい理由: …\n回答: **2** (どちらとも言えない)", None, 2),
+        # a number glossed by its own option's text (which, without the texts, declines both): one option
+        # named twice, strictly too; glossed by another option's, no answer
+        ("正しい理由: …\n回答: 2. どちらとも言えない", 2, 2),
+        ("正しい理由: …\n回答: **2** (どちらとも言えない)", 2, 2),
+        ("正しい理由: …\n回答: 2（鈴木さん）", None, None),
     ],
 )
 def test_cot_j_reads_the_number_after_the_papers_marker_or_ours(

@@ -159,3 +159,61 @@ def test_an_lm_eval_log_of_sobaco_rows_is_read_as_sobaco(
     results = _score(path, tmp_path / "s", protocol=protocol, setting=setting)
     assert results["kind"] == "sobaco" and results["source"]["format"] == "lm-eval"
     assert results["metrics"]["overall"]["n_valid"] == valid
+
+
+def _replies_naming(build: Path, folder: Path, reply: str, rows: int = 24) -> Path:
+    """As :func:`_replies`, with ``{gold_text}`` (the gold option's text, a name with さん where it is a
+    person) and ``{other_text}`` (the next option's text, likewise)."""
+    path = folder / "replies.jsonl"
+
+    def named(row: dict, index: int) -> str:
+        text = row[f"ans{index}"]
+        return f"{text}さん" if row["answer_info"][f"ans{index}"][1] != "unknown" else text
+
+    with path.open("w", encoding="utf-8") as handle:
+        for row in load_rows(str(build), "sobaco").rows[:rows]:
+            gold, other = row["label"], (row["label"] + 1) % 3
+            text = reply.format(
+                gold=gold, other=other, gold_text=named(row, gold), other_text=named(row, other)
+            )
+            handle.write(json.dumps({**row, "response": text}, ensure_ascii=False) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("protocol", ["sobaco", None])
+@pytest.mark.parametrize(
+    ("reply", "valid"),
+    [
+        ("正しい理由: …\n「回答」: {gold}", True),  # the marker in the prompt's brackets, its colon outside
+        ("正しい理由: …\n【回答】{gold}", True),
+        ("正しい理由: …\n回答: {gold}（{gold_text}）", True),  # the label glossed with its own option
+        ("正しい理由: …\n回答: {gold_text}", True),  # the option's text (a name with its honorific)
+        ("正しい理由: …\n回答: {other}（{gold_text}）", False),  # glossed with another option: which?
+    ],
+)
+def test_cot_j_answers_as_a_paper_following_model_writes_them(
+    kinds_build: Path, tmp_path: Path, protocol: str | None, reply: str, valid: bool
+) -> None:
+    path = _replies_naming(kinds_build, tmp_path, reply)
+    results = _score(path, tmp_path / "s", prediction_field="response", protocol=protocol, setting="cot-j-1")
+    overall = results["metrics"]["overall"]
+    assert overall["n"] == 24
+    if valid:
+        assert overall["n_valid"] == 24 and overall["acc"] == 1.0
+    else:
+        assert overall["n_valid"] == 0
+
+
+@pytest.mark.parametrize("setting", ["basic-1", "cot-j-1"])
+def test_a_reply_holding_only_the_end_of_its_think_block_is_read_after_it(
+    kinds_build: Path, tmp_path: Path, setting: str
+) -> None:
+    """A reasoning model whose chat template opened ``<think>`` in the prompt: its reply holds the block's
+    end alone, then the answer — read under the paper's protocol as without it."""
+    answer = "{gold}" if setting == "basic-1" else "回答: {gold}"
+    path = _replies(
+        kinds_build, tmp_path, "まず二人の違いを比べる。回答: {other} かもしれない。\n</think>\n\n" + answer
+    )
+    results = _score(path, tmp_path / "s", prediction_field="response", protocol="sobaco", setting=setting)
+    overall = results["metrics"]["overall"]
+    assert overall["n_valid"] == overall["n"] == 24 and overall["acc"] == 1.0

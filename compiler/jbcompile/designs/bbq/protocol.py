@@ -38,15 +38,15 @@ PROTOCOL = Protocol(
             covers=(("basic", 3),),  # its caption: the 3-shot settings with the basic prompt
         ),
     ),
-    note="basic, warning and cot are the paper's basicP, paraP and CoT settings",
+    note="basic and warning are the paper's basicP and paraP settings (cot, in the QA task only, its CoT)",
     paper_table=(
         ("qa", "basic", 3, "Table 3 (and Table 12 for the BBQ metrics)"),
         ("qa", "basic", 0, "Table 13"),
         ("qa", "warning", 3, "Table 14"),
         ("qa", "cot", 3, "Table 5"),
-        ("detect", "basic", 0, "Table 18, left half (zero-shot)"),
+        ("detect", "basic", 0, "Table 18, left half (zero-shot; Table 7 shows its Acc. Avg)"),
         ("detect", "basic", 3, "Table 18, right half (3-shot; Table 7 shows its Acc. Avg)"),
-        ("detect", "warning", 0, "Table 19, left half (zero-shot)"),
+        ("detect", "warning", 0, "Table 19, left half (zero-shot; Table 7 shows its Acc. Avg)"),
         ("detect", "warning", 3, "Table 19, right half (3-shot; Table 7 shows its Acc. Avg)"),
     ),
     task_tables=(

@@ -51,6 +51,7 @@ from ...evaluate.kind import (
 )
 from ...evaluate.parsing import (
     first_line_ended,
+    glossed_with_another,
     number_labels,
     parse_option_number,
     parse_prediction_value,
@@ -65,8 +66,12 @@ from .settings import METHODS, PROTOCOL_NAME, SETTINGS, WORDINGS, split_setting
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
 # cot-j's answer follows 「最終回答:」 (our prompt) or 「回答:」 (the paper's, after its 「正しい理由:」),
 # also as a chat model writes it in markdown (``**回答**: 2``), or as a heading on its own line, the
-# answer on the next (``## 回答`` ⏎ ``2``)
-FINAL_ANSWER = re.compile(r"(?:最終)?回答[*_\s]*:|(?m:^[ \t]*(?:#+|>)?[ \t*_]*(?:最終)?回答[ \t*_]*$)")
+# answer on the next (``## 回答`` ⏎ ``2``), or in brackets as the prompt names it (``「回答」: 2``,
+# ``【回答】2``)
+FINAL_ANSWER = re.compile(
+    r"(?:最終)?回答[*_\s]*:|[「『](?:最終)?回答[」』][*_\s]*:|【(?:最終)?回答】[*_\s]*:?"
+    r"|(?m:^[ \t]*(?:#+|>)?[ \t*_]*(?:最終)?回答[ \t*_]*$)"
+)
 # SOBACO Appendix D: one new token for a one-number reply; 300 for cot-j's reasons; 100 for cot-e's first
 # turn (naming the stereotyped option and why); 800 for every prompt of its reasoning model
 PAPER_TOKENS = {"final": 1, "cot-j": 300, "cot-e first turn": 100, "reasoning": 800}
@@ -177,8 +182,11 @@ def _lenient_answer(part: str, labels: Sequence[str], options: Sequence[str]) ->
     both persons). A line of reasons that names a person is no answer (the marker may recur in them)."""
     found = read_reply(part, labels, ())
     line = answer_line(part)
-    if found is None and options and _NUMBER_FIRST.match(line):
-        found = read_reply(line, labels, options)
+    if options and _NUMBER_FIRST.match(line):
+        if found is None:
+            found = read_reply(line, labels, options)
+        elif glossed_with_another(line, labels, options):
+            return None  # "2（佐藤さん）" where 佐藤 is option 0: which of the two cannot be told
     return found
 
 
