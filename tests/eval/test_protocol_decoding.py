@@ -228,6 +228,12 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
         json.loads(line).get("at_limit")
         for line in (cut / "predictions.jsonl").read_text("utf-8").splitlines()
     )
+    # `score` of the run's predictions scores the same records: the same warning, said and kept
+    rescored = tmp_path / "rescored"
+    code, output = cli("score", cut / "predictions.jsonl", "--out", rescored, "--bootstrap", "0")
+    assert code == 0 and "EV054" in output, output
+    assert results_of(rescored)["warnings"] == [kept]
+    assert f"- `EV054` {kept['message']}" in (rescored / "report.md").read_text("utf-8")
     # the reasoning setting has the room: no warning
     code, output = eval_fake(
         scripted,

@@ -486,6 +486,8 @@ def score_command(
             f"{len(ambiguous)} row(s): the stereotyped option could not be derived; they are listed in "
             "results.json and report.md and left out of the bias scores."
         )
+    if result.warnings:
+        print_diagnostics(list(result.warnings))
     _summary(result)
 
 

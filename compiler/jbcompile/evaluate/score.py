@@ -9,8 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from ..designs import DEFAULT_DESIGN
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
@@ -38,7 +40,7 @@ from .records import (
 )
 from .registered import detect_kind, get_eval_kind
 from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
-from .results import SCHEMA_VERSION, Results, library_versions, metrics_block
+from .results import SCHEMA_VERSION, Results, RunWarning, library_versions, metrics_block
 from .run import RunResult, write_outputs
 
 SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
@@ -195,6 +197,9 @@ def _score(request: ScoreRequest) -> RunResult:
             ),
         }
     )
+    carried = _carried_warnings(request) if ours else []
+    if carried:  # the same records, read as eval read them: the same warnings
+        results.warnings = carried
     out = request.out_folder
     # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
     # files.writing turns it into EV102 before the account is added)
@@ -211,7 +216,30 @@ def _score(request: ScoreRequest) -> RunResult:
         also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(records)}
         # a run held there (an earlier score, or an eval run with --overwrite) is replaced whole
         write_outputs(out, results, kind, also, whole=True)
-    return RunResult(results, out, SCORE_FILES)
+    return RunResult(results, out, SCORE_FILES, tuple(_as_diagnostic(warning) for warning in carried))
+
+
+def _carried_warnings(request: ScoreRequest) -> list[RunWarning]:
+    """The warnings of the eval run whose predictions.jsonl is scored (its results.json ``warnings``):
+    our records are scored as eval read them, so what changed how eval's figures read (EV054 replies
+    cut at the limit, EV055 a reasoning model run as one that answers at once) changes these too."""
+    if request.predictions.name != files.PREDICTIONS:
+        return []
+    earlier = files.json_object(request.predictions.parent / files.RESULTS)
+    found = earlier.get("warnings") if earlier else None
+    if not isinstance(found, list):
+        return []
+    carried = []
+    for entry in found:
+        try:
+            carried.append(RunWarning.model_validate(entry))
+        except ValidationError:
+            continue  # an edited results.json: what cannot be read is no warning of eval's
+    return carried
+
+
+def _as_diagnostic(warning: RunWarning) -> Diagnostic:
+    return Diagnostic(warning.code, warning.message, severity=Severity.WARNING, hint=warning.hint)
 
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
