@@ -177,7 +177,7 @@ _INSTEAD = (
 # English words that only grade how sure a statement is ("the answer is probably B", "Definitely B")
 _ADVERB_EN = r"(?:probably|likely|most\s+likely|clearly|definitely|certainly|obviously|surely|maybe|perhaps)"
 _STATEMENT = re.compile(
-    r"(?:最終的な(?:答え|回答)|最終回答|答え|(?:答|結論)(?=\s*(?:は|:))|回答|解答|(?<![不非])正解|選択|正しくは"
+    r"(?:最終的な(?:答え|回答)|最終回答|答え|(?:答|結論|判定)(?=\s*(?:は|:))|回答|解答|(?<![不非])正解|選択|正しくは"
     r"|final\s+answer|correct\s+answer"
     # not a key that names another answer ("incorrect_answer", "other_choice")
     r"|(?<![A-Za-z0-9])(?<![A-Za-z0-9][_-])(?:(?:final|correct|best|my|selected|chosen)[_-]?)?(?:answer|choice)"
@@ -257,6 +257,8 @@ _CHOSEN = re.compile(
     # what it is said to be ("妥当な選択肢", "自然な返答"), where the sentence says no more of it
     + r"(?:(?:い|な|の)?(?:選択肢|答え|回答|応答|選択|もの|方|ほう|[\u4e00-\u9fff\u30a0-\u30ff]{1,6}"
     r"(?=\s*(?:です|だ|である|でしょう|でございます|と(?:思|考|言)|[。.!！]|$))))?"
+    # "1の可能性が高い", "Bの可能性が最も高いと考えられます"
+    r"|の\s*可能性\s*[がは]\s*(?:最も|もっとも|一番|いちばん|より|極めて|非常に|かなり)?\s*高"
     r"|(?:では|じゃ)な(?:い|かろう)(?:でしょうか|だろうか|かな|かね|か(?=\s*と))"
     # "2でしょうか。", "選ぶなら2、でしょうか。": tentative (a question mark would ask it)
     r"|(?:[、,]\s*)?(?:でしょう|だろう)か(?=\s*[)」』\"'\]】]*\s*(?:[。.!！]|$))"
@@ -283,7 +285,7 @@ _CHOSEN_EN = re.compile(
 # "…と考えられます", "…と判断いたします"), a humble helper ("頂きます", "お願いします"), a verdict after のが
 # ("選ぶのが妥当です").
 _INFLECTION = re.compile(
-    r"(?:[\u3041-\u3096\u30fc]|(?<=と)(?:思|考|存|言|判断|推測|推察|結論|見|断言|確信)|頂|致|願|申|下さ"
+    r"(?:[\u3041-\u3096\u30fc]|(?<=と)(?:思|考|存|言|判断|推測|推察|結論|見|断言|確信)|(?<=言い)切|頂|致|願|申|下さ"
     r"|(?<=のが)" + _GOOD_WORD + r")*"
 )
 # An inflection that makes the predicate no verdict: negated ("選ばない", "適切ではありません"; not
@@ -316,7 +318,7 @@ _COPULA_SUBORDINATE = re.compile(r"(?:から|ので|し)\Z")  # "Bだから…",
 # "ステレオタイプ的には0ですが、それは偏見です") and names no other option (not
 # "どちらかといえばAだが、Bも捨てがたい") unless the choice is made by a verb of choosing
 # ("Bを選びますが、Aの視点も理解できます") or ranks it above the other
-# ("Bの方がましだが、Aも完全に間違いではない").
+# ("Bの方がましだが、Aも完全に間違いではない", "Bの方が良いが、Aも悪くない").
 _CONCEDED_END = re.compile(r"(?:が|けど|けれど|けれども|ものの)\Z")
 _WAVERING = re.compile(r"たい|たく|たかっ|ところ|はず|思われ|考えられ|見え|そう|よう")
 _PAST = re.compile(r"ました|でした|だった|[っんいし]た(?!だ)")  # "0だと思いましたが" (not "1を選びましたが")
@@ -324,7 +326,7 @@ _FIRM = re.compile(r"を\s*(?:選|採用)|に\s*(?:し|いたし|決め)|と\s*(
 _RANKED = re.compile(r"\s*の\s*(?:方|ほう)\s*[がは]")
 _DOUBT = re.compile(
     r"確証|確信|自信|断言|断定|言い切|確か|確実|絶対|迷|悩|微妙|完璧|完全|一長一短|一理|理解でき|余地|可能性"
-    r"|いかが|どう(?:思|考|でしょ|お考)|ご意見|ご指摘|他の(?:見方|考え|意見|解釈)"
+    r"|いかが|どう(?:思|考|でしょ|お考)|ご意見|ご指摘|他の(?:見方|考え|意見|解釈)|悪くな|悪くありません|捨てがた|捨て難"
     r"|\b(?:not\s+(?:sure|certain|confident|completely|entirely|100)|unsure|uncertain|perfect|ideal|great"
     r"|could\s+be\s+wrong|might\s+be\s+wrong|hard\s+to\s+say)\b",
     re.IGNORECASE,
@@ -501,7 +503,8 @@ _CANNOT_TELL_JA = (
     r"|(?:確か|確実|断定的)な(?:こと|事)?(?:は|が|も)?)(?:言え|いえ)(?:ない|ません)"
     r"|決め(?:られ(?:ない|ません)|かね(?:る|ます))|決まら(?:ない)|決まりません"
     r"|読み取れ(?:ない|ません)|見分けられ(?:ない|ません)|不明|未定"
-    r"|情報(?:が|は)?(?:不足(?:して(?:いる|います))?|足りない|足りません|不十分)"
+    r"|(?:情報|判断材料|手がかり|手掛かり)(?:が|は)?(?:不足(?:して(?:いる|います))?|足りない|足りません|不十分)"
+    r"|十分な(?:情報|判断材料|手がかり|手掛かり)(?:が|は)?(?:ない|ありません)"
 )
 _CANNOT_ANSWER_JA = (
     r"(?:回答|解答|お?答え)(?:は|が|する(?:こと)?は)?(?:でき|出来)(?:ない|ません|かねます)"
@@ -1232,23 +1235,30 @@ class _Reader:
 
     def alternatives(self, text: str, chosen: Sequence[re.Match[str]] | None = None) -> list[tuple[int, int]]:
         """(start, end) of each run of a line that hedges two options or more, from where the run opens
-        (the line's start, or its last correction) to the last hedge ("Aかもしれないし、Bかもしれない"):
-        what it states there is no answer."""
+        (the line's start, or its last correction) to the last hedge ("Aかもしれないし、Bかもしれない"; a
+        choice conceded before another's hedge is one: "Aだと思いますが、Bかもしれません"): what it states
+        there is no answer."""
         if not _HEDGE_NEEDS.search(text):
             return []
-        hedges: dict[int, list[tuple[int, int]]] = {}  # where a run opens: (end, option) of its hedges
+        hedges: dict[int, list[tuple[int, int, bool]]] = {}  # where a run opens: its (end, option, hedged)
         for m in _CHOSEN.finditer(text) if chosen is None else chosen:
             option = self.wanted.get(m.group(1).casefold())
-            if option is None or not _HEDGE.search(text, m.end(1), _inflection_after(text, m.end()).end()):
+            if option is None:
+                continue
+            inflected = _inflection_after(text, m.end()).end()
+            hedged = _HEDGE.search(text, m.end(1), inflected) is not None
+            # a choice conceded before another option's hedge ("0だと思いますが、1かもしれません",
+            # "1を選びますが、0かもしれません") is one of the run too
+            if not hedged and not _CONCEDED_END.search(text, m.end(1), inflected):
                 continue
             opened = text.rfind("\n", 0, m.start()) + 1
             corrected = [c.end() for c in _CORRECTION.finditer(text, opened, m.start())]
             opened = corrected[-1] if corrected else opened
-            hedges.setdefault(opened, []).append((m.end(), option))
+            hedges.setdefault(opened, []).append((m.end(), option, hedged))
         return [
             (opened, found[-1][0])
             for opened, found in hedges.items()
-            if len({option for _, option in found}) > 1
+            if len({option for _, option, _ in found}) > 1 and any(hedged for _, _, hedged in found)
         ]
 
     def faults_the_other(self, text: str, chosen: re.Match[str]) -> bool:
