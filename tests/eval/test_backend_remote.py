@@ -301,3 +301,19 @@ def test_messages_and_urls_lose_every_part_of_a_key() -> None:
     assert redact("key sk-proj-abcdefgh1234 is wrong") == "key sk-*** is wrong"
     assert redact("model not found", SECRET) == "model not found"
     assert redact_url("https://user:pass@host:8443/v1?api_key=x#f") == "https://host:8443/v1"
+
+
+def test_the_request_cache_keeps_a_non_finite_logprob_as_the_server_sent_it(tmp_path: Path) -> None:
+    """A server may send -Infinity for an option's logprob: the cache keeps the response (a run that
+    refused to write it stopped at its first reply), and a rerun reads it back as sent."""
+    import math
+
+    from jbcompile.evaluate.backends.remote import RequestCache
+
+    path = tmp_path / "requests.jsonl"
+    response = {"choices": [{"logprobs": {"top_logprobs": [{"0": -0.1, "1": float("-inf")}]}}]}
+    cache = RequestCache(path)
+    cache.put("k", response)
+    cache.close()
+    (top,) = RequestCache(path).get("k")["choices"][0]["logprobs"]["top_logprobs"]
+    assert top["0"] == -0.1 and math.isinf(top["1"]) and top["1"] < 0

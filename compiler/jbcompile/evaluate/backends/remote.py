@@ -32,7 +32,6 @@ from typing import Any, ClassVar
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...extras import optional_import
-from ...jsonl import dumps
 from ...redaction import redact, redact_data, redact_url, register_secret, register_url
 from ...services import Service, unexpected
 from ..jsonfile import read_json_lines
@@ -171,7 +170,9 @@ class RequestCache:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._handle = self.path.open("a", encoding="utf-8")
-            line = dumps({"key": key, "response": response})
+            # what the server sent, as it sent it: a server may send -Infinity for a logprob (Python's
+            # reader takes it back; this file is read by the tool alone), where jsonl.dumps would refuse
+            line = json.dumps({"key": key, "response": response}, ensure_ascii=False)
             self._handle.write(redact_data(line) + "\n")
             self._handle.flush()
             self._written += 1
