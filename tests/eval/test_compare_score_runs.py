@@ -177,3 +177,34 @@ def test_score_runs_of_a_harness_file_get_the_paired_tests(
     assert not tests["skipped"] and tests["bootstrap"]
     (mcnemar,) = tests["mcnemar"]
     assert (mcnemar["first_acc"], mcnemar["second_acc"], mcnemar["rows"]) == (1.0, 0.0, len(lite_rows))
+
+
+def test_a_score_of_a_runs_own_predictions_is_the_run_given_twice(
+    build_dir: Path, lite_rows: list[dict], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`score` of a run's predictions.jsonl (from another folder, by a relative path) writes the same
+    answers under another results.json: compared with that run, it is the run given twice (EV215), not a
+    p = 1 that would read as a finding. Read otherwise (other answers), or named as another model's
+    answers (--model), it is compared."""
+    replies = write_jsonl(
+        tmp_path / "p.jsonl",
+        [
+            {"example_id": r["example_id"], "reply": f"答えは{(r['label'] + i) % 3}です"}
+            for i, r in enumerate(lite_rows)
+        ],
+    )
+    first = _score(replies, build_dir, "lite", tmp_path / "first")
+    monkeypatch.chdir(tmp_path)
+    code, output = cli("score", "first/predictions.jsonl", "--out", "again", "--bootstrap", "0")
+    assert code == 0, output
+    code, output = cli("compare", first, tmp_path / "again", "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 2 and "EV215" in output and f"a score of the predictions of {first}" in output, output
+    assert not (tmp_path / "cmp").exists()
+    # named another model's answers: the user's word, compared
+    code, output = cli(
+        "score", "first/predictions.jsonl", "--out", "named", "--bootstrap", "0", "--model", "other-model",
+        "--dataset", build_dir, "--config", "lite",
+    )  # fmt: skip
+    assert code == 0, output
+    code, output = cli("compare", first, tmp_path / "named", "--out", tmp_path / "cmp2", "--bootstrap", "0")
+    assert code == 0, output

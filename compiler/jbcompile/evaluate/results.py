@@ -86,6 +86,8 @@ class SourceInfo(_Part):
     """What ``score`` read: the predictions file and, when joined, the dataset."""
 
     predictions: str | None = None
+    # the predictions file's content: a score of a run's own predictions.jsonl is known by it (compare)
+    predictions_sha256: str | None = None
     model: str | None = None  # score --model: the model that wrote the predictions, as reports name it
     format: str | None = None  # jbcompile, a release or harness format, or a design's own rows
     prediction_field: str | None = None

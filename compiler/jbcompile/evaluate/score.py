@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
@@ -177,6 +178,7 @@ def _score(request: ScoreRequest) -> RunResult:
             "task": task,
             "source": {
                 "predictions": where,
+                "predictions_sha256": file_sha256(request.predictions),
                 "model": request.model,
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),

@@ -9,7 +9,9 @@ from typing import Any
 
 from ...designs import DEFAULT_DESIGN
 from ...diagnostics import Diagnostic, DiagnosticError
+from ...emit.manifest import file_sha256
 from ...outputs import location
+from .. import predictions as files
 from ..kind import EvalKind
 from ..registered import get_eval_kind
 from ..requests import check_common_options
@@ -43,21 +45,23 @@ def columns_of(kind: EvalKind, run: Results) -> list[str]:
 
 
 def given_twice(runs: Sequence[Run]) -> list[Diagnostic]:
-    """A run named twice — the same folder, a link to it, or a copy of it elsewhere (the same content,
-    :func:`.identity.run_identity`): a run against itself tests nothing and its p = 1 would read as a
-    finding."""
+    """A run named twice — the same folder, a link to it, a copy of it elsewhere (the same content,
+    :func:`.identity.run_identity`), or a `score` of its own predictions.jsonl that read every row as it
+    did: a run against itself tests nothing and its p = 1 would read as a finding."""
     seen: dict[str, Run] = {}
     problems = []
     for run in runs:
         key = run_identity(run)
-        if key not in seen:
+        first = seen.get(key) or next((other for other in runs if _rescored(run, other)), None)
+        if first is None:
             seen[key] = run
             continue
-        first = seen[key].folder
-        if str(location(first)) != str(location(run.folder)):
-            also = f" (a copy of {first}: the same settings and predictions)"
+        if _rescored(run, first):
+            also = f" (a score of the predictions of {first.folder}, every row read as there)"
+        elif str(location(first.folder)) != str(location(run.folder)):
+            also = f" (a copy of {first.folder}: the same settings and predictions)"
         else:
-            also = "" if str(first) == str(run.folder) else f" (also as {first})"
+            also = "" if str(first.folder) == str(run.folder) else f" (also as {first.folder})"
         problems.append(
             Diagnostic(
                 "EV215",
@@ -67,6 +71,35 @@ def given_twice(runs: Sequence[Run]) -> list[Diagnostic]:
             )
         )
     return problems
+
+
+def _rescored(run: Run, of: Run) -> bool:
+    """Whether ``run`` is a `score` of ``of``'s predictions.jsonl (its results.json holds that file's
+    digest), under no other model's name, that gives every row the answer it had there. A score that
+    read the replies otherwise (another setting or protocol) gives other answers, and is compared."""
+    source = run.results.source
+    if (
+        run is of
+        or source is None
+        or not source.predictions_sha256
+        or run.records is None
+        or of.records is None
+    ):
+        return False
+    if source.model and source.model != of.results.model_name:
+        return False  # scored as another model's answers (score --model): the user says they are
+    try:
+        if source.predictions_sha256 != file_sha256(of.folder / files.PREDICTIONS):
+            return False
+    except OSError:
+        return False
+    answers = {str(r.get("example_id")): r.get("pred") for r in of.records}
+    return len(run.records) == len(answers) and all(
+        answers.get(str(r.get("example_id")), _MISSING) == r.get("pred") for r in run.records
+    )
+
+
+_MISSING = object()
 
 
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
