@@ -299,3 +299,17 @@ def test_saying_it_in_other_words_answers_who_but_declines_which_is_biased(reply
     assert BBQ.read_answer(reply, item, {}, EvalOptions(scoring="generate", task="detect")).pred is None
     assert read_prediction(reply, ("0", "1", "2"), item.options) == 1
     assert read_prediction(reply, ("0", "1", "2"), item.options, unknown_words=False) is None
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("A and C are both wrong; B.", 1),  # a label alone after a clause and a semicolon
+        ("A; B", 0),  # labels listed with a semicolon: the second is no verdict (the first opens the line)
+        ("BがAより適切です。", 1),  # the other label, compared with, is not the one chosen
+        ("BはAより不適切です。", None),
+        ("Bの方がAより適切だと考える人もいます。", None),
+    ],
+)
+def test_a_label_compared_or_after_a_semicolon(reply: str, expected: int | None) -> None:
+    assert read_reply(reply, ("A", "B", "C"), ()) == expected
