@@ -256,8 +256,10 @@ def test_results_write_the_home_folder_as_a_tilde(
     assert results["model"]["name"] == "~/" + tiny_model.name
     for name in ("results.json", "report.md"):
         assert home not in (out / name).read_text(encoding="utf-8")
+    again = tmp_path / "again"  # a second run (other shots): a run is compared with another, not itself
+    code, output = run_cli(*eval_args(tiny_model, build_dir, again, "--limit", "4", "--seed", "1"))
+    assert code == 0, output
     monkeypatch.setenv("HOME", str(tmp_path))  # run folders in the home folder, named by their path
-    again = shutil.copytree(out, tmp_path / "again")  # a run is compared with another, not with itself
     code, output = run_cli(
         "compare", str(out), str(again), "--out", str(tmp_path / "cmp"), "--bootstrap", "20"
     )

@@ -126,9 +126,11 @@ def test_every_table_file_says_how_it_rounds(tmp_path: Path, build_dir: Path) ->
     records = [dict(BBQ.base_record(row, "qa"), pred=row["label"], raw_output=None) for row in rows]
     path = tmp_path / "p.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
-    for name in ("a", "b"):
+    for name in ("a", "b"):  # two models' answers (one file scored twice as one's is one run: EV215)
         out = tmp_path / name
-        result = CliRunner().invoke(app, ["score", str(path), "--out", str(out), "--bootstrap", "0"])
+        result = CliRunner().invoke(
+            app, ["score", str(path), "--out", str(out), "--bootstrap", "0", "--model", f"model-{name}"]
+        )
         assert result.exit_code == 0, result.output
     result = CliRunner().invoke(
         app,
