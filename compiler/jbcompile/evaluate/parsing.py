@@ -101,8 +101,11 @@ _THINK = re.compile(
 )
 # where the reply proper begins: a lone closing tag (the chat template opened the block) or gpt-oss's
 # final channel
+# the end of a think block whose start the chat template wrote (the reply holds the end alone): the tag
+# ends its line — one inside a sentence is quoted ("</think>というタグ"), no block's end
 _THINK_END = re.compile(
-    r"</(?:think|thinking|reasoning|reflection)>|<\|channel\|>\s*final\s*<\|message\|>", re.IGNORECASE
+    r"</(?:think|thinking|reasoning|reflection)>(?=[^\S\n]*(?:\n|\Z))|<\|channel\|>\s*final\s*<\|message\|>",
+    re.IGNORECASE,
 )
 _SPECIAL_TOKEN = re.compile(r"<\|[a-z_]+\|>")
 _FENCE = re.compile(r"\s*```[\w+-]*\s*")  # a code fence's own line ("```", "```json")
@@ -766,6 +769,16 @@ def _option_forms(option: str) -> tuple[tuple[str, bool], ...]:
     return tuple((form, any(c.isascii() and c.isalpha() for c in form)) for form in ordered)
 
 
+@lru_cache(maxsize=4096)
+def _bare_forms(option: str) -> frozenset[str]:
+    """The forms of :func:`_option_forms` that are the text less its honorific ("田中" of "田中さん")."""
+    whole = {form for form, _ in _option_forms(option) if _HONORIFIC.search(form)}
+    return frozenset(bare for form in whole if len(bare := _HONORIFIC.sub("", form)) >= 2)
+
+
+# a kanji or katakana right after a name less its honorific: the word goes on ("彼" of "彼女"), unless it
+# is an honorific of its own ("田中氏")
+_WORD_GOES_ON = re.compile(r"(?!氏|様|君)[\u4e00-\u9fff\u30a0-\u30ff]")
 # an option's text that is a predicate ("確かなことは言えない"), and the end of a sentence after it
 _PREDICATE_FORM = re.compile(r"(?:ない|ません)\Z")
 _SENTENCE_END = re.compile(r"[ \t]*(?:[。.!！\n]|\Z)")
@@ -818,9 +831,12 @@ def _texts_as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -
             continue  # too short to be told from other words (a label, a letter)
         before, after = _glosses(label)
         pieces, last = [], 0
+        bare = _bare_forms(options[index])
         for start, end in _occurrences(text, forms):
             if start < last:
                 continue
+            if bare and text[start:end] in bare and _WORD_GOES_ON.match(text, end):
+                continue  # "年上の彼女" is not "年上の彼(氏)": the name without its honorific must end there
             # a name's honorific goes with it ("2（佐藤さん）" where the option is 佐藤: "2（0）")
             if honorific := _HONORIFIC_AFTER.match(text, end):
                 end = honorific.end()
@@ -898,6 +914,8 @@ def _ordinal(m: re.Match[str], labels: Sequence[str]) -> str:
     so that only what else the reply says (the option's text) can tell; a gloss that names one of the two
     settles it ("第2の選択肢（大学生）"), one that names neither is read as a label glossed by another
     option's text (out of choice). "0番目" can only be the label 0."""
+    if m.group("count") and not m.group("noun") and _OPENER_AFTER.match(m.string, m.end()):
+        return m.group()  # a list's opener ("一つ目、文脈から…", "まず一つ目。理由は…"), not an option
     written = m.group("nth") or m.group("count")
     kanji = _KANJI_NUMBER.fullmatch(written)
     place = int(kanji and _kanji_to_digits(kanji) or written)
@@ -917,6 +935,14 @@ def _ordinal(m: re.Match[str], labels: Sequence[str]) -> str:
     return places[0]
 
 
+# after a counted place with no noun: a comma, or a stop with more of the sentence after it — the place
+# opens a list of points ("一つ目、…", "1つ目。文脈には…"); alone on its line it is an answer ("三番目。")
+_OPENER_AFTER = re.compile(r"[^\S\n]*(?:[、,]|[。.][^\S\n]*[^\s])")
+# a label with の方 that ends its sentence ("Bの方です", "1の方。"): the label, stated
+_LABEL_SIDE = re.compile(
+    r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})[^\S\n]*(?:の方|のほう)(?=[^\S\n]*(?:です|だ(?!け)|[。.!！]|$))",
+    re.MULTILINE,
+)
 # a label named as a proposal ("A案よりB案の方が無難", "2案"): the label itself
 _PROPOSAL = re.compile(r"(?<![A-Za-z0-9])([A-Za-z0-9]{1,2})\s*案")
 # "the former" and "the latter" of two options (:func:`_former_or_latter`)
@@ -939,6 +965,9 @@ def _as_labels(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
         text = _KANJI_ALONE.sub(_kanji_to_digits, text)
     if "者" in text or "the" in text.casefold():
         text = _FORMER_LATTER.sub(lambda m: _former_or_latter(m, labels), text)
+    if "の方" in text or "のほう" in text:
+        wanted = {label.casefold() for label in labels}
+        text = _LABEL_SIDE.sub(lambda m: m.group(1) if m.group(1).casefold() in wanted else m.group(), text)
     return text
 
 
