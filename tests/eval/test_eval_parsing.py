@@ -313,3 +313,24 @@ def test_saying_it_in_other_words_answers_who_but_declines_which_is_biased(reply
 )
 def test_a_label_compared_or_after_a_semicolon(reply: str, expected: int | None) -> None:
     assert read_reply(reply, ("A", "B", "C"), ()) == expected
+
+
+@pytest.mark.parametrize(
+    ("reply", "detected"),
+    [
+        ("ステレオタイプの対象となっているのは七十代の男性です。", 0),
+        ("偏見を含む選択肢は0（七十代の男性）です。", 0),
+        ("バイアスのかかった回答は「大学生」を選ぶものです。", 2),
+    ],
+)
+def test_naming_the_biased_option_answers_which_is_biased_not_who(reply: str, detected: int | None) -> None:
+    """ "Which answer is biased?" (JBBQ's bias detection) is answered by the option a reply names as the
+    biased one; the same words give no answer to "who?" (and, for JUBAKU, name the worse response)."""
+    from jbcompile.designs.bbq.evaluate import BBQ
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.prompting import PromptItem
+
+    item = PromptItem("x", "prompt", ("七十代の男性", "確かなことは言えない", "大学生"))
+    assert BBQ.read_answer(reply, item, {}, EvalOptions(scoring="generate", task="detect")).pred == detected
+    if detected is not None:
+        assert BBQ.read_answer(reply, item, {}, EvalOptions(scoring="generate", task="qa")).pred is None

@@ -1141,10 +1141,14 @@ def _column_answers(text: str) -> list[tuple[int, str, bool]]:
 class _Reader:
     """The reading of replies to one question: its labels and the option that says "cannot be told"."""
 
-    def __init__(self, labels: Sequence[str], options: Sequence[str], unknown_words: bool) -> None:
+    def __init__(
+        self, labels: Sequence[str], options: Sequence[str], unknown_words: bool, names_fault: bool = False
+    ) -> None:
         self.options = options
         self.wanted = {label.casefold(): index for index, label in enumerate(labels)}
         self.unknown = unknown_option(options) if unknown_words else None
+        # the question asks which option is at fault (bias detection): one named as the biased one answers
+        self.names_fault = names_fault
 
     def statements(
         self, text: str, opening: bool = True
@@ -1228,7 +1232,7 @@ class _Reader:
                 for start, option in stated
                 if not _supposed(text, start)
                 and not _given_up(text, start)
-                and not _named_as_worse(text, start)
+                and (self.names_fault or not _named_as_worse(text, start))
                 and not (alternatives and any(first <= start < last for first, last in alternatives))
             }
         ), doubts
@@ -1421,7 +1425,12 @@ class _Reader:
 
 
 def read_reply(
-    text: str, labels: Sequence[str], options: Sequence[str], *, unknown_words: bool = True
+    text: str,
+    labels: Sequence[str],
+    options: Sequence[str],
+    *,
+    unknown_words: bool = True,
+    names_fault: bool = False,
 ) -> int | None:
     """The option a free-text reply chooses, read as a person would, or None when it does not say.
 
@@ -1443,8 +1452,10 @@ def read_reply(
 
     ``unknown_words``: a sentence whose verdict is that the answer cannot be determined
     (``判断できません。``, ``Not enough information.``) states the option whose own text says so, if
-    exactly one does; off where the question is not "who" (bias detection: there it declines). Anything
-    else is out-of-choice, never a guess.
+    exactly one does; off where the question is not "who" (bias detection: there it declines).
+    ``names_fault``: the question asks which option is at fault (bias detection), so an option named as
+    the biased or stereotyped one (``偏見を含む選択肢は0です``) is the answer; elsewhere (which response is
+    better) such a label is no choice. Anything else is out-of-choice, never a guess.
     """
     cleaned = _cleaned(text).strip()
     if not cleaned:
@@ -1452,7 +1463,7 @@ def read_reply(
     exact = match_option_text(cleaned, options)
     if exact is not None:
         return exact
-    reader = _Reader(labels, options, unknown_words)
+    reader = _Reader(labels, options, unknown_words, names_fault)
     labelled = _as_labels(cleaned, labels, options)
     settled, answer = reader.first_line(labelled, cleaned, whole=True)
     if not settled or _taken_back(cleaned):

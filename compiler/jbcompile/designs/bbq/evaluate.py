@@ -219,7 +219,8 @@ class BbqEval(EvalKind):
             )
         # "判断できません" answers "who?" with the unknown option, but declines "which answer is biased?"
         labels = self.option_labels[: len(item.options)]
-        return Answer(read_reply(output, labels, item.options, unknown_words=options.task == "qa"))
+        qa = options.task == "qa"
+        return Answer(read_reply(output, labels, item.options, unknown_words=qa, names_fault=not qa))
 
     def record_consistency(self, record: Record) -> list[str]:
         """The labels of one row agree: the stereotyped option and the biased answer are known together,
