@@ -240,11 +240,14 @@ def announce_sources(choice: SourcesChoice, doing: str, into: Path | None = None
     """One line on stderr: which benchmark (name, version, title) from which folder, and where to."""
     from ..paths import display_path
     from ..project import dataset_label
+    from ..text import shown_name
 
+    # Read before validation: a name, title or folder with a line break in it is written out, never
+    # printed as a line of its own.
     label = dataset_label(choice.root)
-    where = display_path(choice.root) or "."
-    what = f"{label} from {where}" if label else where
-    to = f" into {display_path(into)}" if into is not None else ""
+    where = shown_name(display_path(choice.root) or ".")
+    what = f"{shown_name(label)} from {where}" if label else where
+    to = f" into {shown_name(display_path(into))}" if into is not None else ""
     if choice.how == "bundled":
         err_console.print(
             f"[yellow]no dataset.yaml in this folder or above it[/]: {escape(doing)} the benchmark bundled "
