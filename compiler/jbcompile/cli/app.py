@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
 from ..redaction import redact, scrub_logs_and_warnings
+from ..services import word_hub_retries
 from ..text import shown, shown_name
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ def _shown_text(text: Text) -> Text:
 
 
 scrub_logs_and_warnings()  # a library's log line or warning shows no secret either
+word_hub_retries()  # nor is the Hub client's retrying shown as its raw log line
 err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
 _plain_console = Console()  # only to resolve a piece's style name
 out_console = _RedactingConsole(highlight=False, emoji=False)
