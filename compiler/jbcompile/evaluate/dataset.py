@@ -207,7 +207,7 @@ def _proxy_for(url: str) -> str | None:
 
     parts = urlsplit(url)
     proxies = urllib.request.getproxies_environment()
-    if not proxies or urllib.request.proxy_bypass_environment(parts.hostname or "", proxies):
+    if not proxies or urllib.request.proxy_bypass(parts.hostname or ""):
         return None
     return proxies.get(parts.scheme) or proxies.get("all")
 
