@@ -88,3 +88,12 @@ def test_fix_inside_a_benchmark_fixes_that_benchmark(bench: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr.splitlines()[0].startswith("fixing mini-bench v1.2.3")
     assert "かれらは熱心だった" in template.read_text(encoding="utf-8")
+
+
+def test_a_name_with_a_line_break_cannot_forge_a_line_of_the_opening(bench: Path) -> None:
+    """The opening line is printed before validation: a name's line break is written out, not printed."""
+    edit(bench / "sources" / "dataset.yaml", "name: mini-bench", 'name: "mini-bench\\n# forged"')
+    result = cli("build", cwd=bench)
+    lines = result.stderr.splitlines()
+    assert lines[0].startswith("building mini-bench<U+000A># forged v1.2.3 (Mini bench) from "), lines[0]
+    assert not any(line.startswith("# forged") for line in lines)

@@ -175,3 +175,35 @@ def test_a_value_of_the_wrong_shape_is_told_in_words_not_a_pattern(
     for regex_mark in ("^", "$", "[a-z]", "\\d", "pattern"):
         assert regex_mark not in problem.message + problem.hint
     assert problem.hint and "e.g." in problem.hint
+
+
+@pytest.mark.parametrize("value", [".nan", ".NaN", ".inf", "-.inf"])
+@pytest.mark.parametrize(
+    "old, new, field",
+    [
+        ("  margin: 1.0", "  margin: VALUE", "audit.margin"),
+        ("{max: 1.0, reason", "{max: VALUE, reason", "audit.probes.attribute-confound.max"),
+    ],
+)
+def test_nan_or_infinity_is_told_in_words_not_as_a_bound(
+    mini_sources: Path, value: str, old: str, new: str, field: str
+) -> None:
+    """Every bound compares false with NaN: a bar of .nan is no number the field takes, said so."""
+    edit(mini_sources / "dataset.yaml", old, new.replace("VALUE", value))
+    (problem,) = [p for p in problems_of(mini_sources) if p.code == "S002"]
+    assert field in problem.message and "is not a number this field takes" in problem.message, problem.message
+    assert "NaN and ±infinity" in problem.message and "less than" not in problem.message
+    assert problem.line is not None and "finite number" in (problem.hint or "")
+
+
+def test_no_float_field_of_the_source_models_takes_nan() -> None:
+    """One rule for every model: a float field added later refuses NaN too."""
+    from jbcompile.schema.common import StrictModel
+    from pydantic import ValidationError
+
+    class Later(StrictModel):
+        share: float = 0.5
+
+    with pytest.raises(ValidationError) as refused:
+        Later.model_validate({"share": float("nan")})
+    assert refused.value.errors()[0]["type"] == "finite_number"

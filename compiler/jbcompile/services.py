@@ -15,6 +15,8 @@ therefore never reaches the user as a traceback, and never shows a secret.
 
 from __future__ import annotations
 
+import logging
+import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -94,3 +96,55 @@ def service_errors(
                 hint=found.hint and redact(found.hint, *secrets),
             )
         raise DiagnosticError([found or unexpected(service, doing, error, *secrets)]) from None
+
+
+# The Hub client's log lines while it retries, as it writes them ("Retrying in 8s [Retry 3/5].").
+_RETRYING = re.compile(r"Retrying in (?P<wait>[\d.]+)s \[Retry (?P<try>\d+)/(?P<of>\d+)\]\.?")
+_RATE_LIMITED = re.compile(
+    r"Rate limited\. Waiting (?P<wait>[\d.]+)s before retry \[Retry (?P<try>\d+)/(?P<of>\d+)\]\.?"
+)
+_THROWN = re.compile(
+    r"(?:HTTP Error (?P<status>\d+)|'(?P<error>.*)') thrown while requesting (?P<what>.+)", re.DOTALL
+)
+# The loggers of the Hub client that log them.
+HUB_RETRY_LOGGERS = ("huggingface_hub.utils._http", "huggingface_hub.hf_api")
+
+
+class _HubRetryWords(logging.Filter):
+    """Rewrites the Hub client's retry lines, which say neither who retries nor why, into a sentence."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        worded = hub_retry_line(record.getMessage())
+        if worded is not None:
+            record.msg, record.args = worded, None
+        return True
+
+
+def hub_retry_line(message: str) -> str | None:
+    """A sentence for one of the Hub client's retry log lines; None for any other line."""
+    if found := _RETRYING.fullmatch(message.strip()):
+        return (
+            f"the Hugging Face Hub did not answer as it should: its client asks again in {found['wait']} s "
+            f"(retry {found['try']} of {found['of']}; HF_HUB_OFFLINE=1 reads its cache instead)"
+        )
+    if found := _RATE_LIMITED.fullmatch(message.strip()):
+        return (
+            f"the Hugging Face Hub limits the rate of requests: its client waits {found['wait']} s "
+            f"(retry {found['try']} of {found['of']})"
+        )
+    if found := _THROWN.fullmatch(message.strip()):
+        what = found["what"].splitlines()[0]
+        if found["status"]:
+            return f"the Hugging Face Hub answered HTTP {found['status']} to {what}"
+        error = found["error"].splitlines()[0] if found["error"] else "an error"
+        return f"the Hugging Face Hub could not be asked for {what} ({error})"
+    return None
+
+
+def word_hub_retries() -> None:
+    """From now on the Hub client's retry lines reach the terminal as sentences (:func:`hub_retry_line`),
+    never as its raw "Retrying in 8s [Retry 3/5]."; called by the command line. Idempotent."""
+    for name in HUB_RETRY_LOGGERS:
+        logger = logging.getLogger(name)
+        if not any(isinstance(kept, _HubRetryWords) for kept in logger.filters):
+            logger.addFilter(_HubRetryWords())

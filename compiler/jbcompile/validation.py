@@ -126,6 +126,13 @@ def schema_diagnostics(
             words, hint = PATTERN_WORDS[item["ctx"]["pattern"]]
             code, message = "S002", f"{field}: {shown(str(item['input']))!r} is not {words}"
             pos = doc.position(path)
+        elif kind == "finite_number":
+            code, message = (
+                "S002",
+                f"{field}: {item['input']!r} is not a number this field takes (NaN and ±infinity are not)",
+            )
+            hint = "give a finite number (not .nan, .inf or -.inf); see its range in `jbcompile schema`"
+            pos = doc.position(path)
         else:
             code, hint = "S002", "fix the value to match the source format (see `jbcompile schema`)"
             message = f"{field}: {item['msg']}"

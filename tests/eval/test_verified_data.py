@@ -13,7 +13,7 @@ import pyarrow.parquet as pq
 import pytest
 from jbcompile.cli import app
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.dataset import load_rows
+from jbcompile.evaluate.dataset import PROXY_VARIABLES, load_rows
 from jbcompile.evaluate.results import read_results
 from typer.testing import CliRunner
 
@@ -235,11 +235,19 @@ def _closed_port() -> int:
 
 @pytest.fixture
 def hub_online(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> pytest.MonkeyPatch:
-    """Hub ids looked up as online (the tests run with HF_HUB_OFFLINE=1), from an empty folder."""
+    """Hub ids looked up as online (the tests run with HF_HUB_OFFLINE=1), from an empty folder, with no
+    proxy in the environment."""
+    import datasets.config
     from huggingface_hub import constants
+    from huggingface_hub.utils import close_session
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(constants, "HF_HUB_OFFLINE", False)
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", False)
+    for name in (*PROXY_VARIABLES, "NO_PROXY"):
+        monkeypatch.delenv(name, raising=False)
+        monkeypatch.delenv(name.lower(), raising=False)
+    close_session()  # the client reads the proxy variables when it is made
     return monkeypatch
 
 
@@ -296,13 +304,16 @@ def test_a_hub_that_answers_is_asked_for_the_dataset(hub_online: pytest.MonkeyPa
     assert "cannot reach" not in refused.value.diagnostics[0].message
 
 
-def test_offline_mode_asks_no_endpoint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """HF_HUB_OFFLINE=1 (the user chose the cache): nothing is sent, the Hub client reads its cache."""
-    import datasets
+@pytest.mark.parametrize("offline", ["hub", "datasets"])
+def test_offline_mode_asks_no_endpoint(offline: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """HF_HUB_OFFLINE=1, or HF_DATASETS_OFFLINE=1 that the datasets library alone reads (the user chose
+    the cache): nothing is sent, the Hub client reads its cache."""
+    import datasets.config
     from huggingface_hub import constants
 
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", True)
+    monkeypatch.setattr(constants, "HF_HUB_OFFLINE", offline == "hub")
+    monkeypatch.setattr(datasets.config, "HF_HUB_OFFLINE", True)
     monkeypatch.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{_closed_port()}")
     asked = []
 
@@ -314,3 +325,130 @@ def test_offline_mode_asks_no_endpoint(monkeypatch: pytest.MonkeyPatch, tmp_path
     with pytest.raises(DiagnosticError):
         load_rows("org/bench", "lite")
     assert asked
+
+
+def _never(*args: object, **kwargs: object) -> None:
+    raise AssertionError("the Hub client was asked")
+
+
+def test_a_hub_that_answers_it_is_unavailable_is_said_at_once(hub_online: pytest.MonkeyPatch) -> None:
+    """An endpoint answering 503 to everything: the Hub client would retry for about 27 s, then fail."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    import datasets
+    from huggingface_hub import constants
+
+    class Unavailable(BaseHTTPRequestHandler):
+        def do_HEAD(self) -> None:
+            self.send_response(503)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Unavailable) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        hub_online.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+        hub_online.setattr(datasets, "load_dataset", _never)
+        with pytest.raises(DiagnosticError) as refused:
+            load_rows("org/bench", "lite")
+        server.shutdown()
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "is unavailable (it answers HTTP 503)" in diagnostic.message
+    assert "try again later" in (diagnostic.hint or "")
+
+
+def test_a_hub_that_trickles_its_answer_is_given_a_deadline_in_all(hub_online: pytest.MonkeyPatch) -> None:
+    """One byte at a time, each within the read timeout: the probe still ends at its deadline."""
+    import socket
+    import threading
+    import time
+
+    import datasets
+    from huggingface_hub import constants
+    from jbcompile.evaluate import dataset
+
+    listener = socket.create_server(("127.0.0.1", 0))
+
+    def trickle() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.recv(4096)
+            for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"a" * 40:
+                try:
+                    connection.send(bytes([byte]))
+                except OSError:
+                    return
+                time.sleep(0.2)
+
+    threading.Thread(target=trickle, daemon=True).start()
+    hub_online.setattr(dataset, "REACH_TIMEOUT", 1.0)
+    hub_online.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{listener.getsockname()[1]}")
+    hub_online.setattr(datasets, "load_dataset", _never)
+    started = time.monotonic()
+    with pytest.raises(DiagnosticError) as refused:
+        load_rows("org/bench", "lite")
+    elapsed = time.monotonic() - started
+    listener.close()
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "no whole answer within 1 s" in diagnostic.message
+    assert elapsed < 3, elapsed
+
+
+def test_a_refusing_proxy_is_named_not_the_hub(hub_online: pytest.MonkeyPatch) -> None:
+    """Through a proxy that refuses the connection: the proxy (its user info scrubbed) is to blame."""
+    import datasets
+    from huggingface_hub import constants
+    from huggingface_hub.utils import close_session
+
+    proxy = f"http://user:hunter2hunter2@127.0.0.1:{_closed_port()}"
+    hub_online.setenv("HTTPS_PROXY", proxy)
+    hub_online.setenv("HTTP_PROXY", proxy)
+    hub_online.setattr(constants, "ENDPOINT", "https://hub.invalid")
+    hub_online.setattr(datasets, "load_dataset", _never)
+    close_session()
+    try:
+        with pytest.raises(DiagnosticError) as refused:
+            load_rows("org/bench", "lite")
+    finally:
+        close_session()
+    (diagnostic,) = refused.value.diagnostics
+    assert diagnostic.code == "EV005" and "through the proxy http://127.0.0.1:" in diagnostic.message
+    assert "hunter2" not in diagnostic.message
+    assert "HTTPS_PROXY" in (diagnostic.hint or "") and "check the network" not in (diagnostic.hint or "")
+
+
+def test_the_hub_clients_retries_are_worded_not_its_raw_lines(
+    hub_online: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The Hub client retrying a 503 logs "Retrying in 1s [Retry 1/5]."; the command line words it."""
+    import logging
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    from huggingface_hub.errors import HfHubHTTPError
+    from huggingface_hub.utils import http_backoff
+    from jbcompile.services import word_hub_retries
+
+    class Unavailable(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(503)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    word_hub_retries()
+    with ThreadingHTTPServer(("127.0.0.1", 0), Unavailable) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        with caplog.at_level(logging.WARNING), pytest.raises(HfHubHTTPError):
+            http_backoff(
+                "GET", f"http://127.0.0.1:{server.server_address[1]}/", max_retries=1, base_wait_time=0.01
+            )
+        server.shutdown()
+    lines = [record.getMessage() for record in caplog.records]
+    assert lines and all(line.startswith("the Hugging Face Hub ") for line in lines), lines
+    assert "answered HTTP 503 to GET http://127.0.0.1:" in lines[0]
+    assert any("the Hugging Face Hub did not answer as it should" in line for line in lines), lines

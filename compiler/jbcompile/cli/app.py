@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 from .. import __version__
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, render
 from ..redaction import redact, scrub_logs_and_warnings
+from ..services import word_hub_retries
 from ..text import shown, shown_name
 
 if TYPE_CHECKING:
@@ -130,6 +131,7 @@ def _shown_text(text: Text) -> Text:
 
 
 scrub_logs_and_warnings()  # a library's log line or warning shows no secret either
+word_hub_retries()  # nor is the Hub client's retrying shown as its raw log line
 err_console = _RedactingConsole(stderr=True, highlight=False, emoji=False)
 _plain_console = Console()  # only to resolve a piece's style name
 out_console = _RedactingConsole(highlight=False, emoji=False)
@@ -240,11 +242,14 @@ def announce_sources(choice: SourcesChoice, doing: str, into: Path | None = None
     """One line on stderr: which benchmark (name, version, title) from which folder, and where to."""
     from ..paths import display_path
     from ..project import dataset_label
+    from ..text import shown_name
 
+    # Read before validation: a name, title or folder with a line break in it is written out, never
+    # printed as a line of its own.
     label = dataset_label(choice.root)
-    where = display_path(choice.root) or "."
-    what = f"{label} from {where}" if label else where
-    to = f" into {display_path(into)}" if into is not None else ""
+    where = shown_name(display_path(choice.root) or ".")
+    what = f"{shown_name(label)} from {where}" if label else where
+    to = f" into {shown_name(display_path(into))}" if into is not None else ""
     if choice.how == "bundled":
         err_console.print(
             f"[yellow]no dataset.yaml in this folder or above it[/]: {escape(doing)} the benchmark bundled "

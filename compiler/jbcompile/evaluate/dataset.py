@@ -109,43 +109,107 @@ def load_rows(dataset: str, config: str, revision: str | None = None) -> LoadedR
     return _with_release_labels(_load_dataset(dataset, config, revision))
 
 
-# Seconds the Hub's endpoint has to answer before a Hub id is refused as unreachable (EV005).
+# Seconds the Hub's endpoint has, in all, to answer before a Hub id is refused as unreachable (EV005).
 REACH_TIMEOUT = 10.0
+
+# The variables through which the Hub client reaches the Hub (httpx reads them, any case).
+PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY")
 
 
 def _refuse_an_unreachable_hub(dataset: str) -> None:
     """EV005 at once when the Hub's endpoint does not answer at all (no network, a refused connection, a
-    name that does not resolve): its client would retry for about 25 s before failing the same way, or
-    before quietly taking whatever copy of the dataset it cached, whichever revision that was. Offline
-    mode (``HF_HUB_OFFLINE=1``) asks nothing, and loads from the cache as the user chose."""
+    name that does not resolve, no whole answer within :data:`REACH_TIMEOUT`) or answers that it is
+    unavailable (5xx): its client would retry for about 25 s before failing the same way, or before
+    quietly taking whatever copy of the dataset it cached, whichever revision that was. Offline mode
+    (``HF_HUB_OFFLINE=1``, or ``HF_DATASETS_OFFLINE=1`` for the datasets library) asks nothing, and loads
+    from the cache as the user chose."""
+    import datasets.config
     from huggingface_hub import constants
-    from huggingface_hub.utils import get_session
 
     from ..redaction import redact, redact_url
 
-    if constants.HF_HUB_OFFLINE:
+    if constants.HF_HUB_OFFLINE or datasets.config.HF_HUB_OFFLINE:
         return
-    try:
-        get_session().head(constants.ENDPOINT, timeout=REACH_TIMEOUT)
-    except Exception as error:  # noqa: BLE001 - the client's transport errors differ by version
-        unreachable = isinstance(error, OSError | TimeoutError) or any(
-            kind.__name__ in ("TransportError", "ConnectionError", "Timeout") for kind in type(error).__mro__
+    status, error = _probe(constants.ENDPOINT, REACH_TIMEOUT)
+    endpoint = redact_url(constants.ENDPOINT)
+    proxy = _proxy_for(constants.ENDPOINT)
+    if error is None and status is not None and status >= 500:
+        message = f"the Hub at {endpoint} is unavailable (it answers HTTP {status})"
+        hint = "try again later"
+    elif error is not None and _unreachable(error):
+        why = (
+            f"{type(error).__name__}: {redact(_first_line(error))}"
+            if _first_line(error)
+            else type(error).__name__
         )
-        if not unreachable:
-            return  # not a question of reaching it: the load says what it is
-        raise DiagnosticError(
-            [
-                Diagnostic(
-                    "EV005",
-                    f"cannot reach the Hub at {redact_url(constants.ENDPOINT)} "
-                    f"({type(error).__name__}: {redact(_first_line(error))}), so this dataset id cannot "
-                    "be loaded (nor is there a file or folder so named)",
-                    path=dataset,
-                    hint="check the network (or HF_ENDPOINT); to use a copy loaded before, set "
-                    "HF_HUB_OFFLINE=1 (the Hub client then reads its cache)",
-                )
-            ]
-        ) from None
+        if proxy:
+            message = f"cannot reach the Hub at {endpoint} through the proxy {redact_url(proxy)} ({why})"
+            hint = (
+                "check the proxy, or the proxy variables (HTTPS_PROXY, HTTP_PROXY, ALL_PROXY; NO_PROXY for "
+                "hosts reached without it)"
+            )
+        else:
+            message = f"cannot reach the Hub at {endpoint} ({why})"
+            hint = "check the network (or HF_ENDPOINT)"
+    else:
+        return  # it answers: the load says what it makes of the dataset id
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "EV005",
+                f"{message}, so this dataset id cannot be loaded (nor is there a file or folder so named)",
+                path=dataset,
+                hint=f"{hint}; to use a copy loaded before, set HF_HUB_OFFLINE=1 (the Hub client then reads "
+                "its cache)",
+            )
+        ]
+    ) from None
+
+
+def _probe(url: str, deadline: float) -> tuple[int | None, BaseException | None]:
+    """The status of a HEAD request to ``url``, or the error it raised; a :class:`TimeoutError` when no
+    whole answer came within ``deadline`` seconds in all (a client's read timeout starts again with each
+    byte, so a server that trickles bytes would hold it for ever). The request runs in a daemon thread
+    left to end by itself."""
+    import threading
+
+    from huggingface_hub.utils import get_session
+
+    outcome: list[tuple[int | None, BaseException | None]] = []
+
+    def ask() -> None:
+        try:
+            outcome.append((get_session().head(url, timeout=deadline).status_code, None))
+        except BaseException as error:  # noqa: BLE001 - handed to the caller, which judges it
+            outcome.append((None, error))
+
+    thread = threading.Thread(target=ask, name="jbcompile-hub-probe", daemon=True)
+    thread.start()
+    thread.join(deadline)
+    if not outcome:
+        return None, TimeoutError(f"no whole answer within {deadline:g} s")
+    return outcome[0]
+
+
+def _unreachable(error: BaseException) -> bool:
+    """Whether a transport error says the endpoint (or the proxy to it) was not reached; the client's
+    kinds of error differ by version."""
+    return isinstance(error, OSError | TimeoutError) or any(
+        kind.__name__ in ("TransportError", "ConnectionError", "Timeout", "ProxyError")
+        for kind in type(error).__mro__
+    )
+
+
+def _proxy_for(url: str) -> str | None:
+    """The proxy the environment routes ``url`` through (as httpx and requests read it), or None."""
+    import urllib.request
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    proxies = urllib.request.getproxies_environment()
+    if not proxies or urllib.request.proxy_bypass(parts.hostname or ""):
+        return None
+    return proxies.get(parts.scheme) or proxies.get("all")
 
 
 # A Hub dataset id: owner/name. Anything else that names no file or folder here is a mistyped path, told

@@ -96,14 +96,15 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
 
 def generation_kwargs(config: ExportConfig, setting: str) -> dict[str, Any]:
     """How the ``_gen`` task decodes: greedy, with the new-token limit and stop strings ``jbcompile eval``
-    uses for the same setting (and a blank line, where lm-eval's reply ends), so that a reply is not cut
-    where eval would read on."""
+    uses for the same setting and no other, so that a reply is not cut where eval would read on. (lm-eval
+    stops at a blank line only when a task gives no ``until``; cut there, a reply whose label comes after
+    its first paragraph, or after a leading blank line, would read as no answer.)"""
     from ..evaluate.kind import EvalOptions
     from ..evaluate.registered import get_eval_kind
 
     kind = get_eval_kind(config.kind)
     options = EvalOptions(task=config.export.task, setting=setting, scoring="generate")
-    until = list(dict.fromkeys(["\n\n", *kind.stop_strings(options)]))
+    until = list(dict.fromkeys(kind.stop_strings(options)))
     return {"until": until, "max_gen_toks": kind.max_new_tokens(options), "do_sample": False}
 
 

@@ -51,9 +51,11 @@ LanguageCode = Annotated[str, Field(pattern=LANGUAGE_CODE, max_length=35)]
 
 
 class StrictModel(BaseModel):
-    """Source models reject unknown keys: a typo in a key must not be silently ignored."""
+    """Source models reject unknown keys: a typo in a key must not be silently ignored. Nor does a number
+    field of any of them take YAML's ``.nan`` or ``.inf``: every bound compares false with NaN, so a bar
+    of NaN would let everything pass (S002, worded by :mod:`jbcompile.validation`)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True, allow_inf_nan=False)
 
 
 class TranslationStatus(StrEnum):
