@@ -28,6 +28,7 @@ from .kind import (
     EvalOptions,
     Record,
 )
+from .loop import AT_LIMIT
 from .parsing import answer_after, are_texts, parse_prediction_value
 from .prompting import LABEL_CHECK_ITEMS, shown_option_labels
 from .protocols import check_kind
@@ -40,9 +41,10 @@ from .records import (
     row_options,
 )
 from .registered import detect_kind, get_eval_kind
-from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
+from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs, settings_beyond
 from .results import SCHEMA_VERSION, Results, RunWarning, library_versions, metrics_block
-from .run import RunResult, write_outputs
+from .resume import DECODING
+from .run import RunResult, cut_replies_warning, warning_record, write_outputs
 
 SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
@@ -199,8 +201,8 @@ def _score(request: ScoreRequest) -> RunResult:
             ),
         }
     )
-    carried = _carried_warnings(request) if ours else []
-    if carried:  # the same records, read as eval read them: the same warnings
+    carried = _run_warnings(request, kind, records, raw, ours)
+    if carried:  # what changes how the eval run's figures read changes these too
         results.warnings = carried
     out = request.out_folder
     # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
@@ -221,23 +223,62 @@ def _score(request: ScoreRequest) -> RunResult:
     return RunResult(results, out, SCORE_FILES, tuple(_as_diagnostic(warning) for warning in carried))
 
 
-def _carried_warnings(request: ScoreRequest) -> list[RunWarning]:
-    """The warnings of the eval run whose predictions.jsonl is scored (its results.json ``warnings``):
-    our records are scored as eval read them, so what changed how eval's figures read (EV054 replies
-    cut at the limit, EV055 a reasoning model run as one that answers at once) changes these too."""
+def _run_warnings(
+    request: ScoreRequest, kind: EvalKind, records: list[Record], rows: list[Record], ours: bool
+) -> list[RunWarning]:
+    """The warnings of the eval run whose predictions.jsonl is scored (a results.json beside it).
+
+    Our records scored as eval read them carry the run's warnings as they are. Its replies read again
+    (``--prediction-field raw_output``) carry EV055, which is about the replies (a reasoning model given
+    a non-reasoning model's room), and get EV054 afresh: the replies the run's backend says stopped at
+    the limit of its run.json, counted against the new reading (:func:`.run.cut_replies_warning`)."""
     if request.predictions.name != files.PREDICTIONS:
         return []
-    earlier = files.json_object(request.predictions.parent / files.RESULTS)
-    found = earlier.get("warnings") if earlier else None
-    if not isinstance(found, list):
+    folder = request.predictions.parent
+    earlier = files.json_object(folder / files.RESULTS)
+    if not earlier:
         return []
+    found = earlier.get("warnings")
     carried = []
-    for entry in found:
+    for entry in found if isinstance(found, list) else []:
         try:
             carried.append(RunWarning.model_validate(entry))
         except ValidationError:
             continue  # an edited results.json: what cannot be read is no warning of eval's
-    return carried
+    if ours:
+        return carried
+    carried = [warning for warning in carried if warning.code == "EV055"]
+    settings = files.json_object(folder / files.RUN) or {}
+    limit = _run_limit(settings, earlier)
+    if limit is None:
+        return carried
+    cut = {str(row.get("example_id")) for row in rows if row.get(AT_LIMIT) is True}
+    flagged = [{**record, AT_LIMIT: str(record.get("example_id")) in cut} for record in records]
+    # the hint names the settings with more room under the run's own options (a rerun of eval's)
+    options = settings.get("options") if isinstance(settings.get("options"), dict) else {}
+    protocol = earlier.get("protocol")
+    ran = EvalOptions(
+        task=str(options.get("task") or request.task or "qa"),
+        setting=options.get("setting") if isinstance(options.get("setting"), str) else request.setting,
+        scoring="generate",
+        protocol=protocol.get("name") if isinstance(protocol, dict) else None,
+    )
+    try:
+        roomier = settings_beyond(kind, ran, limit)
+    except (KeyError, ValueError):  # an edited run.json: the hint names no setting
+        roomier = []
+    cut_warning = cut_replies_warning(flagged, limit, roomier)
+    return carried + ([warning_record(cut_warning)] if cut_warning else [])
+
+
+def _run_limit(settings: dict[str, Any], results: dict[str, Any]) -> int | None:
+    """The new tokens an eval run's replies were generated under: its run.json's ``decoding`` (as sent),
+    else its results.json's ``scoring``."""
+    for block in (settings.get(DECODING), results.get("scoring")):
+        limit = block.get("max_new_tokens") if isinstance(block, dict) else None
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+            return limit
+    return None
 
 
 def _as_diagnostic(warning: RunWarning) -> Diagnostic:
