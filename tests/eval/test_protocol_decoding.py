@@ -295,6 +295,21 @@ def test_an_eval_runs_replies_read_again_keep_its_warnings(
     assert warnings == [reasoned] and "EV054" not in output
 
 
+def test_a_stray_reasoned_reply_does_not_mark_a_run() -> None:
+    """EV055 marks a run whose replies reason as a habit (more than 5% of them), not one whose model
+    wrote a think block once in hundreds of replies."""
+    from jbcompile.evaluate.run import reasoning_warning
+
+    def records(reasoned: int, total: int = 200) -> list[dict]:
+        return [{"pred": None, **({"reasoning": "…"} if i < reasoned else {})} for i in range(total)]
+
+    assert reasoning_warning(records(1), False, 16) is None
+    assert reasoning_warning(records(10), False, 16) is None  # 5%: not more
+    warned = reasoning_warning(records(11), False, 16)
+    assert warned is not None and warned.message.startswith("11 of the 200 replies")
+    assert reasoning_warning(records(200), True, 16) is None  # run with --thinking
+
+
 @pytest.mark.parametrize(
     ("row", "at_limit"),
     [
