@@ -15,6 +15,7 @@ from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
+from ..text import shown_name
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
@@ -282,7 +283,9 @@ def _run_limit(settings: dict[str, Any], results: dict[str, Any]) -> int | None:
 
 
 def _as_diagnostic(warning: RunWarning) -> Diagnostic:
-    return Diagnostic(warning.code, warning.message, severity=Severity.WARNING, hint=warning.hint)
+    """A warning read back from a results.json, said on one line (a line break in it cannot forge one)."""
+    hint = shown_name(warning.hint) if warning.hint else warning.hint
+    return Diagnostic(warning.code, shown_name(warning.message), severity=Severity.WARNING, hint=hint)
 
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
