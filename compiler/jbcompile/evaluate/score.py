@@ -427,20 +427,32 @@ def _our_reading_problems(
     """Our predictions carry the answers ``eval`` read (``pred``): ``--setting`` has nothing to read, and
     a protocol whose reading they did not follow is refused (EV066) rather than shown as the paper's."""
     where = str(request.predictions)
-    given = (
-        "--setting" if request.setting is not None else "--answer-pattern" if request.answer_pattern else ""
-    )
-    if given:
+    if request.answer_pattern:
         return [
             Diagnostic(
                 "EV067",
-                f"{given} says how a column of replies is to be read; jbcompile predictions carry the "
-                "answers their run read (pred)",
+                "--answer-pattern says how a column of replies is to be read; jbcompile predictions carry "
+                "the answers their run read (pred)",
                 path=where,
-                hint=f"leave {given} out (or score the replies with --prediction-field raw_output "
+                hint="leave --answer-pattern out (or score the replies with --prediction-field raw_output "
                 "--dataset …, which reads them again)",
             )
         ]
+    if request.setting is not None:  # names the setting the replies were asked with (recorded)
+        ran = _run_options(request).get("setting")
+        if isinstance(ran, str) and ran != request.setting:
+            return [
+                Diagnostic(
+                    "EV067",
+                    f"--setting {request.setting} contradicts the run that made these predictions: it used "
+                    f"--setting {ran} (its {files.RUN})",
+                    path=where,
+                    hint=f"leave --setting out (or give --setting {ran})",
+                )
+            ]
+        problems = _setting_problems(request, kind)
+        if problems:
+            return problems
     by_logprob = sum(1 for record in records if record.get("option_logprobs") is not None)
     problem = _by_likelihood(request.protocol, by_logprob, len(records), "(option_logprobs)")
     problem = (
@@ -466,6 +478,15 @@ def _wording(request: ScoreRequest, ours: bool) -> tuple[str, str | None]:
     if not isinstance(options, dict):
         return UNKNOWN, None
     return wording_of(options.get("prompt_file"))
+
+
+def _run_options(request: ScoreRequest) -> dict[str, Any]:
+    """The options of the run whose predictions.jsonl is scored (its run.json), empty when not known."""
+    if request.predictions.name != files.PREDICTIONS:
+        return {}
+    settings = files.json_object(request.predictions.parent / files.RUN)
+    options = settings.get("options") if settings else None
+    return options if isinstance(options, dict) else {}
 
 
 def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:

@@ -121,7 +121,9 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     "SB303",
                     f"not a sobaco run with a bundled setting: {setting!r}",
                     hint="pass runs of `jbcompile eval --setting …` on a sobaco build, or of `jbcompile "
-                    "score --setting …` (the setting whose replies it read)",
+                    "score --setting …` (the setting the replies were asked with: it reads a column of "
+                    "replies as that setting's, and names the setting of jbcompile predictions whose "
+                    "run.json is not beside them)",
                 )
             )
         elif parsed in table:
