@@ -256,7 +256,8 @@ def _run_warnings(
     cut = {str(row.get("example_id")) for row in rows if row.get(AT_LIMIT) is True}
     flagged = [{**record, AT_LIMIT: str(record.get("example_id")) in cut} for record in records]
     # the hint names the settings with more room under the run's own options (a rerun of eval's)
-    options = settings.get("options") if isinstance(settings.get("options"), dict) else {}
+    found_options = settings.get("options")
+    options: dict[str, Any] = found_options if isinstance(found_options, dict) else {}
     protocol = earlier.get("protocol")
     ran = EvalOptions(
         task=str(options.get("task") or request.task or "qa"),

@@ -264,7 +264,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return fmt_number(value, digits)
 
 
-BASIC_ZERO_MARK = "§"  # not †, which marks a run whose figures carry a warning
+BASIC_ZERO_MARK = "¶"  # not †, which marks a run whose figures carry a warning
 BASIC_ZERO_NOTE = (
     f"{BASIC_ZERO_MARK} a wording has no change rate — basic scored 0 there (the rate is undefined), a "
     "score is undefined (every answer out of choice), or basic or the method was not run in it: the mean "
