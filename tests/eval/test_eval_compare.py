@@ -483,3 +483,39 @@ def test_compare_marks_a_run_whose_figures_carry_a_warning(tmp_path: Path) -> No
     runs = json.loads((out / "compare.json").read_text(encoding="utf-8"))["runs"]
     assert runs[0]["warnings"] == [{"code": "EV054", "message": warned["message"]}]
     assert runs[1]["warnings"] == []
+
+
+def test_a_warning_read_back_cannot_forge_lines(tmp_path: Path) -> None:
+    """A results.json's warning is text from a file: its line breaks and markdown are written out where
+    it is shown — the terminal (`score` carries it), report.md's Warnings section and compare.md's
+    footnote —, and its code must be a code."""
+    from jbcompile.diagnostics import render_text
+    from jbcompile.evaluate.report import warning_lines
+    from jbcompile.evaluate.results import Results, RunWarning
+    from jbcompile.evaluate.score import _as_diagnostic
+    from pydantic import ValidationError
+
+    forged = "cut\n## Injected heading\n| a | b |"
+    warned = {"code": "EV054", "message": forged, "hint": "raise it\n# also"}
+    a = _write_run(tmp_path / "a", "m1", _records(lambda i: "gold"), warnings=[warned])
+    b = _write_run(tmp_path / "b", "m2", _records(lambda i: "biased"))
+
+    def forges(text: str) -> bool:
+        return any(
+            line.startswith(("#", "|")) and "Injected" in line or line == "| a | b |"
+            for line in text.splitlines()
+        ) or any(line.lstrip().startswith("# also") for line in text.splitlines())
+
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["compare", str(a), str(b), "-o", str(out), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    markdown = (out / "compare.md").read_text(encoding="utf-8")
+    assert not forges(markdown) and r"cut<U+000A>\#\# Injected heading<U+000A>\| a \| b \|" in markdown
+    report = "\n".join(warning_lines(Results.model_validate(json.loads((a / "results.json").read_text()))))
+    assert not forges(report) and "Injected heading" in report
+    # the terminal: `score` of a run's predictions says the run's warnings again, one line each
+    said = render_text(_as_diagnostic(RunWarning.model_validate(warned)))
+    assert "\n" not in said and "cut<U+000A>## Injected heading" in said
+    for code in ("EV054\n# x", "XX", "EV05"):
+        with pytest.raises(ValidationError):
+            RunWarning(code=code, message="m")

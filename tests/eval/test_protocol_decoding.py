@@ -257,6 +257,59 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
     assert code == 0 and "EV054" not in output, output
 
 
+def test_an_eval_runs_replies_read_again_keep_its_warnings(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """`score --prediction-field raw_output` of an eval run's predictions.jsonl reads its replies again:
+    EV055 (about the replies) is carried from its results.json, EV054 is counted afresh from the rows'
+    at_limit flags, the new reading and the limit in the run's run.json — not copied."""
+    scripted.state.token_limit = True
+    scripted.script[0] = "理由: どれも言えます。\n回答: {a}"
+    cut = tmp_path / "cut"
+    code, output = eval_fake(scripted, kinds_build, cut, "--limit", "4", "--protocol", "sobaco")
+    assert code == 0, output
+    (kept,) = results_of(cut)["warnings"]
+    reasoned = {"code": "EV055", "message": "4 of the 4 replies carry the model's reasoning", "hint": "h"}
+    written = json.loads((cut / "results.json").read_text("utf-8"))
+    written["warnings"] = [reasoned, kept]
+    (cut / "results.json").write_text(json.dumps(written), "utf-8")
+
+    def reread(name: str) -> tuple[str, list[dict]]:
+        out = tmp_path / name
+        code, output = cli(
+            "score", cut / "predictions.jsonl", "--prediction-field", "raw_output", "--dataset", kinds_build,
+            "--config", "sobaco", "--setting", "basic-1", "--out", out, "--bootstrap", "0",
+        )  # fmt: skip
+        assert code == 0, output
+        return output, results_of(out).get("warnings", [])
+
+    output, warnings = reread("again")
+    assert warnings == [reasoned, kept] and "EV054" in output and "EV055" in output
+    # the replies did not stop at the limit after all: no EV054, whatever the run's results.json says
+    path = cut / "predictions.jsonl"
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines()]
+    path.write_text("".join(json.dumps({**row, "at_limit": False}) + "\n" for row in rows), "utf-8")
+    output, warnings = reread("uncut")
+    assert warnings == [reasoned] and "EV054" not in output
+
+
+def test_a_stray_reasoned_reply_does_not_mark_a_run() -> None:
+    """EV055 marks a run whose replies reason as a habit (more than 5% of them), not one whose model
+    wrote a think block once in hundreds of replies."""
+    from jbcompile.evaluate.run import reasoning_warning
+
+    def records(reasoned: int, total: int = 200) -> list[dict]:
+        return [{"pred": None, **({"reasoning": "…"} if i < reasoned else {})} for i in range(total)]
+
+    assert reasoning_warning(records(1), False, 16) is None
+    assert reasoning_warning(records(10), False, 16) is None  # 5%: not more
+    warned = reasoning_warning(records(11), False, 16)
+    assert warned is not None and warned.message.startswith("11 of the 200 replies")
+    assert reasoning_warning(records(200), True, 16) is None  # run with --thinking
+
+
 @pytest.mark.parametrize(
     ("row", "at_limit"),
     [

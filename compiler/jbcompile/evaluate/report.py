@@ -19,7 +19,7 @@ from ..redaction import redact_data
 from .kind import ChartSpec
 from .predictions import REPORT
 from .results import BootstrapInfo, DatasetInfo, Intervals, PromptInfo, Results, ScoringInfo, SourceInfo
-from .tables import ROUNDING_NOTE, decimal_text, fmt_number, md_table
+from .tables import ROUNDING_NOTE, decimal_text, fmt_number, md_table, md_text
 
 CHART_DIR = "charts"
 CHART_EXTRA = "eval"  # the extra that brings matplotlib (and the Japanese font)
@@ -161,8 +161,8 @@ def warning_lines(results: Results) -> list[str]:
         return []
     lines = [f"## {WARNINGS_HEADING}", ""]
     for warning in results.warnings:
-        hint = f" — what to do: {warning.hint}" if warning.hint else ""
-        lines.append(f"- `{warning.code}` {warning.message}{hint}")
+        hint = f" — what to do: {md_text(warning.hint)}" if warning.hint else ""
+        lines.append(f"- `{warning.code}` {md_text(warning.message)}{hint}")
     return [*lines, ""]
 
 

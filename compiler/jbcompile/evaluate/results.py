@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
 CONFIDENCE = 0.95
@@ -179,7 +179,7 @@ class RunWarning(_Part):
     EV055: a model that reasoned, run as one that answers at once): said on the terminal, and kept with
     the figures so that results.json, report.md and a comparison of the run say it too."""
 
-    code: str
+    code: str = Field(pattern=r"^EV\d{3}$")  # a code of the evaluator's (shown as it is in reports)
     message: str
     hint: str | None = None
 

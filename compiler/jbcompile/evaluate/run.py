@@ -321,14 +321,19 @@ def cut_replies_warning(
     )
 
 
+REASONING_SHARE = 0.05  # more than this share of replies carry the model's reasoning: EV055
+
+
 def reasoning_warning(
     records: Sequence[Record], thinking: bool, max_new_tokens: int | None
 ) -> Diagnostic | None:
-    """EV055 when a model run without --thinking turned out to reason (its replies carry their
-    reasoning: a server's reasoning field or a think block): it had the new tokens of a model that
-    answers at once, so many of its replies end before an answer. A protocol run stops instead (EV201)."""
+    """EV055 when a model run without --thinking turned out to reason (more than ``REASONING_SHARE`` of
+    its replies carry their reasoning: a server's reasoning field or a think block): it had the new tokens
+    of a model that answers at once, so many of its replies end before an answer. A stray think block in
+    a few replies of thousands is the model's habit, not its kind, and changes no figure's reading. A
+    protocol run stops instead (EV201)."""
     reasoned = [record for record in records if "reasoning" in record]
-    if thinking or max_new_tokens is None or not reasoned:
+    if thinking or max_new_tokens is None or len(reasoned) <= REASONING_SHARE * len(records):
         return None
     unanswered = sum(record.get("pred") is None for record in reasoned)
     return Diagnostic(

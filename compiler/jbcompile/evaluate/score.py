@@ -15,6 +15,7 @@ from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
+from ..text import shown_name
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
@@ -28,6 +29,7 @@ from .kind import (
     EvalOptions,
     Record,
 )
+from .loop import AT_LIMIT
 from .parsing import answer_after, are_texts, parse_prediction_value
 from .prompting import LABEL_CHECK_ITEMS, shown_option_labels
 from .protocols import check_kind
@@ -40,9 +42,10 @@ from .records import (
     row_options,
 )
 from .registered import detect_kind, get_eval_kind
-from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs
+from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs, settings_beyond
 from .results import SCHEMA_VERSION, Results, RunWarning, library_versions, metrics_block
-from .run import RunResult, write_outputs
+from .resume import DECODING
+from .run import RunResult, cut_replies_warning, warning_record, write_outputs
 
 SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
@@ -199,8 +202,8 @@ def _score(request: ScoreRequest) -> RunResult:
             ),
         }
     )
-    carried = _carried_warnings(request) if ours else []
-    if carried:  # the same records, read as eval read them: the same warnings
+    carried = _run_warnings(request, kind, records, raw, ours)
+    if carried:  # what changes how the eval run's figures read changes these too
         results.warnings = carried
     out = request.out_folder
     # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
@@ -221,27 +224,69 @@ def _score(request: ScoreRequest) -> RunResult:
     return RunResult(results, out, SCORE_FILES, tuple(_as_diagnostic(warning) for warning in carried))
 
 
-def _carried_warnings(request: ScoreRequest) -> list[RunWarning]:
-    """The warnings of the eval run whose predictions.jsonl is scored (its results.json ``warnings``):
-    our records are scored as eval read them, so what changed how eval's figures read (EV054 replies
-    cut at the limit, EV055 a reasoning model run as one that answers at once) changes these too."""
+def _run_warnings(
+    request: ScoreRequest, kind: EvalKind, records: list[Record], rows: list[Record], ours: bool
+) -> list[RunWarning]:
+    """The warnings of the eval run whose predictions.jsonl is scored (a results.json beside it).
+
+    Our records scored as eval read them carry the run's warnings as they are. Its replies read again
+    (``--prediction-field raw_output``) carry EV055, which is about the replies (a reasoning model given
+    a non-reasoning model's room), and get EV054 afresh: the replies the run's backend says stopped at
+    the limit of its run.json, counted against the new reading (:func:`.run.cut_replies_warning`)."""
     if request.predictions.name != files.PREDICTIONS:
         return []
-    earlier = files.json_object(request.predictions.parent / files.RESULTS)
-    found = earlier.get("warnings") if earlier else None
-    if not isinstance(found, list):
+    folder = request.predictions.parent
+    earlier = files.json_object(folder / files.RESULTS)
+    if not earlier:
         return []
+    found = earlier.get("warnings")
     carried = []
-    for entry in found:
+    for entry in found if isinstance(found, list) else []:
         try:
             carried.append(RunWarning.model_validate(entry))
         except ValidationError:
             continue  # an edited results.json: what cannot be read is no warning of eval's
-    return carried
+    if ours:
+        return carried
+    carried = [warning for warning in carried if warning.code == "EV055"]
+    settings = files.json_object(folder / files.RUN) or {}
+    limit = _run_limit(settings, earlier)
+    if limit is None:
+        return carried
+    cut = {str(row.get("example_id")) for row in rows if row.get(AT_LIMIT) is True}
+    flagged = [{**record, AT_LIMIT: str(record.get("example_id")) in cut} for record in records]
+    # the hint names the settings with more room under the run's own options (a rerun of eval's)
+    found_options = settings.get("options")
+    options: dict[str, Any] = found_options if isinstance(found_options, dict) else {}
+    protocol = earlier.get("protocol")
+    ran = EvalOptions(
+        task=str(options.get("task") or request.task or "qa"),
+        setting=options.get("setting") if isinstance(options.get("setting"), str) else request.setting,
+        scoring="generate",
+        protocol=protocol.get("name") if isinstance(protocol, dict) else None,
+    )
+    try:
+        roomier = settings_beyond(kind, ran, limit)
+    except (KeyError, ValueError):  # an edited run.json: the hint names no setting
+        roomier = []
+    cut_warning = cut_replies_warning(flagged, limit, roomier)
+    return carried + ([warning_record(cut_warning)] if cut_warning else [])
+
+
+def _run_limit(settings: dict[str, Any], results: dict[str, Any]) -> int | None:
+    """The new tokens an eval run's replies were generated under: its run.json's ``decoding`` (as sent),
+    else its results.json's ``scoring``."""
+    for block in (settings.get(DECODING), results.get("scoring")):
+        limit = block.get("max_new_tokens") if isinstance(block, dict) else None
+        if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
+            return limit
+    return None
 
 
 def _as_diagnostic(warning: RunWarning) -> Diagnostic:
-    return Diagnostic(warning.code, warning.message, severity=Severity.WARNING, hint=warning.hint)
+    """A warning read back from a results.json, said on one line (a line break in it cannot forge one)."""
+    hint = shown_name(warning.hint) if warning.hint else warning.hint
+    return Diagnostic(warning.code, shown_name(warning.message), severity=Severity.WARNING, hint=hint)
 
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
@@ -383,20 +428,32 @@ def _our_reading_problems(
     """Our predictions carry the answers ``eval`` read (``pred``): ``--setting`` has nothing to read, and
     a protocol whose reading they did not follow is refused (EV066) rather than shown as the paper's."""
     where = str(request.predictions)
-    given = (
-        "--setting" if request.setting is not None else "--answer-pattern" if request.answer_pattern else ""
-    )
-    if given:
+    if request.answer_pattern:
         return [
             Diagnostic(
                 "EV067",
-                f"{given} says how a column of replies is to be read; jbcompile predictions carry the "
-                "answers their run read (pred)",
+                "--answer-pattern says how a column of replies is to be read; jbcompile predictions carry "
+                "the answers their run read (pred)",
                 path=where,
-                hint=f"leave {given} out (or score the replies with --prediction-field raw_output "
+                hint="leave --answer-pattern out (or score the replies with --prediction-field raw_output "
                 "--dataset …, which reads them again)",
             )
         ]
+    if request.setting is not None:  # names the setting the replies were asked with (recorded)
+        ran = _run_options(request).get("setting")
+        if isinstance(ran, str) and ran != request.setting:
+            return [
+                Diagnostic(
+                    "EV067",
+                    f"--setting {request.setting} contradicts the run that made these predictions: it used "
+                    f"--setting {ran} (its {files.RUN})",
+                    path=where,
+                    hint=f"leave --setting out (or give --setting {ran})",
+                )
+            ]
+        problems = _setting_problems(request, kind)
+        if problems:
+            return problems
     by_logprob = sum(1 for record in records if record.get("option_logprobs") is not None)
     problem = _by_likelihood(request.protocol, by_logprob, len(records), "(option_logprobs)")
     problem = (
@@ -422,6 +479,15 @@ def _wording(request: ScoreRequest, ours: bool) -> tuple[str, str | None]:
     if not isinstance(options, dict):
         return UNKNOWN, None
     return wording_of(options.get("prompt_file"))
+
+
+def _run_options(request: ScoreRequest) -> dict[str, Any]:
+    """The options of the run whose predictions.jsonl is scored (its run.json), empty when not known."""
+    if request.predictions.name != files.PREDICTIONS:
+        return {}
+    settings = files.json_object(request.predictions.parent / files.RUN)
+    options = settings.get("options") if settings else None
+    return options if isinstance(options, dict) else {}
 
 
 def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:

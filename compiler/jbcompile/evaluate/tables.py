@@ -7,6 +7,18 @@ from collections.abc import Sequence
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from ..text import shown_name
+
+MARKDOWN_MARKS = frozenset("\\`*_[]<>|#!")  # what can start a heading, link, tag, code span or cell
+
+
+def md_text(text: str) -> str:
+    """A text read back from a file (a warning's message) as a markdown line shows it: on one line (a
+    line break written out, as :func:`..text.shown_name` writes it) and with each markdown mark escaped,
+    so that it cannot open a heading, a table row, a tag or a link of its own."""
+    escaped = "".join(f"\\{char}" if char in MARKDOWN_MARKS else char for char in text)
+    return shown_name(escaped)  # <U+000A> is no tag: a tag's name has letters, digits and hyphens only
+
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
     """A markdown table's lines."""

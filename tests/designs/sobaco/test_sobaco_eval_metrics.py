@@ -235,3 +235,50 @@ def test_compare_command_writes_the_summary(tmp_path) -> None:
     assert (tmp_path / "summary" / "summary.md").read_text(encoding="utf-8").startswith("# sobaco comparison")
     missing = CliRunner().invoke(app, ["compare", str(tmp_path / "nowhere")])
     assert missing.exit_code == 2 and "EV210" in missing.output
+
+
+def test_a_warned_runs_figures_are_marked_wherever_they_are_pooled(tmp_path) -> None:
+    """compare marks a run whose results.json carries warnings (†, with a footnote) in its runs table;
+    SOBACO's section pools that run's figures into each model's row, and summary.md into a method's row,
+    a change rate's and the correlation: they carry the mark and the footnote too."""
+    import json
+
+    from jbcompile.cli import app
+    from jbcompile.designs.sobaco.summary import BASIC_ZERO_MARK
+    from jbcompile.evaluate.compare.render import WARNED
+    from typer.testing import CliRunner
+
+    assert BASIC_ZERO_MARK != WARNED  # one mark, one meaning in compare.md
+    warning = {"code": "EV054", "message": "60 of the 60 replies stopped at the limit | cut", "hint": "h"}
+    folders = []
+    for setting, bias, culture in [("basic-1", 0.5, 0.5), ("debias-1", 0.3, 0.45), ("cot-j-1", 0.45, 0.49)]:
+        folder = tmp_path / setting
+        folder.mkdir()
+        run = _run(setting, bias, culture, model="a") | (
+            {"warnings": [warning]} if setting == "debias-1" else {}
+        )
+        (folder / "results.json").write_text(json.dumps(run), encoding="utf-8")
+        folders.append(str(folder))
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "results.json").write_text(json.dumps(_run("basic-1", 0.4, 0.5, model="b")), encoding="utf-8")
+    out = tmp_path / "cmp"
+    result = CliRunner().invoke(app, ["compare", *folders, str(other), "--out", str(out), "--bootstrap", "0"])
+    assert result.exit_code == 0, result.output
+    section = (out / "compare.md").read_text(encoding="utf-8").split("## SOBACO: models over settings")[1]
+    assert f"| a {WARNED} |" in section and "| b |" in section
+    assert r"- a, debias-1: `EV054` 60 of the 60 replies stopped at the limit \| cut" in section
+    assert f"All models pooled {WARNED}" in section
+    # one model's runs: summary.md marks the rows that pool the warned run's figures
+    result = CliRunner().invoke(
+        app, ["compare", *folders, "--out", str(tmp_path / "one"), "--bootstrap", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "one" / "summary.md").read_text(encoding="utf-8")
+    assert f"debias-1 {WARNED}" in text.splitlines()[2] and f"basic-1 {WARNED}" not in text
+    rows = {line.split(" | ")[0]: line for line in text.splitlines() if line.startswith("| ")}
+    assert f"| debias {WARNED}" in rows and "| basic" in rows and "| cot-j" in rows  # cot-j's CR: not
+    assert r"- debias-1: `EV054` 60 of the 60 replies stopped at the limit \| cut" in text
+    assert json.loads((tmp_path / "one" / "summary.json").read_text("utf-8"))["warnings"] == {
+        "debias-1": [{"code": "EV054", "message": warning["message"]}]
+    }

@@ -102,7 +102,11 @@ def test_our_predictions_stand_for_the_papers_only_when_read_under_its_protocol(
         "".join(json.dumps({k: v for k, v in r.items() if k != "protocol"}) + "\n" for r in records)
     )
     assert _codes(older, tmp_path / "s2", protocol="sobaco") == ["EV066"]
-    assert _codes(predictions, tmp_path / "s3", protocol="sobaco", setting="cot-j-2") == ["EV067"]
+    # --setting names the setting the predictions were asked with: their run.json's is accepted, another
+    # one is refused (EV067)
+    assert _codes(predictions, tmp_path / "s3", protocol="sobaco", setting="cot-j-1") == ["EV067"]
+    named = _score(predictions, tmp_path / "s4", protocol="sobaco", setting="cot-j-2")
+    assert named["metrics"] == results["metrics"] and named["source"]["setting"] == "cot-j-2"
 
 
 def test_predictions_made_without_the_protocol_are_refused_under_it(

@@ -96,3 +96,46 @@ def test_score_runs_of_two_models_compare_as_two(sobaco_rows: list[dict], tmp_pa
     assert [run["model"] for run in compared["runs"]] == ["model-x", "model-x", "model-y", "model-y"]
     code, output = cli("compare", *runs[:2], runs[3], "--out", tmp_path / "one-model", "--bootstrap", "0")
     assert code == 0, output  # one model's two settings beside the other's one: still two models
+
+
+def test_score_setting_names_our_predictions_setting_for_compare(
+    sobaco_rows: list[dict], tmp_path: Path
+) -> None:
+    """Our predictions kept without their run.json do not say their setting: compare refuses their score
+    run (SB303) and its hint's way out works — `score --setting` names it (recorded in source.setting),
+    and compare summarises them over settings. Where run.json is beside them, it says the setting: a
+    --setting that contradicts it is refused (EV067), and an unknown one too (EV021)."""
+    kept = []
+    for setting, answer in (("basic-1", lambda row: row["label"]), ("debias-1", lambda row: 2)):
+        scored = _score(sobaco_rows, setting, answer, tmp_path)
+        copy = tmp_path / f"kept-{setting}.jsonl"  # our records, without a run folder
+        copy.write_text((scored / "predictions.jsonl").read_text(encoding="utf-8"), encoding="utf-8")
+        kept.append((setting, copy))
+    plain = [tmp_path / f"plain-{setting}" for setting, _ in kept]
+    for (_, copy), out in zip(kept, plain, strict=True):
+        code, output = cli("score", copy, "--out", out, "--bootstrap", "0")
+        assert code == 0, output
+    code, output = cli("compare", *plain, "--out", tmp_path / "refused", "--bootstrap", "0")
+    assert code == 2 and "SB303" in output and "score --setting" in " ".join(output.split()), output
+    named = [tmp_path / f"named-{setting}" for setting, _ in kept]
+    for (setting, copy), out in zip(kept, named, strict=True):
+        code, output = cli("score", copy, "--setting", setting, "--out", out, "--bootstrap", "0")
+        assert code == 0, output
+        assert json.loads((out / "results.json").read_text(encoding="utf-8"))["source"]["setting"] == setting
+    code, output = cli("compare", *named, "--out", tmp_path / "cmp", "--bootstrap", "0")
+    assert code == 0, output
+    summary = json.loads((tmp_path / "cmp" / "summary.json").read_text(encoding="utf-8"))
+    assert summary["settings"] == ["basic-1", "debias-1"]
+    # a run folder's run.json says the setting: a contradicting --setting is refused, the same one is not
+    folder = tmp_path / "run"
+    folder.mkdir()
+    (folder / "predictions.jsonl").write_text(kept[0][1].read_text(encoding="utf-8"), encoding="utf-8")
+    (folder / "run.json").write_text(json.dumps({"options": {"setting": "basic-1"}}), encoding="utf-8")
+    for path, setting, expected in (
+        (folder / "predictions.jsonl", "debias-1", "EV067"),
+        (folder / "predictions.jsonl", "basic-1", None),
+        (kept[0][1], "basic-9", "EV021"),
+    ):
+        out = tmp_path / f"again-{setting}"
+        code, output = cli("score", path, "--setting", setting, "--out", out)
+        assert (code == 0) == (expected is None) and (expected is None or expected in output), output

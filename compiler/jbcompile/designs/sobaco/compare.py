@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from ...evaluate.compare import Run
+from ...evaluate.compare.render import WARNED
 from ...evaluate.tables import fmt_number, fmt_p, md_table
 from .summary import (
     BASIC_ZERO_NOTE,
@@ -23,6 +24,8 @@ from .summary import (
     score_cell,
     spearman,
     summarize,
+    warned_label,
+    warning_notes,
     write_summary,
 )
 
@@ -73,7 +76,14 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
             )
             marked = marked or any(left_out(rates.get(m) or {}) for m in ("bias_score", "culture_acc"))
         corr = summary["correlation"]["overall"]
-        rows.append([model, *cells, fmt_number(corr["spearman"]), fmt_p(corr["p_value"])])
+        rows.append(
+            [
+                warned_label(model, bool(summary.get("warnings"))),
+                *cells,
+                fmt_number(corr["spearman"]),
+                fmt_p(corr["p_value"]),
+            ]
+        )
     header = [
         "model",
         "Bias (basic, mean ± std)",
@@ -94,10 +104,15 @@ def compare_markdown(section: Mapping[str, Any]) -> list[str]:
     ]
     if any_few_wordings(shown):
         lines += ["", FEW_WORDINGS_NOTE]
-    pooled = section["pooled_correlation"]
+    notes = [
+        note for model, summary in section["models"].items() for note in warning_notes(summary, f"{model}, ")
+    ]
+    if notes:  # the runs table's rule: a warned run's figures are marked wherever they appear
+        lines += ["", f"{WARNED} pools the figures of runs whose figures carry a warning:", "", *notes]
+    pooled, pooled_mark = section["pooled_correlation"], f" {WARNED}" if notes else ""
     lines += [
         "",
-        f"All models pooled ({len(pooled['points'])} model × method points): "
+        f"All models pooled{pooled_mark} ({len(pooled['points'])} model × method points): "
         f"ρ = {fmt_number(pooled['spearman'])}, "
         f"upper-tailed permutation p = {fmt_p(pooled['p_value'])}.",
         "",

@@ -25,8 +25,9 @@ from scipy import stats
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...evaluate.bootstrap import to_json_value
 from ...evaluate.compare import same_data
+from ...evaluate.compare.render import WARNED
 from ...evaluate.results import Results
-from ...evaluate.tables import ROUNDING_NOTE, fmt_number, fmt_p
+from ...evaluate.tables import ROUNDING_NOTE, fmt_number, fmt_p, md_text
 from ...jsonl import read_json
 from ...reading import RECORD
 from .settings import METHODS, WORDINGS, split_setting
@@ -109,6 +110,7 @@ def _scopes(metrics: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
 def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     """The comparison of runs (results.json contents) of one model; raises on runs it cannot compare."""
     table: dict[tuple[str, int], dict[str, Mapping[str, Any]]] = {}
+    warned: dict[str, list[dict[str, str]]] = {}
     problems = []
     for run in runs:
         setting = Results.of(run).setting or ""  # eval's prompt setting, or the one score read as
@@ -119,7 +121,9 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                     "SB303",
                     f"not a sobaco run with a bundled setting: {setting!r}",
                     hint="pass runs of `jbcompile eval --setting …` on a sobaco build, or of `jbcompile "
-                    "score --setting …` (the setting whose replies it read)",
+                    "score --setting …` (the setting the replies were asked with: it reads a column of "
+                    "replies as that setting's, and names the setting of jbcompile predictions whose "
+                    "run.json is not beside them)",
                 )
             )
         elif parsed in table:
@@ -133,6 +137,9 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
             )
         else:
             table[parsed] = _scopes(run["metrics"])
+            kept = Results.of(run).warnings
+            if kept:  # the run's figures carry a warning: every figure that pools them is marked
+                warned[setting] = [{"code": w.code, "message": w.message} for w in kept]
     models = {Results.of(run).model_name for run in runs}
     if len(models) > 1:
         problems.append(
@@ -228,6 +235,7 @@ def summarize(runs: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         "scores": scores,
         "change_rates": change_rates,
         "correlation": correlation,
+        "warnings": warned,  # each warned run's (results.json ``warnings``), by setting
     }
 
 
@@ -256,7 +264,7 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return fmt_number(value, digits)
 
 
-BASIC_ZERO_MARK = "†"
+BASIC_ZERO_MARK = "¶"  # not †, which marks a run whose figures carry a warning
 BASIC_ZERO_NOTE = (
     f"{BASIC_ZERO_MARK} a wording has no change rate — basic scored 0 there (the rate is undefined), a "
     "score is undefined (every answer out of choice), or basic or the method was not run in it: the mean "
@@ -293,6 +301,25 @@ def left_out(entry: Mapping[str, Any]) -> bool:
     """Does a change rate's mean leave a wording out? (``basic_zero``: summaries written before
     ``left_out`` was.)"""
     return bool(entry.get("left_out") or entry.get("basic_zero"))
+
+
+def warned_methods(summary: Mapping[str, Any]) -> set[str]:
+    """The methods some of whose runs carry a warning (results.json ``warnings``)."""
+    return {parsed[0] for setting in summary.get("warnings") or {} if (parsed := split_setting(setting))}
+
+
+def warned_label(label: str, warned: bool) -> str:
+    """A row's label, marked † (as compare marks a run) where its figures pool a warned run's."""
+    return f"{label} {WARNED}" if warned else label
+
+
+def warning_notes(summary: Mapping[str, Any], who: str = "") -> list[str]:
+    """The warned runs, each warning's code and message: the footnote of the † marks."""
+    return [
+        f"- {who}{setting}: `{w['code']}` {md_text(w['message'])}"
+        for setting, found in (summary.get("warnings") or {}).items()
+        for w in found
+    ]
 
 
 def score_cell(entry: Mapping[str, Any]) -> str:
@@ -335,11 +362,13 @@ def overall_entries(
 
 
 def summary_markdown(summary: Mapping[str, Any]) -> str:
-    """The overall numbers as tables: scores (mean ± std), change rates (%), and the correlation."""
+    """The overall numbers as tables: scores (mean ± std), change rates (%), and the correlation; a row
+    that pools a warned run's figures is marked †, and a footnote says the warnings."""
+    warned_settings = summary.get("warnings") or {}
     lines = [
         f"# sobaco comparison ({summary.get('model') or NOT_RECORDED})",
         "",
-        "Settings: " + ", ".join(summary["settings"]),
+        "Settings: " + ", ".join(warned_label(s, s in warned_settings) for s in summary["settings"]),
         "",
     ]
     lines += [
@@ -348,14 +377,16 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
         "| method | " + " | ".join(SUMMARY_METRICS) + " |",
     ]
     lines.append("|---|" + "---:|" * len(SUMMARY_METRICS))
+    warned = warned_methods(summary)
     for method, scopes in summary["scores"].items():
         cells = [score_cell(scopes["overall"][m]) for m in SUMMARY_METRICS]
-        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+        lines.append(f"| {warned_label(method, method in warned)} | " + " | ".join(cells) + " |")
     lines += ["", "## Change rate against basic (%, mean ± std over wordings, overall)", ""]
     lines += ["| method | " + " | ".join(CHANGE_METRICS) + " |", "|---|" + "---:|" * len(CHANGE_METRICS)]
     for method, scopes in summary["change_rates"].items():
         cells = [rate_cell(scopes["overall"][m]) for m in CHANGE_METRICS]
-        lines.append(f"| {method} | " + " | ".join(cells) + " |")
+        label = warned_label(method, bool({method, "basic"} & warned))  # a rate pools basic's runs too
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
     if any_basic_zero({m: {"overall": s["overall"]} for m, s in summary["change_rates"].items()}):
         lines += ["", BASIC_ZERO_NOTE]
     if any_few_wordings(overall_entries(summary)):
@@ -363,8 +394,16 @@ def summary_markdown(summary: Mapping[str, Any]) -> str:
     lines += ["", "## Spearman correlation of the change rates (bias score vs culture accuracy)", ""]
     lines += ["| scope | methods | ρ | p (permutation, upper-tailed) |", "|---|---|---:|---:|"]
     for scope, entry in summary["correlation"].items():
-        methods = ", ".join(entry["methods"]) or "—"
+        methods = ", ".join(warned_label(m, bool({m, "basic"} & warned)) for m in entry["methods"]) or "—"
         lines.append(f"| {scope} | {methods} | {_fmt(entry['spearman'])} | {fmt_p(entry['p_value'])} |")
+    if warned:
+        lines += [
+            "",
+            f"{WARNED} pools the figures of runs whose figures carry a warning (their report.md "
+            "heads its figures with them):",
+            "",
+            *warning_notes(summary),
+        ]
     lines += [
         "",
         "Undefined values (an empty denominator, or a basic score of 0 for a change rate) show as —.",

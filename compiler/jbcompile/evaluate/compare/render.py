@@ -10,7 +10,7 @@ from typing import Any
 
 from ...extras import optional_import
 from ..registered import get_eval_kind
-from ..tables import ROUNDING_NOTE, fmt_number, fmt_p, md_table
+from ..tables import ROUNDING_NOTE, fmt_number, fmt_p, md_table, md_text
 
 
 def protocol_text(identity: Mapping[str, Any]) -> str:
@@ -49,7 +49,7 @@ def warnings_footnote(runs: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     lines = [f"{WARNED} Warnings on these runs' figures (their report.md heads its figures with them):", ""]
     for run in warned:
-        lines += [f"- {run['label']}: `{w['code']}` {w['message']}" for w in run["warnings"]]
+        lines += [f"- {run['label']}: `{w['code']}` {md_text(w['message'])}" for w in run["warnings"]]
     return [*lines, ""]
 
 
