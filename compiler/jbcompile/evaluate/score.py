@@ -185,7 +185,9 @@ def _score(request: ScoreRequest) -> RunResult:
                 "model": request.model,
                 "format": source_format,
                 "prediction_field": request.prediction_field or (None if ours else adapted.prediction_field),
-                "setting": request.setting,
+                # our predictions' setting: the one named, else the one their run.json says they were made
+                # with (compare then knows it), else not known
+                "setting": request.setting or (_known_setting(request) if ours else None),
                 "answer_pattern": request.answer_pattern,
                 "dataset": request.dataset,
                 "config": request.config if request.dataset else None,
@@ -479,6 +481,11 @@ def _wording(request: ScoreRequest, ours: bool) -> tuple[str, str | None]:
     if not isinstance(options, dict):
         return UNKNOWN, None
     return wording_of(options.get("prompt_file"))
+
+
+def _known_setting(request: ScoreRequest) -> str | None:
+    setting = _run_options(request).get("setting")
+    return setting if isinstance(setting, str) else None
 
 
 def _run_options(request: ScoreRequest) -> dict[str, Any]:

@@ -139,3 +139,10 @@ def test_score_setting_names_our_predictions_setting_for_compare(
         out = tmp_path / f"again-{setting}"
         code, output = cli("score", path, "--setting", setting, "--out", out)
         assert (code == 0) == (expected is None) and (expected is None or expected in output), output
+    # …and without --setting, the run.json's is recorded: compare knows it
+    code, output = cli(
+        "score", folder / "predictions.jsonl", "--out", tmp_path / "unnamed", "--bootstrap", "0"
+    )
+    assert code == 0, output
+    results = json.loads((tmp_path / "unnamed" / "results.json").read_text(encoding="utf-8"))
+    assert results["source"]["setting"] == "basic-1"
