@@ -21,12 +21,19 @@ def md_text(text: str) -> str:
 
 
 def md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A markdown table's lines."""
+    """A markdown table's lines; each cell on one line and its ``|`` escaped (a model or folder name in a
+    run's label cannot end a cell or a row)."""
     return [
-        "| " + " | ".join(header) + " |",
+        "| " + " | ".join(md_cell(cell) for cell in header) + " |",
         "|" + "|".join("---" for _ in header) + "|",
-        *("| " + " | ".join(row) + " |" for row in rows),
+        *("| " + " | ".join(md_cell(cell) for cell in row) + " |" for row in rows),
     ]
+
+
+def md_cell(text: str) -> str:
+    """A table cell's text: a line break written out (as :func:`..text.shown_name` writes it), ``|``
+    escaped."""
+    return shown_name(text).replace("|", "\\|")
 
 
 ROUNDING_NOTE = (

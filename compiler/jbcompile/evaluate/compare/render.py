@@ -49,7 +49,9 @@ def warnings_footnote(runs: Sequence[Mapping[str, Any]]) -> list[str]:
         return []
     lines = [f"{WARNED} Warnings on these runs' figures (their report.md heads its figures with them):", ""]
     for run in warned:
-        lines += [f"- {run['label']}: `{w['code']}` {md_text(w['message'])}" for w in run["warnings"]]
+        lines += [
+            f"- {md_text(run['label'])}: `{w['code']}` {md_text(w['message'])}" for w in run["warnings"]
+        ]
     return [*lines, ""]
 
 
@@ -67,7 +69,8 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     ]
     if protocol:  # each run's, said once where they share it
         notes = {
-            run["label"]: prompt_note(*run.get("prompt_wording") or (None, None)) for run in result["runs"]
+            md_text(run["label"]): prompt_note(*run.get("prompt_wording") or (None, None))
+            for run in result["runs"]
         }
         if len(set(notes.values())) == 1:
             lines.append(f"- **Prompt wording:** {next(iter(notes.values()))}")
@@ -76,7 +79,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
                 "- **Prompt wording:** " + "; ".join(f"{label}: {note}" for label, note in notes.items())
             )
     lines += ["", "## Runs", ""]
-    sizes = [(run["label"], run.get("rows")) for run in result["runs"]]
+    sizes = [(md_text(run["label"]), run.get("rows")) for run in result["runs"]]
     if len({n for _, n in sizes if n is not None}) > 1:  # e.g. one run with --limit
         counts = ", ".join(f"{label} {n}" for label, n in sizes if n is not None)  # as the tables print n
         lines += [
