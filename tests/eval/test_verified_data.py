@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pyarrow as pa
@@ -271,21 +273,32 @@ def test_a_hub_that_cannot_be_reached_is_said_at_once_not_after_the_clients_retr
     assert "hunter2" not in diagnostic.message and "HF_HUB_OFFLINE=1" in (diagnostic.hint or "")
 
 
-def test_a_hub_that_answers_is_asked_for_the_dataset(hub_online: pytest.MonkeyPatch) -> None:
-    """An endpoint that answers at all (here: 404 for everything) is left to the Hub client."""
+@contextmanager
+def _answering(status: int) -> Iterator[str]:
+    """A loopback endpoint that answers every HEAD request with ``status``; its URL."""
     import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-    import datasets
-    from huggingface_hub import constants
-
-    class NotFound(BaseHTTPRequestHandler):
+    class Answer(BaseHTTPRequestHandler):
         def do_HEAD(self) -> None:
-            self.send_response(404)
+            self.send_response(status)
             self.end_headers()
 
         def log_message(self, *args: object) -> None:
             pass
+
+    with ThreadingHTTPServer(("127.0.0.1", 0), Answer) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            yield f"http://127.0.0.1:{server.server_address[1]}"
+        finally:
+            server.shutdown()
+
+
+def test_a_hub_that_answers_is_asked_for_the_dataset(hub_online: pytest.MonkeyPatch) -> None:
+    """An endpoint that answers at all (here: 404 for everything) is left to the Hub client."""
+    import datasets
+    from huggingface_hub import constants
 
     asked = []
 
@@ -293,13 +306,11 @@ def test_a_hub_that_answers_is_asked_for_the_dataset(hub_online: pytest.MonkeyPa
         asked.append(args)
         raise ConnectionError("Couldn't reach 'org/bench' on the Hub")
 
-    with ThreadingHTTPServer(("127.0.0.1", 0), NotFound) as server:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        hub_online.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    with _answering(404) as endpoint:
+        hub_online.setattr(constants, "ENDPOINT", endpoint)
         hub_online.setattr(datasets, "load_dataset", missing)
         with pytest.raises(DiagnosticError) as refused:
             load_rows("org/bench", "lite")
-        server.shutdown()
     assert asked and refused.value.diagnostics[0].code == "EV005"
     assert "cannot reach" not in refused.value.diagnostics[0].message
 
@@ -333,27 +344,14 @@ def _never(*args: object, **kwargs: object) -> None:
 
 def test_a_hub_that_answers_it_is_unavailable_is_said_at_once(hub_online: pytest.MonkeyPatch) -> None:
     """An endpoint answering 503 to everything: the Hub client would retry for about 27 s, then fail."""
-    import threading
-    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
     import datasets
     from huggingface_hub import constants
 
-    class Unavailable(BaseHTTPRequestHandler):
-        def do_HEAD(self) -> None:
-            self.send_response(503)
-            self.end_headers()
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    with ThreadingHTTPServer(("127.0.0.1", 0), Unavailable) as server:
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        hub_online.setattr(constants, "ENDPOINT", f"http://127.0.0.1:{server.server_address[1]}")
+    with _answering(503) as endpoint:
+        hub_online.setattr(constants, "ENDPOINT", endpoint)
         hub_online.setattr(datasets, "load_dataset", _never)
         with pytest.raises(DiagnosticError) as refused:
             load_rows("org/bench", "lite")
-        server.shutdown()
     (diagnostic,) = refused.value.diagnostics
     assert diagnostic.code == "EV005" and "is unavailable (it answers HTTP 503)" in diagnostic.message
     assert "try again later" in (diagnostic.hint or "")
