@@ -492,7 +492,6 @@ def test_a_warning_read_back_cannot_forge_lines(tmp_path: Path) -> None:
     from jbcompile.diagnostics import render_text
     from jbcompile.evaluate.report import warning_lines
     from jbcompile.evaluate.results import Results, RunWarning
-    from jbcompile.evaluate.score import _as_diagnostic
     from pydantic import ValidationError
 
     forged = "cut\n## Injected heading\n| a | b |"
@@ -514,7 +513,7 @@ def test_a_warning_read_back_cannot_forge_lines(tmp_path: Path) -> None:
     report = "\n".join(warning_lines(Results.model_validate(json.loads((a / "results.json").read_text()))))
     assert not forges(report) and "Injected heading" in report
     # the terminal: `score` of a run's predictions says the run's warnings again, one line each
-    said = render_text(_as_diagnostic(RunWarning.model_validate(warned)))
+    said = render_text(RunWarning.model_validate(warned).said())
     assert "\n" not in said and "cut<U+000A>## Injected heading" in said
     for code in ("EV054\n# x", "XX", "EV05"):
         with pytest.raises(ValidationError):

@@ -201,6 +201,17 @@ def test_a_one_turn_setting_records_no_first_turn(scripted, kinds_build: Path, t
         assert code == 0 and "EV007" not in output, output
 
 
+def _cut_run(server, build: Path, tmp_path: Path) -> tuple[Path, str]:  # type: ignore[no-untyped-def]
+    """An eval run of SOBACO basic-1 under its protocol (1 new token) whose replies give reasons before
+    the answer: every reply is cut at the limit, out of choice (EV054)."""
+    server.state.token_limit = True
+    server.script[0] = "理由: どれも言えます。\n回答: {a}"
+    cut = tmp_path / "cut"
+    code, output = eval_fake(server, build, cut, "--limit", "4", "--protocol", "sobaco")
+    assert code == 0, output
+    return cut, output
+
+
 def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
     scripted,  # noqa: F811
     kinds_build: Path,  # noqa: F811
@@ -210,11 +221,7 @@ def test_replies_cut_at_the_limit_into_out_of_choice_are_warned_of(
     (SOBACO basic-1: 1 new token), gives replies cut after their first token, all out of choice: EV054
     says so (a warning, the run still writes its results), and names the ways out. A run whose replies
     fit, or whose cut replies still answered, gets none; the server says where a reply stopped."""
-    scripted.state.token_limit = True
-    scripted.script[0] = "理由: どれも言えます。\n回答: {a}"
-    cut = tmp_path / "cut"
-    code, output = eval_fake(scripted, kinds_build, cut, "--limit", "4", "--protocol", "sobaco")
-    assert code == 0, output
+    cut, output = _cut_run(scripted, kinds_build, tmp_path)
     assert results_of(cut)["metrics"]["overall"]["ooc_ratio"] == 1.0
     assert "EV054" in output and "4 of the 4 replies" in output and "--setting cot-j-1" in output
     # …and kept with the figures: results.json's warnings, report.md's heading ahead of its tables
@@ -265,11 +272,7 @@ def test_an_eval_runs_replies_read_again_keep_its_warnings(
     """`score --prediction-field raw_output` of an eval run's predictions.jsonl reads its replies again:
     EV055 (about the replies) is carried from its results.json, EV054 is counted afresh from the rows'
     at_limit flags, the new reading and the limit in the run's run.json — not copied."""
-    scripted.state.token_limit = True
-    scripted.script[0] = "理由: どれも言えます。\n回答: {a}"
-    cut = tmp_path / "cut"
-    code, output = eval_fake(scripted, kinds_build, cut, "--limit", "4", "--protocol", "sobaco")
-    assert code == 0, output
+    cut, output = _cut_run(scripted, kinds_build, tmp_path)
     (kept,) = results_of(cut)["warnings"]
     reasoned = {"code": "EV055", "message": "4 of the 4 replies carry the model's reasoning", "hint": "h"}
     written = json.loads((cut / "results.json").read_text("utf-8"))

@@ -18,6 +18,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..diagnostics import Diagnostic, Severity
+from ..text import shown_name
+
 SCHEMA_VERSION = 2  # 2: metric conventions named apart (docs/eval.md, "Schema versions")
 CONFIDENCE = 0.95
 
@@ -182,6 +185,16 @@ class RunWarning(_Part):
     code: str = Field(pattern=r"^EV\d{3}$")  # a code of the evaluator's (shown as it is in reports)
     message: str
     hint: str | None = None
+
+    @classmethod
+    def of(cls, warning: Diagnostic) -> RunWarning:
+        """A warning as results.json keeps it: its code, message and hint (a run's warnings name no file)."""
+        return cls(code=warning.code, message=warning.message, hint=warning.hint)
+
+    def said(self) -> Diagnostic:
+        """The warning read back, said on one line (a line break in it cannot forge another)."""
+        hint = shown_name(self.hint) if self.hint else self.hint
+        return Diagnostic(self.code, shown_name(self.message), severity=Severity.WARNING, hint=hint)
 
 
 class Metrics(_Part):

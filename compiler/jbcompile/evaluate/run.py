@@ -280,7 +280,7 @@ def _run_held(
     warnings = run_warnings(records, batch.thinking, limit, roomier)
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     if warnings:  # kept with the figures they change the reading of
-        results.warnings = [warning_record(warning) for warning in warnings]
+        results.warnings = [RunWarning.of(warning) for warning in warnings]
     with files.writing(out):
         out.mkdir(parents=True, exist_ok=True)
         also: dict[Path, Change] = {
@@ -356,11 +356,6 @@ def run_warnings(
         cut_replies_warning(records, max_new_tokens, roomier),
     )
     return [warning for warning in found if warning is not None]
-
-
-def warning_record(warning: Diagnostic) -> RunWarning:
-    """A warning as results.json keeps it: its code, message and hint (a run's warnings name no file)."""
-    return RunWarning(code=warning.code, message=warning.message, hint=warning.hint)
 
 
 def _first_turns_think(items: list[PromptItem], backend: Any, options: EvalOptions) -> bool:

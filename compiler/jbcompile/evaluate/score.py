@@ -12,10 +12,9 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..designs import DEFAULT_DESIGN
-from ..diagnostics import Diagnostic, DiagnosticError, Severity
+from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
-from ..text import shown_name
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
@@ -45,7 +44,7 @@ from .registered import detect_kind, get_eval_kind
 from .requests import ScoreRequest, check_score_out, check_score_request, score_inputs, settings_beyond
 from .results import SCHEMA_VERSION, Results, RunWarning, library_versions, metrics_block
 from .resume import DECODING
-from .run import RunResult, cut_replies_warning, warning_record, write_outputs
+from .run import RunResult, cut_replies_warning, write_outputs
 
 SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
@@ -223,7 +222,7 @@ def _score(request: ScoreRequest) -> RunResult:
         also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(records)}
         # a run held there (an earlier score, or an eval run with --overwrite) is replaced whole
         write_outputs(out, results, kind, also, whole=True)
-    return RunResult(results, out, SCORE_FILES, tuple(_as_diagnostic(warning) for warning in carried))
+    return RunResult(results, out, SCORE_FILES, tuple(warning.said() for warning in carried))
 
 
 def _run_warnings(
@@ -272,7 +271,7 @@ def _run_warnings(
     except (KeyError, ValueError):  # an edited run.json: the hint names no setting
         roomier = []
     cut_warning = cut_replies_warning(flagged, limit, roomier)
-    return carried + ([warning_record(cut_warning)] if cut_warning else [])
+    return carried + ([RunWarning.of(cut_warning)] if cut_warning else [])
 
 
 def _run_limit(settings: dict[str, Any], results: dict[str, Any]) -> int | None:
@@ -283,12 +282,6 @@ def _run_limit(settings: dict[str, Any], results: dict[str, Any]) -> int | None:
         if isinstance(limit, int) and not isinstance(limit, bool) and limit > 0:
             return limit
     return None
-
-
-def _as_diagnostic(warning: RunWarning) -> Diagnostic:
-    """A warning read back from a results.json, said on one line (a line break in it cannot forge one)."""
-    hint = shown_name(warning.hint) if warning.hint else warning.hint
-    return Diagnostic(warning.code, shown_name(warning.message), severity=Severity.WARNING, hint=hint)
 
 
 def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list[int], str | None, Any]:
@@ -442,8 +435,8 @@ def _our_reading_problems(
             )
         ]
     if request.setting is not None:  # names the setting the replies were asked with (recorded)
-        ran = _run_options(request).get("setting")
-        if isinstance(ran, str) and ran != request.setting:
+        ran = _known_setting(request)
+        if ran is not None and ran != request.setting:
             return [
                 Diagnostic(
                     "EV067",
@@ -476,25 +469,24 @@ def _wording(request: ScoreRequest, ours: bool) -> tuple[str, str | None]:
 
     if not ours:
         return prompt_wording(None, harness=True), None
-    settings = files.json_object(request.predictions.parent / files.RUN)
-    options = settings.get("options") if settings and request.predictions.name == files.PREDICTIONS else None
-    if not isinstance(options, dict):
+    options = _run_options(request)
+    if options is None:
         return UNKNOWN, None
     return wording_of(options.get("prompt_file"))
 
 
 def _known_setting(request: ScoreRequest) -> str | None:
-    setting = _run_options(request).get("setting")
+    setting = (_run_options(request) or {}).get("setting")
     return setting if isinstance(setting, str) else None
 
 
-def _run_options(request: ScoreRequest) -> dict[str, Any]:
-    """The options of the run whose predictions.jsonl is scored (its run.json), empty when not known."""
+def _run_options(request: ScoreRequest) -> dict[str, Any] | None:
+    """The options of the run whose predictions.jsonl is scored (its run.json), None when not known."""
     if request.predictions.name != files.PREDICTIONS:
-        return {}
+        return None
     settings = files.json_object(request.predictions.parent / files.RUN)
     options = settings.get("options") if settings else None
-    return options if isinstance(options, dict) else {}
+    return options if isinstance(options, dict) else None
 
 
 def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:
@@ -504,9 +496,8 @@ def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:
     from .protocols import get_protocol
 
     protocol = get_protocol(request.protocol)
-    settings = files.json_object(request.predictions.parent / files.RUN)
-    options = settings.get("options") if settings and request.predictions.name == files.PREDICTIONS else None
-    if protocol is None or not isinstance(options, dict):
+    options = _run_options(request)
+    if protocol is None or options is None:
         return None
     used: list[tuple[str, Any, tuple[Any, ...]]] = [
         ("--scoring", options.get("scoring"), (protocol.scoring,)),
