@@ -11,9 +11,12 @@ from tests.helpers import compile_folder
 from tests.safety.children import run_code
 from tests.safety.conftest import FIXTURES, tree, write_predictions
 
-# Python code run before the CLI: Ctrl-C (SIGINT to the process) when ``target`` is first called.
+# Python code run before the CLI: Ctrl-C (SIGINT to the process) when ``target`` is first called. Python
+# keeps SIGINT ignored when it starts with it ignored (a command run in the background by a shell without
+# job control, as some CI runners do): the child takes Python's own handler first, as a terminal's has.
 _INTERRUPT_AT = """
 import importlib, os, signal
+signal.signal(signal.SIGINT, signal.default_int_handler)
 module_name, name = os.environ["JB_INTERRUPT_AT"].rsplit(":", 1)
 module = importlib.import_module(module_name)
 real = getattr(module, name)
