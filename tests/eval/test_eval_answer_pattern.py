@@ -79,6 +79,44 @@ def test_eval_says_when_the_pattern_matched_no_reply(
     assert (said in report) == (said in " ".join(output.split())) == (matched == 0), output
 
 
+def test_the_hint_after_a_pattern_that_matched_nothing_can_be_followed(
+    scripted,  # noqa: F811
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """The report's way out names the rows the replies answered (the run's dataset and config): followed
+    as printed, with a pattern that matches, it scores; without them, score says what is missing once
+    (not once per row) and names them too."""
+    import re
+    import shlex
+
+    from tests.eval.test_protocols_check import cli
+
+    scripted.script[0] = "答え: {a}"
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        scripted, kinds_build, out, "--setting", "basic-1", "--scoring", "generate", "--limit", "4",
+        "--answer-pattern", "回答[:：]",
+    )  # fmt: skip
+    assert code == 0, output
+    report = (out / "report.md").read_text(encoding="utf-8")
+    printed = re.search(r"`jbcompile score predictions.jsonl (.*?) --answer-pattern …`", report)
+    assert printed is not None, report
+    rows = shlex.split(printed.group(1))
+    assert rows[:2] == ["--prediction-field", "raw_output"] and "--dataset" in rows and "--config" in rows
+    predictions = out / "predictions.jsonl"
+    code, output = cli("score", predictions, *rows, "--answer-pattern", "答え[:：]", "--out", tmp_path / "s")
+    assert code == 0, output
+    read = [json.loads(line)["pred"] for line in (tmp_path / "s" / "predictions.jsonl").open(encoding="utf-8")]
+    assert len(read) == 4 and None not in read, read  # every reply read after the pattern that matches
+    code, output = cli(
+        "score", predictions, "--prediction-field", "raw_output", "--answer-pattern", "答え[:：]",
+        "--out", tmp_path / "s2",
+    )  # fmt: skip
+    assert code == 2 and output.count("EV040") == 1, output
+    assert " ".join(rows[2:]) in " ".join(output.split()) and not (tmp_path / "s2").exists()
+
+
 def test_score_refuses_a_pattern_that_matches_no_reply(kinds_build: Path, tmp_path: Path) -> None:  # noqa: F811
     """score: refused before anything is computed (EV069, with a reply); an index or an option's text
     in the column is that option whatever the pattern, and one reply matched is enough."""

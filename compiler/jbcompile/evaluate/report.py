@@ -180,10 +180,15 @@ def pattern_warning(results: Results) -> str | None:
     replies = results.dataset.evaluated if results.dataset else None
     if scoring.answer_pattern is None or scoring.answer_pattern_matched != 0 or not replies:
         return None
+    dataset = results.dataset
+    rows = f"--dataset {dataset.path}" if dataset and dataset.path else "--dataset …"
+    if dataset and dataset.path and dataset.config:
+        rows += f" --config {dataset.config}"
     return (
         f"`{scoring.answer_pattern}` matched none of the {replies} replies, so every answer is out of "
         "choice: check the pattern against the replies (`raw_output` in predictions.jsonl), then score "
-        "them again with `jbcompile score … --prediction-field raw_output --answer-pattern …`"
+        f"them again with `jbcompile score predictions.jsonl --prediction-field raw_output {rows} "
+        "--answer-pattern …`"
     )
 
 

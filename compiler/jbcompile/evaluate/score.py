@@ -111,7 +111,7 @@ def _score(request: ScoreRequest) -> RunResult:
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))
     raw, lines, detected, joined = _joined(request, adapted)
-    ours = request.prediction_field is None and all("pred" in r and "gold" in r for r in raw)
+    ours = request.prediction_field is None and _our_records(raw)
     detected = detected or (record_kind(raw[0]) if ours else row_kind(raw[0]))
     if request.kind is not None and detected is not None and detected != request.kind:
         raise DiagnosticError(
@@ -139,6 +139,8 @@ def _score(request: ScoreRequest) -> RunResult:
         task = _our_task(request, records, lines[0])
     else:
         field_name = _field(request, adapted, where)
+        if request.dataset is None and _replies_alone(kind, raw):  # one cause, said once (not per row)
+            raise DiagnosticError([_replies_without_their_rows(request, field_name)])
         problems += _setting_problems(request, kind)
         problems += _missing_prediction_field(raw, lines, field_name, where)
         problems += check_foreign_rows(kind, raw, lines, where)
@@ -480,13 +482,46 @@ def _known_setting(request: ScoreRequest) -> str | None:
     return setting if isinstance(setting, str) else None
 
 
+def _run_settings(request: ScoreRequest) -> dict[str, Any]:
+    """The run.json of the run whose predictions.jsonl is scored; empty when there is none."""
+    if request.predictions.name != files.PREDICTIONS:
+        return {}
+    return files.json_object(request.predictions.parent / files.RUN) or {}
+
+
 def _run_options(request: ScoreRequest) -> dict[str, Any] | None:
     """The options of the run whose predictions.jsonl is scored (its run.json), None when not known."""
-    if request.predictions.name != files.PREDICTIONS:
-        return None
-    settings = files.json_object(request.predictions.parent / files.RUN)
-    options = settings.get("options") if settings else None
+    options = _run_settings(request).get("options")
     return options if isinstance(options, dict) else None
+
+
+def _our_records(rows: Sequence[Record]) -> bool:
+    """Rows an eval run wrote (each with the answer it read, ``pred``, and its ``gold``)."""
+    return all("pred" in row and "gold" in row for row in rows)
+
+
+def _replies_alone(kind: EvalKind, rows: Sequence[Record]) -> bool:
+    """Rows an eval run wrote, which hold its replies but none of the options they chose from."""
+    count = len(kind.option_labels)
+    return _our_records(rows) and not any(are_texts(row_options(row, count)) for row in rows)
+
+
+def _replies_without_their_rows(request: ScoreRequest, field_name: str) -> Diagnostic:
+    """An eval run's predictions read again from a column (its replies): they hold no options, so the
+    rows they answered must come from the dataset, which the run's run.json names where it is there."""
+    settings = _run_settings(request)
+    dataset, config = settings.get("dataset"), settings.get("config")
+    named = f"--dataset {dataset}" if isinstance(dataset, str) else "--dataset DATASET"
+    if isinstance(config, str):
+        named += f" --config {config}"
+    return Diagnostic(
+        "EV040",
+        f"these are an eval run's predictions: reading their {field_name!r} again needs the options of the "
+        "rows they answered, which they do not hold",
+        path=str(request.predictions),
+        hint=f"add the dataset the run evaluated: {named}"
+        + (" (as its run.json names it)" if isinstance(dataset, str) else ""),
+    )
 
 
 def _run_options_problem(request: ScoreRequest, kind: EvalKind) -> str | None:
