@@ -107,7 +107,8 @@ def test_the_hint_after_a_pattern_that_matched_nothing_can_be_followed(
     predictions = out / "predictions.jsonl"
     code, output = cli("score", predictions, *rows, "--answer-pattern", "答え[:：]", "--out", tmp_path / "s")
     assert code == 0, output
-    read = [json.loads(line)["pred"] for line in (tmp_path / "s" / "predictions.jsonl").open(encoding="utf-8")]
+    scored = (tmp_path / "s" / "predictions.jsonl").read_text(encoding="utf-8").splitlines()
+    read = [json.loads(line)["pred"] for line in scored]
     assert len(read) == 4 and None not in read, read  # every reply read after the pattern that matches
     code, output = cli(
         "score", predictions, "--prediction-field", "raw_output", "--answer-pattern", "答え[:：]",
