@@ -169,3 +169,12 @@ def plain_name(name: str, fallback: str) -> str:
 _KEPT_LETTERS = re.compile(
     "[" + "".join(chr(code) for code in sorted(_KEPT) if chr(code).isprintable()) + "]"
 )
+
+
+def shortened(text: str, most: int = 60) -> str:
+    """``text`` in at most ``most`` characters for a message: its middle left out and marked (…), so
+    that both ends show — where two hashes, paths or replies differ, and where a reply gives its answer."""
+    if len(text) <= most:
+        return text
+    tail = max(1, (most - 1) // 3)
+    return f"{text[: most - 1 - tail]}…{text[-tail:]}"

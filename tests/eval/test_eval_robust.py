@@ -510,3 +510,21 @@ def test_a_protocol_for_another_kind_is_the_only_complaint(tiny_model: Path, tmp
         "--protocol", "jbbq", "--out", str(tmp_path / "o"),
     )  # fmt: skip
     assert code == 2 and "EV202" in output and "EV021" not in output
+
+
+def test_a_run_with_other_settings_shows_each_difference_whole() -> None:
+    """EV007's list of what differs: two long hashes keep their quotes and both ends (where they
+    differ), short values stay whole, an unchanged setting is not listed."""
+    from jbcompile.evaluate.resume import settings_differ
+
+    old_hash, new_hash = "21619fb1" + "0" * 48 + "a590776b", "21619fb1" + "0" * 48 + "0f140d08"
+    there = {"template_sha256": old_hash, "limit": 200, "options": {"setting": "basic", "seed": 0}}
+    here = {"template_sha256": new_hash, "limit": 3, "options": {"setting": "warning", "seed": 0}}
+    said = settings_differ(there, here)
+    assert said[1:] == ["limit: 200 → 3", 'options.setting: "basic" → "warning"'], said
+    name, _, change = said[0].partition(": ")
+    old, arrow, new = change.partition(" → ")
+    assert name == "template_sha256" and arrow and old != new
+    for shown, value in ((old, old_hash), (new, new_hash)):
+        assert shown.startswith('"21619fb1') and shown.endswith(f'{value[-8:]}"') and "…" in shown, said
+        assert len(shown) < len(value)

@@ -127,11 +127,16 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
             (f"options.{key}", there["options"].get(key), here["options"].get(key))
             for key in dict.fromkeys([*here["options"], *there["options"]])
         ]
-    return [
-        f"{name}: {json.dumps(old, ensure_ascii=False)[:60]} → {json.dumps(new, ensure_ascii=False)[:60]}"
-        for name, old, new in pairs
-        if old != new
-    ]
+    return [f"{name}: {_shown(old)} → {_shown(new)}" for name, old, new in pairs if old != new]
+
+
+def _shown(value: Any, most: int = 40) -> str:
+    """A setting's value in a message: as JSON, a long string shortened in its middle (its quotes kept)."""
+    from ..text import shortened
+
+    if isinstance(value, str):
+        return json.dumps(shortened(value, most), ensure_ascii=False)
+    return shortened(json.dumps(value, ensure_ascii=False), most)
 
 
 def conflict(run_path: Path, current: dict[str, Any]) -> list[str]:

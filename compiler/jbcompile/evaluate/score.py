@@ -15,6 +15,7 @@ from ..designs import DEFAULT_DESIGN
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
+from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
 from .jsonfile import limited, read_json_records
@@ -749,7 +750,7 @@ def _pattern_problem(
             replies.append((line, value))
     if not replies or any(answer_after(reply, pattern) is not None for _, reply in replies):
         return None
-    example = " ".join(replies[0][1].split())[:60]
+    example = shortened(" ".join(replies[0][1].split()))
     return Diagnostic(
         "EV069",
         f"--answer-pattern {pattern!r} matches none of the {len(replies)} replies (e.g. {example!r}): "

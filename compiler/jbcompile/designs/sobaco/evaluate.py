@@ -61,6 +61,7 @@ from ...evaluate.parsing import (
     strip_thinking,
 )
 from ...evaluate.prompting import Prompt, PromptItem, PromptTemplate, render_checked
+from ...text import shortened
 from .settings import METHODS, PROTOCOL_NAME, SETTINGS, WORDINGS, split_setting
 
 TWO_TURN = {"cot-e": 100, "cot-r": 16}  # method -> new tokens allowed in the first turn
@@ -495,7 +496,7 @@ class SobacoEval(EvalKind):
         ]
         if not unclear:
             return None
-        example = (" ".join(replies[unclear[0]].split()))[:60]
+        example = shortened(" ".join(replies[unclear[0]].split()))
         return unclear[0], (
             f"{len(unclear)} of {len(replies)} replies give an answer after 「回答:」 or 「最終回答:」 "
             f"(cot-j's format) that the one-number reading does not (e.g. {example!r}): which "

@@ -214,7 +214,9 @@ def _shown(value: Any) -> str:
     """A value of a malformed reply, short, for the diagnostic."""
     import json
 
-    return json.dumps(value, ensure_ascii=False, default=str)[:60]
+    from ...text import shortened
+
+    return shortened(json.dumps(value, ensure_ascii=False, default=str))
 
 
 def _label_logprob(top: dict[str, float], label: str) -> float:
