@@ -331,3 +331,29 @@ def test_a_local_model_says_where_its_reply_stopped(row: list[int], at_limit: bo
 
     backend = SimpleNamespace(eos_ids=frozenset({2}), tokenizer=SimpleNamespace(pad_token_id=0))
     assert TransformersBackend._cut(backend, "text", row, 3).at_limit is at_limit  # type: ignore[arg-type]
+
+
+def test_the_cut_replies_hint_offers_only_what_the_run_can_take() -> None:
+    """EV054's ways out: a setting with more room that the run's task allows (JBBQ's detection has no
+    CoT setting, EV024, so it is offered more tokens instead), and --answer-pattern passed where the run
+    had none, checked where it had one."""
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.registered import get_eval_kind
+    from jbcompile.evaluate.requests import settings_beyond
+    from jbcompile.evaluate.run import cut_replies_warning
+
+    bbq = get_eval_kind("bbq")
+    qa = EvalOptions(task="qa", setting="basic", scoring="generate")
+    detect = EvalOptions(task="detect", setting="basic", scoring="generate")
+    limit = bbq.max_new_tokens(qa)
+    assert "cot" in settings_beyond(bbq, qa, limit)
+    assert "cot" not in settings_beyond(bbq, detect, limit)
+    cut = [{"example_id": str(i), "pred": None, "at_limit": True} for i in range(4)]
+    qa_hint = cut_replies_warning(cut, limit, settings_beyond(bbq, qa, limit))
+    detect_hint = cut_replies_warning(cut, limit, settings_beyond(bbq, detect, limit))
+    patterned = cut_replies_warning(cut, limit, (), answer_pattern="回答[:：]")
+    assert qa_hint and detect_hint and patterned
+    assert "--setting cot" in (qa_hint.hint or "") and "pass --answer-pattern" in (qa_hint.hint or "")
+    assert "--setting" not in (detect_hint.hint or "") and "--max-new-tokens" in (detect_hint.hint or "")
+    assert "pass --answer-pattern" not in (patterned.hint or "")
+    assert "check that --answer-pattern '回答[:：]' matches" in (patterned.hint or "")

@@ -298,8 +298,10 @@ def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list
 
 def settings_beyond(kind: EvalKind, options: EvalOptions, tokens: int) -> list[str]:
     """The kind's settings that generate more than ``tokens`` new tokens (a reply with room for
-    reasons), named where a run's limit left none."""
-    return [s for s in kind.settings if kind.max_new_tokens(replace(options, setting=s)) > tokens]
+    reasons) and that the run's other options allow (detection has no CoT setting), named where a run's
+    limit left none."""
+    roomier = (replace(options, setting=setting) for setting in kind.settings)
+    return [o.setting for o in roomier if kind.max_new_tokens(o) > tokens and not kind.check_options(o)]
 
 
 def _pattern_room_problems(request: EvalRequest, kind: EvalKind) -> list[Diagnostic]:

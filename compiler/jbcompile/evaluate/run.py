@@ -277,7 +277,7 @@ def _run_held(
     )
     limit = decoding_limits(batch)["max_new_tokens"]
     roomier = settings_beyond(kind, options, limit) if limit else []
-    warnings = run_warnings(records, batch.thinking, limit, roomier)
+    warnings = run_warnings(records, batch.thinking, limit, roomier, options.answer_pattern)
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     if warnings:  # kept with the figures they change the reading of
         results.warnings = [RunWarning.of(warning) for warning in warnings]
@@ -297,13 +297,17 @@ CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of c
 
 
 def cut_replies_warning(
-    records: Sequence[Record], max_new_tokens: int | None, roomier: Sequence[str] = ()
+    records: Sequence[Record],
+    max_new_tokens: int | None,
+    roomier: Sequence[str] = (),
+    answer_pattern: str | None = None,
 ) -> Diagnostic | None:
     """EV054 when most of a run's replies stopped at the token limit and were read as out of choice:
     the figures then measure the limit, not the model — e.g. a prompt that asks for reasoning before
     the answer, run under a setting that allows a one-token answer. Any design, any protocol: the
     backends say where a reply stopped (a finish reason, the tokens generated). ``roomier``: the kind's
-    settings that generate more new tokens, named in the hint."""
+    settings that generate more new tokens, named in the hint; ``answer_pattern``: the run's, which the
+    hint then asks to check rather than to pass."""
     if max_new_tokens is None or not records:
         return None
     cut = sum(bool(record.get(AT_LIMIT)) and record.get("pred") is None for record in records)
@@ -315,10 +319,23 @@ def cut_replies_warning(
         f"{'s' * (max_new_tokens != 1)} and were read as out of choice: the figures measure the limit, not "
         "the model",
         severity=Severity.WARNING,
-        hint="for a prompt that asks for reasoning before its answer, pass the setting whose prompt asks "
-        f"for it ({' / '.join(f'--setting {s}' for s in roomier) or 'a setting that generates more'}) or "
-        "raise --max-new-tokens; for replies that answer after a marker, pass --answer-pattern",
+        hint=_cut_replies_hint(roomier, answer_pattern),
     )
+
+
+def _cut_replies_hint(roomier: Sequence[str], answer_pattern: str | None) -> str:
+    """What EV054 asks for: room (a setting that asks for reasons and has it, where the run's task has
+    one, else more tokens), and the marker the answers follow, passed or checked."""
+    room = "raise --max-new-tokens"
+    if roomier:
+        settings = " / ".join(f"--setting {setting}" for setting in roomier)
+        room = (
+            "for a prompt that asks for reasoning before its answer, pass the setting whose prompt asks "
+            f"for it ({settings}) or {room}"
+        )
+    if answer_pattern is None:
+        return f"{room}; for replies that answer after a marker, pass --answer-pattern"
+    return f"{room}; and check that --answer-pattern {answer_pattern!r} matches where the replies answer"
 
 
 REASONING_SHARE = 0.05  # more than this share of replies carry the model's reasoning: EV055
@@ -346,14 +363,18 @@ def reasoning_warning(
 
 
 def run_warnings(
-    records: Sequence[Record], thinking: bool, max_new_tokens: int | None, roomier: Sequence[str] = ()
+    records: Sequence[Record],
+    thinking: bool,
+    max_new_tokens: int | None,
+    roomier: Sequence[str] = (),
+    answer_pattern: str | None = None,
 ) -> list[Diagnostic]:
     """Every warning that changes how a run's figures are read, in one fixed order: the terminal says
     them, results.json keeps them (``warnings``), report.md heads its figures with them and `compare`
     marks the run."""
     found = (
         reasoning_warning(records, thinking, max_new_tokens),
-        cut_replies_warning(records, max_new_tokens, roomier),
+        cut_replies_warning(records, max_new_tokens, roomier, answer_pattern),
     )
     return [warning for warning in found if warning is not None]
 

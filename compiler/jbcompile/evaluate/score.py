@@ -273,7 +273,7 @@ def _run_warnings(
         roomier = settings_beyond(kind, ran, limit)
     except (KeyError, ValueError):  # an edited run.json: the hint names no setting
         roomier = []
-    cut_warning = cut_replies_warning(flagged, limit, roomier)
+    cut_warning = cut_replies_warning(flagged, limit, roomier, request.answer_pattern)
     return carried + ([RunWarning.of(cut_warning)] if cut_warning else [])
 
 
