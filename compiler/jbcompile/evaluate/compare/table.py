@@ -102,12 +102,19 @@ def _rescored(run: Run, of: Run) -> bool:
 _MISSING = object()
 
 
+def no_runs() -> Diagnostic:
+    """EV214: `compare` given no run (also the command line's, without one: ``cli.app.when_missing``)."""
+    return Diagnostic(
+        "EV214",
+        "no runs to compare",
+        hint="pass two or more run folders of `jbcompile eval` or `score`: `jbcompile compare runs/a runs/b`",
+    )
+
+
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison of runs; raises DiagnosticError when they cannot be compared."""
     if not runs:
-        raise DiagnosticError(
-            [Diagnostic("EV214", "no runs to compare", hint="pass two or more run folders of eval")]
-        )
+        raise DiagnosticError([no_runs()])
     problems = check_common_options(resamples, seed) + given_twice(runs)
     if problems:
         raise DiagnosticError(problems)
