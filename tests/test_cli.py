@@ -391,3 +391,63 @@ def test_help_lists_every_command_in_one_order_whichever_was_loaded_first() -> N
         assert listed(*first) == commands, first
     typo = run("biuld")
     assert typo.returncode == 2 and "Did you mean 'build'?" in typo.stderr
+
+
+def test_compare_without_runs_is_its_documented_ev214_not_typers_usage_error(tmp_path: Path) -> None:
+    out = tmp_path / "c1"
+    result = run("compare", "--out", str(out))
+    assert result.returncode == 2, result.stderr
+    assert result.stderr.startswith("EV214 no runs to compare — pass two or more run folders"), result.stderr
+    assert "Missing" not in result.stderr and "╭" not in result.stderr
+    assert result.stderr.rstrip().endswith("1 error(s); nothing was written.") and not out.exists()
+
+
+def _required_parameters() -> list[tuple[str, list[str]]]:
+    """Every command (its words) with the names of its required arguments and options."""
+    import typer
+    from jbcompile.cli import app
+
+    root = typer.main.get_command(app)
+    context = root.make_context("jbcompile", [], resilient_parsing=True)
+    found = []
+
+    def walk(command: object, words: list[str]) -> None:
+        if hasattr(command, "list_commands"):
+            for name in command.list_commands(context):
+                walk(command.get_command(context, name), [*words, name])
+        elif any(param.required for param in command.params):
+            found.append((" ".join(words), [param.name for param in command.params if param.required]))
+
+    walk(root, [])
+    return found
+
+
+def test_every_required_parameter_left_out_is_a_coded_diagnostic() -> None:
+    """Whatever command requires an argument or option, leaving it out is CL012 (or the command's own
+    code) naming it, with a hint, exit 2: never typer's boxed "Missing argument"."""
+    from jbcompile.cli import app
+    from typer.testing import CliRunner
+
+    required = _required_parameters()
+    assert {"compare", "eval", "score", "diff", "verify", "export lm-eval", "import bbq-jsonl"} <= {
+        words for words, _ in required
+    }
+    for words, names in required:
+        result = CliRunner().invoke(app, words.split())
+        said = result.output
+        assert result.exit_code == 2, (words, said)
+        assert "Missing" not in said and "╭" not in said, (words, said)
+        code = "EV214" if words == "compare" else "CL012"
+        assert said.startswith(f"{code} "), (words, said)
+        if code == "CL012":
+            assert f"`jbcompile {words}` needs " in said and names[0].upper() in said, (words, said)
+            assert f"`jbcompile {words} --help` lists what it takes" in " ".join(said.split()), said
+
+
+def test_a_missing_option_is_named_with_what_it_is() -> None:
+    result = run("eval", "--model", "x")
+    assert result.returncode == 2
+    assert result.stderr.startswith(
+        "CL012 `jbcompile eval` needs --dataset DATASET, which was not given — "
+        "pass --dataset DATASET: A build folder or a Hub dataset id;"
+    ), result.stderr

@@ -176,6 +176,7 @@ CODES: tuple[Code, ...] = (
             "CL010": "an output is, holds or lies inside an input, or another output",
             "CL011": "a file named like jbcompile's lock file that is not one",
             "CL008": "an optional dependency is not installed: the extra that brings it",
+            "CL012": "a required argument or option left out",
         },
     ),
     *declare(

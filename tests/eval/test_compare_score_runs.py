@@ -41,6 +41,17 @@ def test_score_runs_of_one_build_given_by_two_paths_are_the_same_data(
     second = _score(replies, Path(build_dir.name), "lite", tmp_path / "b", "--protocol", "jbbq")
     code, output = cli("compare", first, second, "--out", tmp_path / "cmp", "--bootstrap", "0")
     assert code == 0, output
+    # named by the content read, the same on any machine: not by either path the runs were given
+    content = json.loads((first / "results.json").read_text(encoding="utf-8"))["source"]["dataset_sha256"]
+    written = json.loads((tmp_path / "cmp" / "compare.json").read_text(encoding="utf-8"))
+    assert written["data"] == ["lite", content] and written["data_by"] == "sha256"
+    data_line = _data_line(tmp_path / "cmp")
+    assert data_line == f"- **Data:** config `lite`, content sha256 `{content}`"
+
+
+def _data_line(comparison: Path) -> str:
+    text = (comparison / "compare.md").read_text(encoding="utf-8")
+    return next(line for line in text.splitlines() if line.startswith("- **Data:**"))
 
 
 def _score_results(path: str, content: str) -> dict:
@@ -60,6 +71,42 @@ def test_one_path_holding_two_builds_is_two_data() -> None:
     eval_run["dataset"]["manifest"] = {"sources_hash": "c" * 64}
     assert same_data([eval_run, _score_results("build", "a" * 64)])
     assert not same_data([eval_run, _score_results("build", "b" * 64)])
+
+
+def test_the_data_is_named_as_on_any_machine_never_by_a_path() -> None:
+    """A Hub run by REPO@COMMIT, a release file by its content, a build by its sources hash; a path (the
+    one run in a temporary folder, `build` as typed) is never the name."""
+    from jbcompile.evaluate.compare.identity import data_name
+    from jbcompile.evaluate.compare.render import data_text
+
+    hub_eval = {
+        "kind": "bbq",
+        "dataset": {"path": "lab/ds", "config": "lite", "commit": "f" * 40},
+        "metrics": {},
+    }
+    hub_score = {
+        "kind": "bbq",
+        "source": {"dataset": "lab/ds", "config": "lite", "commit": "f" * 40},
+        "metrics": {},
+    }
+    release = {"kind": "bbq", "dataset": {"path": "/tmp/x/r.jsonl", "sha256": "a" * 64}, "metrics": {}}
+    build = {
+        "kind": "bbq",
+        "dataset": {"path": "/tmp/x/build", "manifest": {"sources_hash": "c" * 64}},
+        "metrics": {},
+    }
+    old = {"kind": "bbq", "dataset": {"path": "/tmp/x/build", "config": "lite"}, "metrics": {}}
+    assert data_name([hub_eval]) == data_name([hub_score]) == ("commit", f"lab/ds@{'f' * 40}")
+    assert data_name([release]) == ("sha256", "a" * 64)
+    assert data_name([_score_results("build", "a" * 64), build]) == ("sources_hash", "c" * 64)
+    assert data_name([old]) == (None, None)
+    assert (
+        data_text(["lite", f"lab/ds@{'f' * 40}"], "commit")
+        == f"config `lite`, Hub commit `lab/ds@{'f' * 40}`"
+    )
+    assert (
+        data_text(["lite", None], None) == "config `lite`, sources hash, Hub commit and content not recorded"
+    )
 
 
 def test_a_score_run_under_sobaco_has_the_protocols_shots_and_scoring(
@@ -98,6 +145,12 @@ def test_an_eval_run_and_a_score_run_under_jubaku_compare(
     assert code == 0, output
     written = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
     assert "- **Protocol:** `jubaku` (scoring generate, 0 shots, task qa)" in written
+    # a score run records no sources hash: the eval run's names the build for both, in either order
+    sources = json.loads((kinds_build / "manifest.json").read_text(encoding="utf-8"))["sources_hash"]
+    assert _data_line(tmp_path / "cmp") == f"- **Data:** config `jubaku`, sources hash `{sources}`"
+    code, output = cli("compare", scored, tmp_path / "eval", "--out", tmp_path / "cmp2", "--bootstrap", "0")
+    assert code == 0, output
+    assert _data_line(tmp_path / "cmp2") == f"- **Data:** config `jubaku`, sources hash `{sources}`"
 
 
 def test_a_jbbq_score_run_does_not_know_its_shots(
@@ -150,7 +203,7 @@ def test_compare_md_says_which_data_a_score_run_did_not_record(tmp_path: Path, b
     code, output = cli("compare", *runs, "--out", tmp_path / "cmp", "--bootstrap", "0")
     assert code == 0, output
     text = (tmp_path / "cmp" / "compare.md").read_text(encoding="utf-8")
-    assert "- **Data:** config not recorded, sources / commit not recorded" in text
+    assert "- **Data:** config not recorded, sources hash, Hub commit and content not recorded" in text
     assert "`None`" not in text
 
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import importlib
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +41,14 @@ class CommandsOnDemand(TyperGroup):
             self._load(None)
         return super().get_command(ctx, cmd_name)
 
+    def invoke(self, ctx: Any) -> Any:
+        """A required argument or option left out is a diagnostic as every other is (:func:`missing`),
+        not typer's boxed usage error: exit 2, nothing written."""
+        try:
+            return super().invoke(ctx)
+        except _MISSING_PARAMETER as error:
+            raise fail(DiagnosticError([missing(error.ctx, error.param)])) from None
+
     def list_commands(self, ctx: Any) -> list[str]:
         """Commands in the order of their modules, then the groups (`export`, `import`) by name: the same
         order however the modules came to be imported."""
@@ -56,8 +65,6 @@ class CommandsOnDemand(TyperGroup):
         return [name for _, name in sorted(enumerate(self.commands), key=place)]
 
     def _load(self, cmd_name: str | None) -> None:
-        import importlib
-
         modules = command_modules()
         for name in [cmd_name] if cmd_name in modules else modules:
             importlib.import_module(f"{__package__}.{name}")
@@ -215,6 +222,45 @@ def option_error(code: str, message: str, hint: str) -> typer.Exit:
     Exit(2) to raise."""
     print_diagnostics([Diagnostic(code=code, message=message, hint=hint)])
     return typer.Exit(EXIT_INPUT)
+
+
+# The error typer raises for a required parameter left out (click's, or typer's own copy of click).
+_MISSING_PARAMETER: Any = importlib.import_module(typer.BadParameter.__module__).MissingParameter
+
+# The diagnostic a command's docs give a required parameter left out (`compare` without runs: EV214), by
+# the command's words and the parameter's name (:func:`when_missing`); any other is CL012.
+_WHEN_MISSING: dict[tuple[str, str], Callable[[], Diagnostic]] = {}
+
+
+def when_missing(command: str, parameter: str, diagnostic: Callable[[], Diagnostic]) -> None:
+    """Give ``parameter`` of ``command`` (``"compare"``, ``"export lm-eval"``), left out, the command's
+    own diagnostic instead of CL012; ``diagnostic`` is called only then (it may import what it needs)."""
+    _WHEN_MISSING[(command, parameter)] = diagnostic
+
+
+def missing(ctx: Any, param: Any) -> Diagnostic:
+    """The diagnostic of a required argument or option left out: the command's own (:func:`when_missing`),
+    else CL012 naming the parameter, what it is (its help) and where to read more."""
+    names: list[str] = []
+    while ctx is not None and ctx.parent is not None:  # the command's words, below the root
+        names.insert(0, ctx.info_name)
+        ctx = ctx.parent
+    command = " ".join(names)
+    name = str(getattr(param, "name", None) or "")
+    own = _WHEN_MISSING.get((command, name))
+    if own is not None:
+        return own()
+    value = str(getattr(param, "metavar", None) or name.upper())
+    value += "..." if getattr(param, "nargs", 1) == -1 else ""
+    opts = [opt for opt in getattr(param, "opts", []) if opt.startswith("--")]
+    what = f"{opts[0]} {value}" if getattr(param, "param_type_name", "") == "option" and opts else value
+    about = str(getattr(param, "help", None) or "").strip().rstrip(".")
+    return Diagnostic(
+        code="CL012",
+        message=f"`jbcompile {command}` needs {what}, which was not given",
+        hint=f"pass {what}" + (f": {about}" if about else "") + f"; `jbcompile {command} --help` lists what "
+        "it takes",
+    )
 
 
 def check_choice(option: str, value: str, choices: Sequence[str]) -> str:

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING, Any
 
 import typer
 
-from ..diagnostics import DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError
 from ..evaluate.backends.openai import OpenAIOptions
 from ..evaluate.backends.remote import RemoteOptions
 from ..evaluate.backends.vllm import VllmOptions
 from ..text import shown_name
-from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console, print_diagnostics
+from .app import EXIT_INPUT, app, err_console, fail, interrupted, out_console, print_diagnostics, when_missing
 
 if TYPE_CHECKING:
     from ..evaluate.run import RunResult
@@ -489,6 +489,15 @@ def score_command(
     if result.warnings:
         print_diagnostics(list(result.warnings))
     _summary(result)
+
+
+def _no_runs() -> Diagnostic:
+    from ..evaluate.compare.table import no_runs
+
+    return no_runs()
+
+
+when_missing("compare", "runs", _no_runs)  # EV214, as compare() itself says it, not CL012
 
 
 @app.command("compare")

@@ -47,6 +47,27 @@ def data_keys(run: Results | Mapping[str, Any]) -> dict[str, Any]:
     return dict(zip(DATA_KEYS, names, strict=True))
 
 
+# What the report names the data by: the names of :data:`DATA_KEYS` that mean the same on any machine (a
+# path names a folder of one machine, or of none: a build in a temporary folder). compare.json's
+# ``data_by`` says which one ``data`` holds.
+NAMED_BY = {"sources_hash": "sources hash", "commit": "Hub commit", "sha256": "content sha256"}
+
+
+def data_name(runs: Sequence[Results | Mapping[str, Any]]) -> tuple[str | None, str | None]:
+    """The most telling name any of the runs gives their data, never a path: the build's sources hash (an
+    ``eval`` run's manifest), else the Hub ``REPO@COMMIT``, else the content read (a release file's
+    sha256, a ``score`` run's ``source.dataset_sha256``); with the key it is of (:data:`NAMED_BY`), or
+    ``(None, None)``. The runs are on the same data (:func:`same_data`), so one run's name is theirs: a
+    ``score`` run beside an ``eval`` run of its build is named by the build's sources hash."""
+    read = [data_keys(run) for run in runs]
+    for key in NAMED_BY:
+        for names in read:
+            if names[key]:
+                value = str(names[key])
+                return key, f"{names['path']}@{value}" if key == "commit" and names["path"] else value
+    return None, None
+
+
 def same_data(runs: Sequence[Results | Mapping[str, Any]]) -> bool:
     """Whether the runs were computed on the same data: one config, and the same value of the most telling
     name that every run has (:data:`DATA_KEYS`). So an ``eval`` run and a ``score`` run joined to the same

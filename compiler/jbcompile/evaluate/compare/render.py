@@ -11,6 +11,7 @@ from typing import Any
 from ...extras import optional_import
 from ..registered import get_eval_kind
 from ..tables import ROUNDING_NOTE, fmt_number, fmt_p, md_table, md_text
+from .identity import NAMED_BY
 
 
 def protocol_text(identity: Mapping[str, Any]) -> str:
@@ -26,12 +27,16 @@ def protocol_text(identity: Mapping[str, Any]) -> str:
     return (f"`{name}`" if name else "none (jbcompile's defaults)") + f" ({', '.join(parts)})"
 
 
-def data_text(data: list[Any]) -> str:
-    """The compared runs' data (``data``: config, sources hash or commit) in words; a part no run recorded
-    (a ``score`` run on a predictions file with its labels, no ``--dataset``) is said to be unknown, not
-    printed as null."""
-    config, source = (f"`{part}`" if part is not None else "not recorded" for part in data)
-    return f"config {config}, sources / commit {source}"
+def data_text(data: list[Any], named_by: str | None) -> str:
+    """The compared runs' data in words: config, and the name compare.json's ``data_by`` says ``data``
+    holds (:data:`.identity.NAMED_BY`: the sources hash, the Hub commit or the content's sha256). What no
+    run recorded (a ``score`` run on a predictions file with its labels, no ``--dataset``) is said to be
+    unknown, not printed as null."""
+    config, name = data
+    said = f"config `{config}`" if config is not None else "config not recorded"
+    if name is None or named_by not in NAMED_BY:
+        return f"{said}, sources hash, Hub commit and content not recorded"
+    return f"{said}, {NAMED_BY[named_by]} `{name}`"
 
 
 WARNED = "†"  # marks a run whose results.json warns of its figures (compare.md's footnote says which)
@@ -64,7 +69,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     kind = get_eval_kind(str(result["kind"]))
     lines = [f"# Comparison of {len(result['runs'])} runs ({result['kind']})", ""]
     lines += [
-        f"- **Data:** {data_text(result['data'])}",
+        f"- **Data:** {data_text(result['data'], result.get('data_by'))}",
         f"- **Protocol:** {protocol_text(result['protocol_identity'])}",
     ]
     if protocol:  # each run's, said once where they share it

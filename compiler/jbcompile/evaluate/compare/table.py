@@ -16,7 +16,7 @@ from ..kind import EvalKind
 from ..registered import get_eval_kind
 from ..requests import check_common_options
 from ..results import Results
-from .identity import check_comparable, data_identity, protocol_identity, run_identity
+from .identity import check_comparable, data_identity, data_name, protocol_identity, run_identity
 from .runs import Run
 from .stats import paired_tests
 
@@ -102,12 +102,19 @@ def _rescored(run: Run, of: Run) -> bool:
 _MISSING = object()
 
 
+def no_runs() -> Diagnostic:
+    """EV214: `compare` given no run (also the command line's, without one: ``cli.app.when_missing``)."""
+    return Diagnostic(
+        "EV214",
+        "no runs to compare",
+        hint="pass two or more run folders of `jbcompile eval` or `score`: `jbcompile compare runs/a runs/b`",
+    )
+
+
 def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[str, Any]:
     """The comparison of runs; raises DiagnosticError when they cannot be compared."""
     if not runs:
-        raise DiagnosticError(
-            [Diagnostic("EV214", "no runs to compare", hint="pass two or more run folders of eval")]
-        )
+        raise DiagnosticError([no_runs()])
     problems = check_common_options(resamples, seed) + given_twice(runs)
     if problems:
         raise DiagnosticError(problems)
@@ -141,11 +148,14 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
                 ],
             }
         )
+    named_by, named = data_name([run.results for run in runs])
     result: dict[str, Any] = {
         "kind": kind.name,
         "protocol": first.protocol.model_dump(mode="json", exclude_unset=True) if first.protocol else None,
         "protocol_identity": protocol_identity(first),
-        "data": data_identity(first),
+        # config and the data's name (data_by says which): never a path, which names it on one machine only
+        "data": [data_identity(first)[0], named],
+        "data_by": named_by,
         "columns": columns,
         "runs": table,
         "bootstrap": {"resamples": resamples, "unit": "template", "seed": seed},
