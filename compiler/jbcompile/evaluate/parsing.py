@@ -121,13 +121,25 @@ _DIGIT_FORMS = {
     and unicodedata.normalize("NFKC", chr(code)) == chr(code)
 }
 # one form of each mark a reply may set against an option (○ for right, ✓ for checked, × for wrong, → for
-# a pointer: "👉 2", "➡ B")
+# a pointer: "👉 2", "➡ B"; ← for one that points back at the item it ends: "B: 状況に基づいた応答 ←"), and
+# double angle brackets as the quotes they are ("《2》")
 _MARK_FORMS = str.maketrans(
     dict.fromkeys("◯⭕", "○")
     | dict.fromkeys("✔☑✅", "✓")
     | dict.fromkeys("✗✘❌✕☓", "×")
     | dict.fromkeys(["➡", "➔", "➜", "➞", "⇨", "☞", "👉"], "→")
+    | dict.fromkeys("⬅⇐", "←")
+    | {"《": "『", "》": "』", "〈": "「", "〉": "」", "\ufe0f": None}
 )
+# arrows typed in ASCII ("結論->0", "=> B", "B <- これ"), in the forms above
+_ASCII_ARROW = re.compile(r"-+>|=+>|<-+")
+_ARROW_FORMS = {"-": "→", "=": "⇒", "<": "←"}
+# a markdown task list's boxes ("- [x] B", "- [ ] A"), read as the ballot boxes some replies draw ("☑ B",
+# "☐ A"); a ticked box is a right mark before its label (:data:`_PREMARKED`)
+_TASK_BOX = re.compile(r"\[(?:(?P<ticked>[xX✓✔])|[^\S\n])\](?=[^\S\n]*[^\s\]])")
+# markdown's strikethrough ("~~A~~ B"): struck out, no part of the answer (ASCII tildes only: a Japanese
+# reply draws out its words with ～)
+_STRUCK = re.compile(r"~~(?!\s)[^~\n]+?(?<!\s)~~")
 _OPEN = r"(?:\.{2,}\s*|[―—]+\s*)?[「『\"'(\[【]*\s*"  # "正解は……B", "答え――B", "「B」"
 # what names a label: "応答B", "選択肢1", "Option A", "No.2", "#2", "番号2"
 _NAMED = r"(?:(?:応答|選択肢|番号|option|choice|response|no\.|no(?=\s*\d)|(?<!#)#(?=\s*\d))\s*)"
@@ -168,7 +180,23 @@ _PAIR = re.compile(
 # a number followed by a counter is a quantity or an ordinal, not an option ("2人", "2つ目", "1文字")
 _COUNTED = r"(?!\s*(?:つ目|番目|個目|人目|人|つ|個|名|歳|才|代|年|回|度|点|倍|日|文字|行|割|%))"
 # a number's decimals are no label's end ("1.5" is no "1. …"; "3.14")
-_LABEL_END = r"(?![A-Za-z0-9])(?![.,][0-9])(?!\s*" + _NEGATED + r")(?!" + _LISTED + r")" + _COUNTED
+# the English article "a" before a word is no label ("I'd choose a situation-based response"; not "a or b")
+_ARTICLE = (
+    r"(?!(?-i:(?<=a)(?<![A-Za-z0-9]a)[^\S\n]+(?!(?:or|and|nor|but|because|since|as|is|was|would|will|seems"
+    r"|looks|appears|should|must|could|might|may)\b)[a-z]))"
+)
+# a label the reply moves on from with an arrow to another ("答え：A → B", "1 ⇒ 2"): the one pointed at counts
+_MOVED_ON = r"(?!\s*[→⇒]\s*" + _NAMED + r"?[A-Za-z0-9]{1,2}(?![A-Za-z0-9])" + _COUNTED + ")"
+_LABEL_END = (
+    r"(?![A-Za-z0-9])(?![.,][0-9])(?!\s*"
+    + _NEGATED
+    + r")(?!"
+    + _LISTED
+    + r")"
+    + _COUNTED
+    + _ARTICLE
+    + _MOVED_ON
+)
 # what may follow a label and still be its name: "2番", "2番の選択肢", "Bの応答", "Bのご応答",
 # "B（状況に基づいた応答）"
 # a gloss after a label: its text in brackets or quotes ("B（状況に基づいた応答）", "1「大学生」")
@@ -233,7 +261,7 @@ _GOOD_WORD = (
 # positions hold no label and are left at once.)
 _AFTER_LIST = (
     r"(?=[A-Za-z0-9応選番#])(?<![A-Za-z0-9])(?<![A-Za-z0-9]と)(?<![A-Za-z0-9]\sと)(?<![A-Za-z0-9]と\s)(?<![A-Za-z0-9]\sと\s)"
-    r"(?<!や)(?<!か)(?<!・)(?<!/)(?<!or\s)(?<!and\s)(?<![A-Za-z0-9][、,])(?<![A-Za-z0-9][、,]\s)"
+    r"(?<!(?<!い)や)(?<!か)(?<!・)(?<!/)(?<!or\s)(?<!and\s)(?<![A-Za-z0-9][、,])(?<![A-Za-z0-9][、,]\s)"
     r"(?<![」』][、,])(?<![」』]と)(?<![」』][、,]\s)"
     # the second of two labels joined by a word for "or" / "and", spaced or not, after a comma or not
     # ("AまたはCだと思います", "A か C です", "A、もしくはC"): a lookbehind has one width, so one for each
@@ -272,7 +300,8 @@ _CHOSEN = re.compile(
     r"|(?:では|じゃ)な(?:い|かろう)(?:でしょうか|だろうか|かな|かね|か(?=\s*と))"
     # "2でしょうか。", "選ぶなら2、でしょうか。": tentative (a question mark would ask it)
     r"|(?:[、,]\s*)?(?:でしょう|だろう)か(?=\s*[)」』\"'\]】]*\s*(?:[。.!！]|$))"
-    r"|(?P<copula>です|でした|だった|だ|である|であろう|でございます|でしょう|でしょ|だろう|だろ|かな|かも|っす|っしょ|やな|やろ|やね|やで|やん))",
+    # a comma before a polite copula, as an afterthought ("2、です。")
+    r"|(?:[、,][^\S\n]*(?=です|でしょう|でございます))?(?P<copula>です|でした|だった|だ|である|であろう|でございます|でしょう|でしょ|だろう|だろ|かな|かも|っす|っしょ|やな|やろ|やね|やで|やん))",
     re.IGNORECASE,
 )
 # The same in English: "B is the better response", "B would be the correct answer", "B seems more appropriate"
@@ -415,20 +444,31 @@ _MARKED = re.compile(
     + _RIGHT_MARK
     + r"|[^\S\n]+[-–—][^\S\n]+"
     + _RIGHT_MARK
-    + r"|(?:[^\S\n]*\n)?[^\S\n]*[○✓]"
+    + r"|(?:[^\S\n]*\n)?[^\S\n]*[○✓]|[^\S\n]*←"
     r"|[^\S\n]*[はも][^、,。.!?\n○✓×|]{0,40}?[○✓])"
     r"(?=\s*(?:[(][^)\n]{0,60}[)]\s*)?(?:です|だ)?(?:[^\S\n]|[|。.!、,]|$))",
     re.IGNORECASE | re.MULTILINE,
 )
+# A right mark before its label ("✓ 2", "◎ 1", "○ B", a ticked box among empty ones: "☐ 0 ☐ 1 ✓ 2"); where
+# no line opens with a mark, not one that ends the item before ("0 ✓ 1 ×": the label after it carries a mark
+# of its own)
+_PREMARKED = re.compile(
+    r"(?:^|(?<=[\s|、,・•]))[○✓◎][^\S\n]*"
+    + _NAMED
+    + r"?([A-Za-z0-9]+)(?![A-Za-z0-9])(?:[^\S\n]*番)?(?P<marked>(?=[^\S\n]*[○✓◎×△←]))?"
+    r"(?=[^\S\n]*(?:[.:)|、,。!]|$|[^\S\n]+[^\sA-Za-z0-9]))",
+    re.IGNORECASE | re.MULTILINE,
+)
+_PREMARK_NEEDS = re.compile(r"[○✓◎]")
 # A label alone in its clause, at the clause's end: on a line of its own, after a comma, colon, arrow or
 # bracket or dash, after Japanese that is not a particle binding it to a list or a topic, after "so", or as a
 # sentence of its own: "B", "→ B", "1文字で答えると、B。", "…ため、2。", "【1】", "どちらかと言えばA。",
-# "AよりB。", "…, so B.", "A and C are both wrong; B.", "I think A, no wait — B.",
+# "AよりB。", "…, so B.", "It's a hard one, but B.", "A and C are both wrong; B.", "I think A, no wait — B.",
 # "根拠はない。「確かなことは言えない」。" (not "A; B", "A、B。", "AかB。", "AまたはB。", "これはA。").
 _BARE = re.compile(
     r"(?:^|(?<=[、,:→⇒】—–])(?<![^A-Za-z0-9][A-Za-z0-9][—–])(?<![^A-Za-z0-9][A-Za-z0-9]\s[—–])"
-    r"(?<!^[A-Za-z0-9][—–])(?<!^[A-Za-z0-9]\s[—–])(?<![^A-Za-z0-9][A-Za-z0-9][、,])(?<!^[A-Za-z0-9][、,])|(?<=[\u3040-\u30ff\u4e00-\u9fff])(?<![はがとやかものをにへび問題例])"
-    r"|(?<=\bso\s)|(?<=\bthus\s)|(?<=\bhence\s)|(?<=\btherefore\s)|(?<=[。!?])|(?<=[.!?]\s)"
+    r"(?<!^[A-Za-z0-9][—–])(?<!^[A-Za-z0-9]\s[—–])(?<![^A-Za-z0-9][A-Za-z0-9][、,])(?<!^[A-Za-z0-9][、,])|(?<=[\u3040-\u30ff\u4e00-\u9fff])(?<![はがとかものをにへび問題例])(?<!(?<!い)や)"
+    r"|(?<=\bso\s)|(?<=\bbut\s)|(?<=\bthus\s)|(?<=\bhence\s)|(?<=\btherefore\s)|(?<=[。!?])|(?<=[.!?]\s)"
     r"|(?<=;\s)(?<=[A-Za-z\u3040-\u30ff\u4e00-\u9fff]{2};\s)|(?<=;)(?<=[A-Za-z\u3040-\u30ff\u4e00-\u9fff]{2};))"
     r"[^\S\n]*(?:[-•・>→⇒∴][^\S\n]*)?"
     + _OPEN
@@ -463,7 +503,7 @@ _STATED_TEXT = re.compile(
 )
 # After its label, a line that may be one item of a list: nothing, or a list separator ("B", "1. 大学生",
 # "0: 根拠なし", "A → ×", "A — …", "| A | × |"); a line under a bullet is one too ("- A …").
-_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:[.:)\-|=○×✓—–―]|→|⇒|$)")
+_ITEM = re.compile(r"\s*[)」』\"'\]】]*\s*(?:" + _GLOSS + r"\s*)?(?:[.:)\-|=○×✓—–―]|→|⇒|$)")
 _BULLET = re.compile(r"\s*[-*•・]")
 # A line after the first that takes back what the reply said: "訂正します", "撤回します", "いや、違いました"
 _TAKEN_BACK = re.compile(
@@ -527,7 +567,9 @@ _NO_INFORMATION_JA = r"情報|文脈|手がかり|手掛かり|記述|根拠|判
 # ends that keep the phrase the sentence's verdict: "判断できません。", "不明です", "言えないでしょう",
 # "判断できないというのが答えです"; not "判断できないので…", "判断できないように見えますが"
 _VERDICT_END = (
-    r"(?:の|ん)?(?:です|だ|である|でしょう|だろう|と(?:思|考え|言え)(?:う|る|ます|います))?(?:ね|よ)?"
+    # a comma before the copula too, as a polite afterthought ("判断できない、です。")
+    r"(?:の|ん)?(?:[、,][^\S\n]*(?=です|でしょう|である))?"
+    r"(?:です|だ|である|でしょう|だろう|と(?:思|考え|言え)(?:う|る|ます|います))?(?:ね|よ)?"
     r"(?:という(?:のが|ことが)?(?:答え|結論|回答)(?:です|だ|になります)?)?"
     r"\s*[)）」』\"']*\s*(?=[。.!！\n]|$)"
 )
@@ -752,9 +794,11 @@ def _kanji_to_digits(match: re.Match[str]) -> str:
 _NOUN_NO = re.compile(r"(?<=[\u4e00-\u9fff])の(?=[\u4e00-\u9fff])")
 
 
-_HONORIFIC = re.compile(r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])(?:さん|くん|君|ちゃん|氏|様)\Z")
-# the same after a name in a reply (the name's last character a kanji or katakana)
-_HONORIFIC_AFTER = re.compile(r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])(?:さん|くん|君|ちゃん|氏|様|さま)")
+# the honorifics after a name (its last character a kanji or katakana): the one that ends an option's text,
+# and one after a name in a reply
+_HONORIFICS = r"(?<=[\u4e00-\u9fff\u30a0-\u30ff])(?:さん|くん|君|ちゃん|氏|様|さま)"
+_HONORIFIC = re.compile(_HONORIFICS + r"\Z")
+_HONORIFIC_AFTER = re.compile(_HONORIFICS)
 
 
 @lru_cache(maxsize=4096)
@@ -1030,7 +1074,14 @@ def _cleaned(text: str) -> str:
     text = strip_thinking(text)
     if "<|" in text:
         text = _SPECIAL_TOKEN.sub("", text)
-    text = unicodedata.normalize("NFKC", text).translate(_DIGIT_FORMS).translate(_MARK_FORMS)
+    if "~~" in text:
+        text = _STRUCK.sub("", text)
+    text = unicodedata.normalize("NFKC", text)
+    if "[" in text:
+        text = _TASK_BOX.sub(lambda m: "☑" if m.group("ticked") else "☐", text)
+    text = text.translate(_DIGIT_FORMS).translate(_MARK_FORMS)
+    if ">" in text or "<-" in text:
+        text = _ASCII_ARROW.sub(lambda m: _ARROW_FORMS[m.group()[0]], text)
     text = _EMPHASIS.sub("", text)
     if text.lstrip()[:1] < "\U0001f300":  # spares the pattern where no pictograph opens the reply
         return text
@@ -1057,7 +1108,7 @@ _NEEDS = (
     (_OPINION, re.compile(r"\b(?:i|it|that)\b|" + _ADVERB_EN, re.IGNORECASE)),
 )
 _KEY_NEEDS = re.compile(r"[\"'<|]")
-_MARK_NEEDS = re.compile(_RIGHT_MARK, re.IGNORECASE)
+_MARK_NEEDS = re.compile(_RIGHT_MARK + "|←", re.IGNORECASE)
 _ITEM_OPENING = " \t-*•・|>"  # what opens a line of a list or a table before its label
 _VERDICT_OPENING = "→⇒○×✓"  # what opens a line that judges the item above it ("→ 不適切", "✓")
 
@@ -1146,6 +1197,23 @@ def _column_answers(text: str) -> list[tuple[int, str, bool]]:
     return []
 
 
+def _opens_line(text: str, at: int) -> bool:
+    """Whether only a list's opening (spaces, a bullet) comes before ``at`` on its line."""
+    return not text[text.rfind("\n", 0, at) + 1 : at].strip(_ITEM_OPENING)
+
+
+_BLANK_LINE = re.compile(r"\n[^\S\n]*\n")
+
+
+def _unmarked_item(text: str, at: int, marked: Sequence[tuple[int, str, bool]]) -> bool:
+    """Whether the label alone at ``at`` heads its line (after a bullet at most) in the run of lines, with no
+    blank line, that holds a marked item."""
+    opened = text.rfind("\n", 0, at) + 1
+    if text[opened:at].strip(" \t-*•・") or not text[at:].lstrip(" \t-*•・")[:1].isalnum():
+        return False
+    return any(not _BLANK_LINE.search(text, min(at, start), max(at, start)) for start, _, _ in marked)
+
+
 class _Reader:
     """The reading of replies to one question: its labels and the option that says "cannot be told"."""
 
@@ -1214,12 +1282,31 @@ class _Reader:
                 for start, label, opens in keyed
                 if _STRONG_KEY.match(text, start) and not _OPTION_KEY.match(text, start)
             ]
-        marked = [
-            (m.start(), m.group(1).casefold(), not text[: m.start()].strip(_ITEM_OPENING))
-            for m in (_MARKED.finditer(text) if _MARK_NEEDS.search(text) else ())
-        ]
+        # a mark after its label ("B ✓"), or one before it ("✓ 2") where a line opens with such a mark or
+        # empty boxes show that a box comes before its label ("☐ 0 ☐ 1 ✓ 2", "✓ 0 ✓ 1": two marked)
+        premarked = list(_PREMARKED.finditer(text)) if _PREMARK_NEEDS.search(text) else []
+        if premarked and ("☐" in text or any(_opens_line(text, m.start()) for m in premarked)):
+            marked = [
+                (m.start(), m.group(1).casefold(), not text[: m.start()].strip(_ITEM_OPENING + "☐"))
+                for m in premarked
+            ]
+        else:
+            marked = [
+                (m.start(), m.group(1).casefold(), not text[: m.start()].strip(_ITEM_OPENING))
+                for m in (_MARKED.finditer(text) if _MARK_NEEDS.search(text) else ())
+            ]
+            if not marked:
+                marked = [
+                    (m.start(), m.group(1).casefold(), False) for m in premarked if m.group("marked") is None
+                ]
         if "|" in text:
             keyed += _column_answers(text)
+        if bare and len(right := {label for _, label, _ in marked if label in self.wanted}) == 1:
+            # a label alone on its line in the list whose item is marked right ("A ○" ⏎ "B"): an item left
+            # unmarked, no answer
+            bare = [
+                entry for entry in bare if entry[1] in right or not _unmarked_item(text, entry[0], marked)
+            ]
         for listed in (bare, keyed, marked):
             if len({label for _, label, _ in listed if label in self.wanted}) == 1:
                 found += [(start, label) for start, label, opens in listed if opening or not opens]
@@ -1469,6 +1556,8 @@ def read_reply(
     if "選択肢" in cleaned:
         cleaned = _ECHOED_OPTIONS.sub("", cleaned)
     cleaned = cleaned.strip()
+    if "\n" in cleaned and options:
+        cleaned = _without_echoed_items(cleaned, labels, options).strip()
     if not cleaned:
         return None
     exact = match_option_text(cleaned, options)
@@ -1523,6 +1612,37 @@ _REPEATED_LABEL = re.compile(r"([A-Za-z0-9]+)(?:[^\S\n]+\1(?![A-Za-z0-9]))+")
 # options ("### 選択肢\n0. 七十代の男性\n1. …") lists them, it does not choose one (its first line, the
 # heading, settles nothing, so eval never stops inside it)
 _ECHOED_OPTIONS = re.compile(r"^[^\S\n]*#+[^\S\n]*選択肢[^\S\n]*(?:\n(?![^\S\n]*#).*)*", re.MULTILINE)
+
+
+# A line of the prompt's option list said again: a label, a separator and the text after it
+_ECHO_ITEM = re.compile(
+    r"^[^\S\n]*(?:[-*•・>][^\S\n]*)?" + _NAMED + r"?([A-Za-z0-9]+)[^\S\n]*[.:)][^\S\n]*(.*?)[^\S\n]*$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _without_echoed_items(text: str, labels: Sequence[str], options: Sequence[str]) -> str:
+    """The reply less the lines that repeat the prompt's options, each a label and its own text
+    ("A: 属性に基づいた応答" ⏎ "B: 状況に基づいた応答"; the last one may stop inside its text, cut at the
+    token limit: "B: 状況"), where they repeat two options or more: they list the options, they choose
+    none (the first of them alone would read as its label)."""
+    if len(options) != len(labels):
+        return text
+    wanted = {label.casefold(): index for index, label in enumerate(labels)}
+    texts = _normalized(tuple(options))
+    echoed = []
+    for m in _ECHO_ITEM.finditer(text):
+        index = wanted.get(m.group(1).casefold())
+        if index is None:
+            continue
+        said = normalize(m.group(2))
+        if said == texts[index] or (m.end() == len(text) and texts[index].startswith(said)):
+            echoed.append((m.start(), m.end(), index))
+    if len({index for _, _, index in echoed}) < 2:
+        return text
+    for start, end, _ in reversed(echoed):
+        text = text[:start] + text[end:]
+    return text
 
 
 # A base model's next item after an answer slot ("答え: \n\n問題: …\n答え: 1"): what follows answers another
