@@ -44,6 +44,22 @@ def test_option_share_keeps_its_three_values_over_samples() -> None:
     )
 
 
+def test_a_count_every_sample_shares_stays_a_count() -> None:
+    """--samples: the rows every run scored (n) are that count, printed "20", not a mean "20.000"; a
+    count that differs between runs (the valid answers) is their mean, like any figure."""
+    from jbcompile.evaluate.report import headline_text
+
+    runs = [
+        Metrics(overall={"n": 20, "n_valid": 2, "acc_avg": 0.5}),
+        Metrics(overall={"n": 20, "n_valid": 3, "acc_avg": 0.6}),
+    ]
+    mean, sd = over_runs(runs)
+    assert mean["overall"]["n"] == 20 and isinstance(mean["overall"]["n"], int) and sd["overall"]["n"] == 0
+    assert mean["overall"]["n_valid"] == 2.5 and sd["overall"]["n_valid"] == pytest.approx(0.7071, abs=1e-4)
+    line = headline_text(Results.model_validate({"kind": "bbq", "task": "qa", "metrics": mean}))
+    assert "n 20," in line and "20.0" not in line, line
+
+
 def test_lists_and_signs_by_the_one_rule() -> None:
     assert fmt_number([0.12345, None, 0.5]) == "0.123 / — / 0.500"
     assert fmt_number(-0.0004, signed=True) == "+0.000" and fmt_number(0.0625, signed=True) == "+0.063"

@@ -81,6 +81,8 @@ def spread(values: Sequence[Any]) -> tuple[Any, Any]:
     numbers = [v for v in values if isinstance(v, int | float) and not isinstance(v, bool)]
     if len(numbers) != len(values) or any(v != v for v in numbers):
         return None, None
+    if all(isinstance(v, int) for v in numbers) and len(set(numbers)) == 1:
+        return numbers[0], 0  # a count every run shares (the rows, n) stays a count: "n 20", not "20.000"
     return statistics.fmean(numbers), statistics.stdev(numbers) if len(numbers) > 1 else 0.0
 
 
