@@ -193,3 +193,20 @@ def test_a_summary_without_change_rates_leaves_no_empty_cell() -> None:
     summary = summarize([_run(f"basic-{w}", 0.2, 0.4) for w in (1, 2)])
     rows = [line for line in summary_markdown(summary).splitlines() if line.startswith("| overall |")]
     assert rows and all("|  |" not in row for row in rows) and "| overall | — | — | — |" in rows
+
+
+def test_the_intervals_line_names_the_unit_and_no_intervals() -> None:
+    """report.md's Intervals line: what the kind's bootstrap resamples (jubaku's cases, the others'
+    templates), and "none" under --bootstrap 0 rather than a bootstrap of 0 resamples."""
+    from jbcompile.evaluate.registered import get_eval_kind
+    from jbcompile.evaluate.results import metrics_block
+
+    def intervals(kind: str, resamples: int) -> str:
+        block = metrics_block(get_eval_kind(kind), [], resamples, 0)
+        results = Results.model_validate({"kind": kind, "task": "qa", **block})
+        report = render_markdown(results, (), ())
+        return next(line for line in report.splitlines() if line.startswith("- **Intervals:**"))
+
+    assert "bootstrap over cases, 200 resamples" in intervals("jubaku", 200)
+    assert "bootstrap over templates, 200 resamples" in intervals("bbq", 200)
+    assert intervals("bbq", 0) == "- **Intervals:** none (`--bootstrap 0`)"

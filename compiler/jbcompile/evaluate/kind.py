@@ -487,6 +487,8 @@ class EvalKind(ABC):
             return None
         return lambda output: reply_is_final(output, self.option_labels, ())
 
+    cluster_unit: str = "template"  # what :meth:`cluster` names, as reports and results.json say it
+
     def cluster(self, record: Record) -> str:
         """The unit the bootstrap resamples (a template)."""
         return f"{record.get('category')}/{record.get('template_id')}"

@@ -87,11 +87,13 @@ def render_markdown(
     boot = results.bootstrap or BootstrapInfo()
     confidence = boot.confidence if boot.confidence is not None else 0.95
     lines += protocol_lines(results)
-    lines += [
-        f"- **Intervals:** {round(confidence * 100)}% bootstrap over "
-        f"{boot.unit or 'template'}s, {boot.resamples} resamples, seed {boot.seed}",
-        "",
-    ]
+    intervals = (
+        f"{round(confidence * 100)}% bootstrap over {boot.unit or 'template'}s, {boot.resamples} resamples, "
+        f"seed {boot.seed}"
+        if boot.resamples != 0
+        else "none (`--bootstrap 0`)"
+    )
+    lines += [f"- **Intervals:** {intervals}", ""]
     lines += warning_lines(results)
     lines += paper_tables(results)
     signed = signed_metrics(results)

@@ -339,7 +339,12 @@ def metrics_block(
     task = str(records[0].get("task") or "qa") if records else "qa"  # a run's records share their task
     return {
         "protocol": described.describe(task, *wording) if described else None,
-        "bootstrap": {"resamples": resamples, "unit": "template", "confidence": CONFIDENCE, "seed": seed},
+        "bootstrap": {
+            "resamples": resamples,
+            "unit": kind.cluster_unit,
+            "confidence": CONFIDENCE,
+            "seed": seed,
+        },
         "metrics": kind.metrics(records),
         "metrics_ci": kind.intervals(records, resamples, seed),
     }

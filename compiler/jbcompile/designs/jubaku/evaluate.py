@@ -145,6 +145,7 @@ class JubakuEval(EvalKind):
         {"example_id", "category", "instruction", "order", "context", "ans0", "ans1", "label", "biased_label"}
     )
     default_config = "jubaku"
+    cluster_unit = "case"  # a case's eight variants share its template_id: the bootstrap resamples cases
     record_fields = RECORD_FIELDS
     record_values: ClassVar[Mapping[str, tuple[Any, ...]]] = {
         "protocol": (None, PROTOCOL_NAME)  # what the answer was read under (absent in older runs)

@@ -163,7 +163,7 @@ def comparison_markdown(result: Mapping[str, Any]) -> str:
     if tests["bootstrap"]:
         boot = result["bootstrap"]
         lines += [
-            "### Paired bootstrap over templates "
+            f"### Paired bootstrap over {boot.get('unit') or 'template'}s "
             f"(second − first, signed; {boot['resamples']} resamples, seed {boot['seed']})",
             "",
         ]

@@ -158,7 +158,7 @@ def compare(runs: Sequence[Run], resamples: int = 1000, seed: int = 0) -> dict[s
         "data_by": named_by,
         "columns": columns,
         "runs": table,
-        "bootstrap": {"resamples": resamples, "unit": "template", "seed": seed},
+        "bootstrap": {"resamples": resamples, "unit": kind.cluster_unit, "seed": seed},
         "tests": paired_tests(kind, runs, names, resamples, seed),
     }
     section = kind.compare_section(runs, seed)
