@@ -368,7 +368,10 @@ CODES: tuple[Code, ...] = (
     *declare(
         "eval",
         "docs/harnesses.md#codes",
-        {"EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)"},
+        {
+            "EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)",
+            "EV143": "an inspect log of a run that did not finish, or with samples the model never answered",
+        },
     ),
     *declare(
         "export",

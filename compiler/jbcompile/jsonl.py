@@ -49,6 +49,9 @@ class Lines:
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
     problems: list[Diagnostic] = field(default_factory=list)
     cut_tail: bool = False  # the last line has no line break (a write that an interruption cut short)
+    # a JSON object's members beside its rows (an inspect log's ``status`` and ``error``): a reader may
+    # need to know how the file's writer ended
+    members: dict[str, Any] = field(default_factory=dict)
 
 
 def _problem(
@@ -438,6 +441,7 @@ def _read_rows_document(path: Path, data: bytes, codes: JsonCodes) -> Lines:
         key = next(key for key in ROW_LISTS if isinstance(value.get(key), list))
         elements = value[key]
         start = [offset for name, offset, _ in object_members(text) if name == key][-1]
+        result.members = {name: member for name, member in value.items() if name != key}
     else:
         result.problems.append(
             _problem(

@@ -10,7 +10,12 @@ object per sample) or an ``.eval`` file (a zip archive, its samples compressed w
 inspect-ai's own reader, so it needs inspect-ai installed). A sample of a task that ``jbcompile export
 inspect`` wrote carries the dataset's row as its ``metadata`` and the picked option's letter as a
 score's ``answer``; any other task whose samples carry a design's columns in ``metadata`` reads the same
-way.
+way. A sample that never got the model's reply (its ``error`` is set: a failed request, a cancelled
+sample) or was never scored holds no answer, and a log whose run did not finish (``status`` started,
+cancelled or error) may lack samples: ``score`` refuses such a log whole (EV143) rather than count
+those samples as out-of-choice answers or leave them out of the denominators.
+(lm-eval writes its samples only once every request is answered: a failed request ends the run before
+any samples file exists, and a reply the API left empty is recorded as the empty reply it was.)
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from typing import Any, BinaryIO, cast
 from .. import limits
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..reading import FileKind, too_big_decompressed
+from ..redaction import redact
 from .kind import ANSWERED_BY, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, SHOWN_PROMPT, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
@@ -62,7 +68,23 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise DiagnosticError(
             [Diagnostic("EV142", f"not a readable inspect log: {error}", path=str(path), hint=DAMAGED_LOG)]
         ) from None
-    return [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
+    samples = [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
+    header = {"status": log.status, "error": log.error.model_dump(mode="json") if log.error else None}
+    problems = unanswered(str(path), samples, header)
+    if problems:
+        raise DiagnosticError(problems)
+    if not samples:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    "EV062",
+                    "the inspect log holds no samples",
+                    path=str(path),
+                    hint="give the log of a run that evaluated the task's samples",
+                )
+            ]
+        )
+    return samples
 
 
 _BLOCK = 1 << 20
@@ -237,6 +259,74 @@ def _inflates_past(shown: str, kind: FileKind, declared: int, lying: bool) -> Di
         else f"an archive whose files decompress to {declared:,} bytes"
     )
     return too_big_decompressed(shown, kind, found)
+
+
+FINISHED = "success"  # inspect's status of a run whose every sample ran (started, cancelled, error: not)
+SHOWN_IDS = 3  # failed samples named in EV143's message
+MAX_SHOWN = 300  # characters of an error's first line shown (one line may hold a whole web page)
+
+
+def sample_failure(sample: Mapping[str, Any]) -> str | None:
+    """Why an inspect sample holds no answer of the model: the first line of the error it stopped on (a
+    request that failed, a sample cancelled when another failed), or that it was never scored (``inspect
+    eval --no-score``); None for a sample the model answered and the scorer read. A scorer that found
+    no letter in a reply still records a score: that is an out-of-choice answer, not a failure."""
+    error = sample.get("error")
+    if error:
+        message = error.get("message") if isinstance(error, Mapping) else error
+        return first_line(message) or "an error without a message"
+    if not sample.get("scores"):
+        return "never scored"
+    return None
+
+
+def first_line(text: Any) -> str:
+    """The first line of an error's message, redacted (an error may quote a request and its key)."""
+    lines = str(text or "").strip().splitlines()
+    line = redact(lines[0].strip()) if lines else ""
+    return line if len(line) <= MAX_SHOWN else line[: MAX_SHOWN - 1] + "…"
+
+
+def unanswered(
+    path: str, samples: list[tuple[int, dict[str, Any]]], log: Mapping[str, Any]
+) -> list[Diagnostic]:
+    """EV143 for an inspect log (its samples, and ``log``: the log's own ``status`` and ``error``) whose
+    run did not finish or holds samples the model never answered; nothing for any other file (one
+    without samples is inspect's when it has a ``status``).
+
+    Refused whole, never scored without those samples: a sample that failed is no out-of-choice answer,
+    and scoring the others would shrink every denominator without a word of it in the results."""
+    if not (InspectSamples().matches(samples[0][1]) if samples else "status" in log):
+        return []
+    status = log.get("status")
+    unfinished = isinstance(status, str) and status != FINISHED
+    failed = [(line, sample, why) for line, sample in samples if (why := sample_failure(sample)) is not None]
+    if not unfinished and not failed:
+        return []
+    parts = []
+    if unfinished:
+        error = log.get("error")
+        said = first_line(error.get("message") if isinstance(error, Mapping) else error)
+        said = f": {said}" if said else ""
+        parts.append(f"its run did not finish (status {status}{said}), so samples may be missing")
+    if failed:
+        ids = ", ".join(redact(str(sample.get("id"))) for _, sample, _ in failed[:SHOWN_IDS])
+        more = f" and {len(failed) - SHOWN_IDS} more" if len(failed) > SHOWN_IDS else ""
+        parts.append(
+            f"{len(failed)} of {len(samples)} samples hold no answer of the model ({ids}{more}; the first: "
+            f"{failed[0][2]}), which is no out-of-choice answer"
+        )
+    return [
+        Diagnostic(
+            "EV143",
+            f"an inspect log of a failed run: {'; '.join(parts)}. Not scored: scoring the samples that "
+            "were answered would change the denominators",
+            path=path,
+            line=failed[0][0] if failed else None,
+            hint="fix the cause, then rerun the failed samples in inspect (`inspect eval-retry LOG`) and "
+            "score the log it writes; a log written with --no-score: `inspect score LOG` first",
+        )
+    ]
 
 
 def answer_index(scores: Any) -> int | None:

@@ -18,6 +18,7 @@ from ..outputs import Change, Output, settle, writing
 from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
+from .harness_logs import read_eval_file, unanswered
 from .jsonfile import limited, read_json_records
 from .kind import (
     ANSWERED_BY,
@@ -66,8 +67,6 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
             ]
         )
     if path.suffix.lower() == ".eval":  # an inspect log: a zip archive
-        from .harness_logs import read_eval_file
-
         return read_eval_file(path)
     try:
         lines = read_json_records(path)
@@ -84,6 +83,9 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
         ) from None
     if lines.problems:
         raise DiagnosticError(limited(lines.problems))
+    failed = unanswered(str(path), lines.records, lines.members)  # an inspect JSON log of a failed run
+    if failed:
+        raise DiagnosticError(failed)
     if not lines.records:
         raise DiagnosticError(
             [

@@ -210,13 +210,13 @@ def _refuse_other_export(out: Path, harness: str, dataset: str) -> None:
     except (OSError, ValueError, DiagnosticError):
         earlier = None
     found = (earlier.get("harness"), earlier.get("dataset")) if isinstance(earlier, dict) else (None, None)
-    if found != (harness, dataset):
-        what = f"a {found[0]} export of {found[1]!r}" if found[0] else "an export this one cannot read"
+    if found != (harness, dataset):  # "an": both harnesses' names take it (an inspect, an LM-eval)
+        what = f"an {found[0]} export of {found[1]!r}" if found[0] else "an export this one cannot read"
         refuse(
             [
                 Diagnostic(
                     "EX005",
-                    f"--out holds {what}, not a {harness} export of {dataset!r}; refusing to replace it",
+                    f"--out holds {what}, not an {harness} export of {dataset!r}; refusing to replace it",
                     path=str(out),
                     hint="choose another --out, or pass --overwrite to replace that export",
                 )
