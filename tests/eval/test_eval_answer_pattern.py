@@ -55,6 +55,18 @@ def test_the_pattern_is_checked_before_anything_loads(pattern: str, scoring: str
 # ---- a pattern that never matches is said, not left to show as a model answering nothing ----------------
 
 
+def _run_read_after(server, build: Path, tmp_path: Path, reply: str) -> tuple[Path, str]:  # type: ignore[no-untyped-def]
+    """An eval run of 4 rows whose replies are ``reply``, read after 回答: (--answer-pattern)."""
+    server.script[0] = reply
+    out = tmp_path / "run"
+    code, output = eval_fake(
+        server, build, out, "--setting", "basic-1", "--scoring", "generate", "--limit", "4",
+        "--answer-pattern", "回答[:：]",
+    )  # fmt: skip
+    assert code == 0, output
+    return out, output
+
+
 @pytest.mark.parametrize(("reply", "matched"), [("答え: {a}", 0), ("回答: {a}", 4)])
 def test_eval_says_when_the_pattern_matched_no_reply(
     scripted,  # noqa: F811
@@ -65,13 +77,7 @@ def test_eval_says_when_the_pattern_matched_no_reply(
 ) -> None:
     """results.json counts the replies the pattern matched; none matched is said in the report and on
     the terminal (every answer out of choice because of the pattern, not the model)."""
-    scripted.script[0] = reply
-    out = tmp_path / "run"
-    code, output = eval_fake(
-        scripted, kinds_build, out, "--setting", "basic-1", "--scoring", "generate", "--limit", "4",
-        "--answer-pattern", "回答[:：]",
-    )  # fmt: skip
-    assert code == 0, output
+    out, output = _run_read_after(scripted, kinds_build, tmp_path, reply)
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     assert results["scoring"]["answer_pattern_matched"] == matched
     report = (out / "report.md").read_text(encoding="utf-8")
@@ -92,13 +98,7 @@ def test_the_hint_after_a_pattern_that_matched_nothing_can_be_followed(
 
     from tests.eval.test_protocols_check import cli
 
-    scripted.script[0] = "答え: {a}"
-    out = tmp_path / "run"
-    code, output = eval_fake(
-        scripted, kinds_build, out, "--setting", "basic-1", "--scoring", "generate", "--limit", "4",
-        "--answer-pattern", "回答[:：]",
-    )  # fmt: skip
-    assert code == 0, output
+    out, _ = _run_read_after(scripted, kinds_build, tmp_path, "答え: {a}")
     report = (out / "report.md").read_text(encoding="utf-8")
     printed = re.search(r"`jbcompile score predictions.jsonl (.*?) --answer-pattern …`", report)
     assert printed is not None, report
