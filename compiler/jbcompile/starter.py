@@ -12,11 +12,9 @@ import re
 from pathlib import Path
 
 from . import placeholders
+from .changelog import CHANGELOG, FIRST_VERSION, first_changelog
 from .diagnostics import Diagnostic, DiagnosticError
 from .paths import DATASET_FILE, SOURCES_FOLDER
-
-CHANGELOG = "CHANGELOG.md"
-FIRST_VERSION = "0.1.0"
 
 # One wording per line of dataset.yaml, so that a maintainer can edit the list as it stands.
 _DATASET = """\
@@ -51,16 +49,6 @@ unknown_options:
 categories: [{categories}]
 """
 
-_CHANGELOG = """\
-# Changelog
-
-Each release needs a section here before `jbcompile publish`: it becomes the release's description.
-
-## {version}
-
-- First version, started with `jbcompile init --kind {kind}`.
-"""
-
 
 def benchmark_name(folder: Path) -> str:
     """A dataset name from the folder's name (``My Bench`` → ``My-Bench``); ``my-benchmark`` for none."""
@@ -89,7 +77,9 @@ def starter_files(design_name: str, name: str) -> dict[str, str]:
     )
     files = {
         f"{SOURCES_FOLDER}/{DATASET_FILE}": dataset,
-        f"{SOURCES_FOLDER}/{CHANGELOG}": _CHANGELOG.format(version=FIRST_VERSION, kind=design_name),
+        f"{SOURCES_FOLDER}/{CHANGELOG}": first_changelog(
+            f"started with `jbcompile init --kind {design_name}`"
+        ),
     }
     files.update({f"{SOURCES_FOLDER}/{path}": text for path, text in starter.files.items()})
     return files

@@ -85,6 +85,12 @@ def test_the_round_trip_of_every_importer_goes_through_the_interface(name: str, 
     given_back, compared = _given_back(report)
     assert compared > 0 and given_back == compared, report.to_json()
     assert (tmp_path / "sources" / "dataset.yaml").is_file() and "dataset.yaml" in report.files_written
+    # publish needs the version's changelog section (P010): every import writes the first one
+    import yaml
+    from jbcompile.changelog import changelog_section, read_changelog
+
+    version = yaml.safe_load((tmp_path / "sources" / "dataset.yaml").read_text(encoding="utf-8"))["version"]
+    assert changelog_section(read_changelog(tmp_path / "sources") or "", version), report.files_written
     for _, ticks in steps:  # a progress bar, where one is shown, ends full
         assert ticks and ticks[-1][0] == ticks[-1][1]
     if name == "bbq-templates":  # expanding every template to compare is the long step

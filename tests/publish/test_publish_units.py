@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from fakehub import FakeHub
-from jbcompile.publish.changelog import changelog_section
+from jbcompile.changelog import changelog_section
 from jbcompile.publish.hub import parse_hub_ref
 from jbcompile.redaction import redact
 from publish_helpers import REPO, build_files, build_folder, edit, publish, run

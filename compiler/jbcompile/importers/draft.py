@@ -15,6 +15,7 @@ from typing import Any
 import yaml
 
 from .. import placeholders
+from ..changelog import CHANGELOG, FIRST_VERSION, first_changelog
 from ..reading import SOURCE, read_text
 
 # Our own wordings of "cannot be answered from the context", used when the input brings fewer than 8.
@@ -185,7 +186,7 @@ class SourcesDraft:
         data = {
             "name": slug(self.name),
             "pretty_name": self.pretty_name,
-            "version": "0.1.0",
+            "version": FIRST_VERSION,
             "license": placeholders.LICENSE,
             "language": ["ja"],
             "description": self.description or placeholders.IMPORTED_DESCRIPTION,
@@ -204,7 +205,11 @@ class SourcesDraft:
         """Relative path → YAML text of every file of the folder."""
         header = "# Written by `jbcompile import`; edit freely.\n"
         dataset_header = header + (KEEP_AS_WRITTEN if self.keep_as_written else "")
-        out = {"dataset.yaml": dump_yaml(self.dataset(), dataset_header)}
+        out = {
+            "dataset.yaml": dump_yaml(self.dataset(), dataset_header),
+            # publish needs the version's section (P010): the import is the first version
+            CHANGELOG: first_changelog("imported with `jbcompile import`"),
+        }
         by_category: dict[str, dict[str, Any]] = {}
         for group in self.groups.values():
             entry: dict[str, Any] = {"tag": group.tag}

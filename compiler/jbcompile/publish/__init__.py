@@ -10,8 +10,8 @@ Modules, in the order a release goes through them:
 - ``hub``: the only module that calls ``huggingface_hub``
 """
 
+from ..changelog import changelog_section
 from .buildfolder import BuildFolder, open_build
-from .changelog import changelog_section
 from .diff import BuildDiff, diff_builds
 from .release import ReleasePlan, execute_release, inspect_remote, prepare_release, release_tag
 from .verify import VerifyReport, compare_builds, verify_release

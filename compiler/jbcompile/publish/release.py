@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..changelog import CHANGELOG, changelog_section, read_changelog
 from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
@@ -30,7 +31,6 @@ from ..paths import display_path
 from ..projecttypes import Project
 from ..reading import DATA_FILE, DOCUMENT, read_bytes, read_text
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
-from .changelog import CHANGELOG, changelog_section, read_changelog
 from .hub import (
     HUB_MANAGED,
     REPO_TYPE,
