@@ -155,10 +155,23 @@ def test_dry_run_prints_billed_characters_and_calls_nothing(fake_deepl, en_sourc
     assert f"{expected:,} characters would be billed" in result.output
     assert "Who needed help?" in result.output
     assert fake_deepl.requests == []
+    assert "0 answered by the memory, 0 repeating a text billed once" in result.output  # no memory yet
     _translate(en_sources, fake_deepl)
     assert fake_deepl.billed == expected  # the estimate is what the (fake) service counts
     again = _invoke("--sources", str(en_sources), "--dry-run")
     assert "0 text(s), 0 characters would be billed" in again.output
+    assert f"{len(prepared.plan.planned)} answered by the memory, 0 repeating" in again.output
+
+
+def test_a_text_met_twice_is_billed_once_and_not_credited_to_the_memory(en_sources):
+    """The plan tells a text the memory holds from one repeated in this run (billed once): a dry run
+    without any memory credited the repeats to it."""
+    from jbcompile.translate.pipeline import make_plan
+
+    prepared = prepare(en_sources, [], Settings())
+    units = [item.unit for item in prepared.plan.planned]
+    plan = make_plan([*units, units[0]], prepared.memory, prepared.glossary, Settings())
+    assert (len(plan.planned), len(plan.to_bill), plan.remembered) == (len(units) + 1, len(units), 0)
 
 
 def test_quota_exhausted_mid_run_keeps_finished_batches_and_resumes(fake_deepl, en_sources):

@@ -171,7 +171,9 @@ def _print_dry_run(prepared) -> None:
     kept = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items())) or "none"
     out_console.print(
         f"dry run: {len(plan.to_bill)} text(s), {plan.billed_characters:,} characters would be billed; "
-        f"{len(plan.planned) - len(plan.to_bill)} answered by the memory; kept as they are: {kept}",
+        f"{plan.remembered} answered by the memory, "
+        f"{len(plan.planned) - len(plan.to_bill) - plan.remembered} repeating a text billed once; "
+        f"kept as they are: {kept}",
         markup=False,
         soft_wrap=True,
     )

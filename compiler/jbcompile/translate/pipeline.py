@@ -59,6 +59,7 @@ class Plan:
     planned: list[PlannedText] = field(default_factory=list)
     skipped: list[tuple[TranslationUnit, str]] = field(default_factory=list)
     to_bill: list[PlannedText] = field(default_factory=list)  # one per distinct memory key
+    remembered: int = 0  # planned texts the memory already holds (the others repeat one billed once)
 
     @property
     def billed_characters(self) -> int:
@@ -96,7 +97,9 @@ def make_plan(
         )
         item = PlannedText(unit, options, memory_key(unit.en, options))
         plan.planned.append(item)
-        if memory.get(item.key) is None and item.key not in billed_keys:
+        if memory.get(item.key) is not None:
+            plan.remembered += 1
+        elif item.key not in billed_keys:
             billed_keys.add(item.key)
             plan.to_bill.append(item)
     return plan
