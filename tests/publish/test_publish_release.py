@@ -144,6 +144,19 @@ def test_refuses_unreviewed_machine_translations_with_their_position(
     assert publish(sources, build_folder(sources, tmp_path / "build")).exit_code == 0
 
 
+def test_refuses_a_template_no_one_reviewed(hub_env: FakeHub, make_sources, tmp_path) -> None:
+    """JA118, as `build --release` says it: a plain build of a draft template builds, but no published
+    version ships it (the rule's promise), whichever way the build was made."""
+    sources = make_sources()
+    template = sources / "templates" / "Age" / "age-library.yaml"
+    edit(template, "status: reviewed", "status: draft")
+    result = publish(sources, build_folder(sources, tmp_path / "build"))
+    assert_refused(result, hub_env, "JA118")
+    assert re.search(r"age-library\.yaml:\d+:\d+: JA118", result.output), result.output
+    edit(template, "status: draft", "status: reviewed")
+    assert publish(sources, build_folder(sources, tmp_path / "build")).exit_code == 0
+
+
 def test_refuses_without_a_token(hub_env: FakeHub, release, monkeypatch: pytest.MonkeyPatch) -> None:
     sources, build = release
     monkeypatch.delenv("HF_TOKEN")

@@ -300,8 +300,12 @@ def settings_beyond(kind: EvalKind, options: EvalOptions, tokens: int) -> list[s
     """The kind's settings that generate more than ``tokens`` new tokens (a reply with room for
     reasons) and that the run's other options allow (detection has no CoT setting), named where a run's
     limit left none."""
-    roomier = (replace(options, setting=setting) for setting in kind.settings)
-    return [o.setting for o in roomier if kind.max_new_tokens(o) > tokens and not kind.check_options(o)]
+    return [
+        setting
+        for setting in kind.settings
+        if kind.max_new_tokens(given := replace(options, setting=setting)) > tokens
+        and not kind.check_options(given)
+    ]
 
 
 def _pattern_room_problems(request: EvalRequest, kind: EvalKind) -> list[Diagnostic]:

@@ -112,6 +112,18 @@ def unreviewed_translations(project: Project) -> list[Diagnostic]:
     return found
 
 
+def unreviewed_templates(project: Project) -> list[Diagnostic]:
+    """JA118 as `build --release` reports it: a template no one has marked ``reviewed`` is not released,
+    whichever way its build was made."""
+    from ..checks import run_checks
+
+    return [
+        d
+        for d in run_checks(project, release=True, only=("JA118",))
+        if d.code == "JA118" and d.severity is Severity.ERROR
+    ]
+
+
 def _source_models(project: Project) -> Iterable[tuple[LoadedDocument, KeyPath, Any]]:
     yield project.dataset_doc, (), project.dataset
     for group in project.vocab.values():
@@ -361,6 +373,7 @@ def prepare_release(
     problems += emptiness_problems(build)
     problems += freshness_problems(project, build)
     problems += unreviewed_translations(project)
+    problems += unreviewed_templates(project)
     problems += placeholder_problems(project)
     problems += gating_problems(build)
     problems += card_gaps(project)
