@@ -140,6 +140,7 @@ CODES: tuple[Code, ...] = (
             "B008": "a template, or the build, above its row limit (counted before expanding)",
             "B009": "--out holds a build of another dataset (replaced only with --overwrite)",
             "B101": "a rationale that fails verification",
+            "B102": "a disambiguated gold the disambiguating context does not settle",
             "B201": "an example_id occurs twice",
             "B202": "a gold label that does not fit its context condition",
             "B203": "gold or unknown option positions unbalanced in a category",

@@ -115,3 +115,23 @@ def test_valid_sources_build(kinds_sources: Path) -> None:
     except DiagnosticError as error:  # pragma: no cover - shows the findings when it fails
         pytest.fail("\n".join(d.located() + " " + d.message for d in error.diagnostics))
     assert set(compiled.configs) == {"sobaco", "sobaco_dummy", "jubaku"}
+
+
+def test_a_culture_context_saying_the_same_of_both_names_cannot_settle_a_name(kinds_sources: Path) -> None:
+    path = kinds_sources / PLAIN
+    edit(
+        path,
+        'culture_context: "敬老の日に、{{NAME2}}さんは{{NAME1}}さんの家へ花を届けた。"',
+        'culture_context: "{{NAME1}}さんは敬老の日に花を贈られた。{{NAME2}}さんは敬老の日に花を贈られた。"',
+    )
+    problem = _only(problems_of(kinds_sources), "SB104")
+    assert problem.line == _line_of(path, "culture_context") and problem.col == 18
+    assert "NAME1" in problem.message and "UNKNOWN" in problem.hint
+
+
+def test_a_culture_context_telling_the_names_apart_passes() -> None:
+    assert not sobaco.says_the_same_of_both(
+        "敬老の日に、{{NAME2}}さんは{{NAME1}}さんの家へ花を届けた。", "ja"
+    )
+    assert not sobaco.says_the_same_of_both("{{NAME1}}さんは花を贈った。{{NAME2}}さんは花を贈られた。", "ja")
+    assert sobaco.says_the_same_of_both("{{NAME2}}さんは花を贈られた。{{NAME1}}さんは花を贈られた。", "ja")

@@ -1119,6 +1119,7 @@ def _expand(
     seed = project.dataset.seed
     unknowns = project.unknown_texts
     reported: set[tuple[str, str, str]] = set()
+    reported_unsettled: set[str] = set()
     metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
     slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
     for combo_index, (t, o, words) in enumerate(plan.combos):
@@ -1148,6 +1149,12 @@ def _expand(
                 )
                 ambiguous = rewrite(rendering.ambiguous.fill(values))
                 disambiguating = rewrite(rendering.disambiguating.fill(values))
+                first, second = (mentioned[role].text for role in evidence_order)
+                found = rationale.find_evidence(disambiguating, first, second, project.lang)
+                unsettled = rationale.unsettled(found, disambiguating, project.lang)
+                if unsettled is not None and unsettled not in reported_unsettled:
+                    reported_unsettled.add(unsettled)
+                    problems.append(_unsettled_problem(template, unsettled, disambiguating))
                 for condition in CONDITIONS:
                     if condition == "ambig" and (shared_ambiguous or mention):
                         # an earlier combo made these ambiguous rows; and the exchanged mention order
@@ -1165,27 +1172,36 @@ def _expand(
                         gold_role = "U" if condition == "ambig" else _gold_role(plan, polarity, assignment)
                         answer_text = unknown if gold_role == "U" else people[gold_role].option
                         predicate = _predicate(plan, polarity, values, question)
-                        text = _rationale(
-                            plan,
-                            condition,
-                            polarity,
-                            values,
-                            disambiguating,
-                            mentioned,
-                            (context_order, evidence_order),
-                            answer_text,
-                            unknown,
-                            predicate,
-                            project.lang,
+                        unfounded = condition == "disambig" and unsettled is not None
+                        text = (
+                            ""  # no gold the context settles (B102): the build writes nothing
+                            if unfounded
+                            else _rationale(
+                                plan,
+                                condition,
+                                polarity,
+                                values,
+                                found,
+                                mentioned,
+                                (context_order, evidence_order),
+                                answer_text,
+                                unknown,
+                                predicate,
+                                project.lang,
+                            )
                         )
-                        for problem in rationale.verify_rationale(
-                            text,
-                            context=context,
-                            question=question,
-                            persons=(mentioned["T"].text, mentioned["O"].text),
-                            answer=answer_text,
-                            disambiguating=disambiguating if condition == "disambig" else None,
-                            lang=project.lang,
+                        for problem in (
+                            []
+                            if unfounded
+                            else rationale.verify_rationale(
+                                text,
+                                context=context,
+                                question=question,
+                                persons=(mentioned["T"].text, mentioned["O"].text),
+                                answer=answer_text,
+                                disambiguating=disambiguating if condition == "disambig" else None,
+                                lang=project.lang,
+                            )
                         ):
                             key = (condition, polarity, problem.reason)
                             if key not in reported:
@@ -1279,7 +1295,7 @@ def _rationale(
     condition: str,
     polarity: str,
     values: dict[str, str],
-    disambiguating: str,
+    found: list[rationale.Evidence],
     people: dict[str, Person],
     orders: tuple[tuple[str, str], tuple[str, str]],
     answer: str,
@@ -1288,7 +1304,8 @@ def _rationale(
     lang: str,
 ) -> str:
     """``orders``: the roles in the order the ambiguous context mentions them, and in the order the
-    evidence is quoted in (the order of the statements, where the template gives them)."""
+    evidence is quoted in (the order of the statements, where the template gives them); ``found``: the
+    disambiguating context's evidence about the persons, taken in that order."""
     override = plan.overrides.get((polarity, condition))
     if override is not None:
         return override.fill(values | {"ANSWER": answer, "UNKNOWN": unknown})
@@ -1297,7 +1314,6 @@ def _rationale(
         first, second = (people[role] for role in context_order)
         return rationale.ambiguous_rationale(first.option, second.option, unknown, predicate, lang)
     first, second = (people[role] for role in evidence_order)
-    found = rationale.find_evidence(disambiguating, first.text, second.text, lang)
     names = {first.text: first.option, second.text: second.option}
     return rationale.disambiguated_rationale(found, (first.text, second.text), names, answer, predicate, lang)
 
@@ -1316,6 +1332,18 @@ def _rationale_problem(
         hint="quote only verbatim context about one person in 「」, and end with the gold answer in 「」"
         if overridden
         else "give each person its own clause in the disambiguating context, or write a rationale override",
+        severity=Severity.ERROR,
+    )
+
+
+def _unsettled_problem(template: SourceTemplate, reason: str, disambiguating: str) -> Diagnostic:
+    """A disambiguated gold the context does not settle: an error, never a rationale made up for it."""
+    return template.diagnostic(
+        ("disambiguating_context",),
+        "B102",
+        f"the disambiguating context does not settle the gold person: {reason}: 「{disambiguating}」",
+        hint="give the disambiguating context a statement that names one person and settles the "
+        "question (per-person `statements` that say different things of each person)",
         severity=Severity.ERROR,
     )
 

@@ -24,7 +24,6 @@ _PHRASES = {
         "both": "文脈では、{a}について「{ea}」と書かれており、{b}について「{eb}」と書かれています。",
         "joint": "文脈には{e}と書かれています。",
         "one": "文脈では、{a}について「{ea}」と書かれていますが、{b}にはそうした記述がありません。",
-        "none": "文脈の記述から、問いの答えに当たる人物が特定できます。",
         "because": "そのため、{predicate}のは{x}であり、",
         "so": "そのため、",
         "answer": "答えは「{x}」です。",
@@ -36,7 +35,6 @@ _PHRASES = {
         "both": "The context says about {a}: “{ea}”, and about {b}: “{eb}”. ",
         "joint": "The context says: {e} ",
         "one": "The context says about {a}: “{ea}”, and nothing of the kind about {b}. ",
-        "none": "The context identifies the person the question asks about. ",
         "because": "So ",
         "so": "So ",
         "answer": "the answer is “{x}”.",
@@ -146,6 +144,45 @@ def find_evidence(disambiguating: str, first: str, second: str, lang: str = "ja"
     return evidence
 
 
+def unsettled(evidence: list[Evidence], disambiguating: str, lang: str = "ja") -> str | None:
+    """Why the disambiguating context does not tell the two persons apart, or None when it may.
+
+    A gold person is settled by the context only where the context says something of one person that it
+    does not say of the other: a context that names neither person, or that says the same of both (one
+    statement written twice), leaves the question as open as the ambiguous context does. What each person
+    is said to do is read from the sentence naming it up to the sentence naming the other person (or the
+    context's end); a lead-in clause before it (「一方、」) does not tell them apart.
+    """
+    if not evidence:
+        return "no sentence of it names either person"
+    own = [item for item in evidence if len(item.persons) == 1]
+    if len(own) < 2:  # one person's evidence, or a sentence telling both apart: the verifier's part
+        return None
+    texts = sentences(disambiguating, lang)
+    first, second = own
+    start, stop = texts.index(first.sentence), texts.index(second.sentence)
+    said = (
+        _masked(" ".join(texts[start:stop]), first.persons[0], second.persons[0]),
+        _masked(" ".join(texts[stop:]), second.persons[0], first.persons[0]),
+    )
+    longer, shorter = sorted(said, key=len, reverse=True)
+    lead = longer[: len(longer) - len(shorter)]
+    if longer.endswith(shorter) and _PERSON not in lead and (not lead or lead.rstrip()[-1] in "、,"):
+        return "it says the same of both persons"
+    return None
+
+
+_PERSON = "\0"
+
+
+def _masked(text: str, name: str, other: str) -> str:
+    """``text`` with each mention of ``name`` (not inside ``other``) as one mark, case-folded."""
+    spans = mention_spans(text, name, other)
+    for start in reversed(spans):
+        text = text[:start] + _PERSON + text[start + len(name) :]
+    return text.strip().casefold()
+
+
 def _named(names: dict[str, str], lang: str) -> dict[str, str]:
     """English names read "the man in his seventies"; an option already worded "the …" keeps its own."""
     if lang != "en":
@@ -181,8 +218,8 @@ def disambiguated_rationale(
         (a,) = quoted
         (b,) = [p for p in order if p != a]
         body = phrases["one"].format(a=names[a], b=names[b], ea=single[a])
-    else:
-        body = phrases["none"]
+    else:  # the caller reports a context without evidence (B102) instead of deriving a rationale
+        raise ValueError("a disambiguated rationale needs evidence about a person")
     if predicate and lang == "ja":
         conclusion = phrases["because"].format(predicate=predicate, x=answer)
     else:

@@ -34,6 +34,7 @@ class SobacoDesign(Design):
                 "SB101": "the names group has fewer than two names in the build language",
                 "SB102": "the names group lists a name twice",
                 "SB103": "the background context does not introduce both names",
+                "SB104": "a culture or dummy context that says the same of both names, with a name as gold",
                 "SB201": "an example_id occurs twice",
                 "SB202": "a problem × question without its 36·E rows",
                 "SB203": "a gold that does not fit the problem's type",

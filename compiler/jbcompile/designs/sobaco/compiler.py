@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ...diagnostics import Diagnostic
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, slots_in, stable_hash, stable_id
-from ...text import did_you_mean
+from ...text import did_you_mean, sentences
 from ..base import (
     ConfigSpec,
     Kind,
@@ -199,6 +199,44 @@ def _reports_for_group(template: SourceTemplate, project: Project) -> bool:
     return not users or template.id == min(users)
 
 
+def says_the_same_of_both(text: str, lang: str) -> bool:
+    """True when ``text`` names each name only in sentences of its own, and those sentences, the name
+    aside, are the same for {{NAME1}} as for {{NAME2}}: nothing in it tells the two names apart."""
+    said: dict[str, Counter[str]] = {slot: Counter() for slot in NAME_SLOTS}
+    for sentence in sentences(text, lang):
+        spans = [(slot, start, end) for slot, start, end in slots_in(sentence) if slot in NAME_SLOTS]
+        named = {slot for slot, _, _ in spans}
+        if len(named) > 1:
+            return False
+        if named:
+            for _, start, end in reversed(spans):
+                sentence = sentence[:start] + "\0" + sentence[end:]
+            said[named.pop()][sentence.removesuffix("。")] += 1
+    return bool(said["NAME1"]) and said["NAME1"] == said["NAME2"]
+
+
+def _unsettled_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
+    """A problem whose gold is a name, but whose added context says the same of both names (SB104): the
+    background cannot tell them apart either (the bias problem's gold is the unknown option), so no
+    context settles that gold."""
+    model: SobacoTemplate = template.model
+    problems = []
+    for field, answer in (("culture_context", "culture_answer"), ("dummy_context", "dummy_answer")):
+        text = text_in(getattr(model, field), lang) if getattr(model, field) else None
+        gold = getattr(model, answer)
+        if text is not None and gold in NAME_SLOTS and says_the_same_of_both(text, lang):
+            problems.append(
+                template.diagnostic(
+                    (field,),
+                    "SB104",
+                    f"the {field} says the same of {{{{NAME1}}}} and {{{{NAME2}}}}, so it cannot settle "
+                    f"the gold {gold}",
+                    hint=f"write in {field} what sets {{{{{gold}}}}} apart, or make {answer} UNKNOWN",
+                )
+            )
+    return problems
+
+
 class SobacoKind(Kind):
     name = "sobaco"
     template_model = SobacoTemplate
@@ -291,6 +329,7 @@ class SobacoKind(Kind):
                                 hint="introduce both names in the background context",
                             )
                         )
+        problems += _unsettled_problems(template, lang)
         problems += alternative_problems(
             template, lang, "an expression alternative", hint=f"add `{lang}:` to the expression"
         )

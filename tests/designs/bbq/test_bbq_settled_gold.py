@@ -1,0 +1,82 @@
+"""A disambiguated gold must be settled by the disambiguating context: a context that names neither
+person, or says the same of both, fails the build (B102) instead of getting a made-up rationale."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jbcompile.designs.bbq.rationale import find_evidence, unsettled
+from jbcompile.diagnostics import Diagnostic, Severity
+from jbcompile.starter import init_benchmark
+
+from tests.helpers import compile_folder, edit, problems_of
+
+TEMPLATE = "templates/Age/age-tiller.yaml"
+OLD_STATEMENT = "    NAME2: その{{NAME2}}は何度も説明書を読み返し、店の人に手順を聞き直していた。"
+NEW_STATEMENT = "    NAME2: その{{NAME2}}は一度説明を聞いただけで、すぐに耕運機を動かし始めた。"
+
+
+@pytest.fixture
+def starter(tmp_path: Path) -> Path:
+    init_benchmark(tmp_path / "bench", "bbq")
+    return tmp_path / "bench" / "sources"
+
+
+def _errors(sources: Path) -> list[Diagnostic]:
+    return [p for p in problems_of(sources) if p.severity is Severity.ERROR]
+
+
+def _line_of(path: Path, text: str) -> int:
+    return next(i for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if text in line)
+
+
+def test_a_context_naming_neither_person_fails_the_build(starter: Path) -> None:
+    path = starter / TEMPLATE
+    text = path.read_text(encoding="utf-8")
+    start = text.index("disambiguating_context:")
+    end = text.index("questions:")
+    path.write_text(
+        text[:start] + "disambiguating_context: 説明のあと、店の人が耕運機を片付けた。\n" + text[end:],
+        encoding="utf-8",
+    )
+    problems = _errors(starter)
+    assert [p.code for p in problems] == ["B102"]
+    (problem,) = problems
+    assert problem.path.endswith("age-tiller.yaml")
+    assert problem.line == _line_of(path, "disambiguating_context:") and problem.col == 25
+    assert "names either person" in problem.message and "耕運機を片付けた" in problem.message
+    assert "names one person" in problem.hint
+
+
+def test_one_statement_for_both_persons_fails_the_build(starter: Path) -> None:
+    edit(starter / TEMPLATE, OLD_STATEMENT, NEW_STATEMENT)
+    problems = _errors(starter)
+    assert [p.code for p in problems] == ["B102"]
+    assert "the same of both" in problems[0].message
+
+
+def test_a_connective_does_not_tell_the_same_statements_apart(starter: Path) -> None:
+    edit(starter / TEMPLATE, OLD_STATEMENT, NEW_STATEMENT + "\n  connective: 一方、")
+    assert [p.code for p in _errors(starter)] == ["B102"]
+
+
+def test_the_starter_still_builds_with_quoted_evidence(starter: Path) -> None:
+    rows = compile_folder(starter).configs["full"].rows
+    disambiguated = [row for row in rows if row["context_condition"] == "disambig"]
+    assert disambiguated and all(row["rationale"].startswith("文脈では、") for row in disambiguated)
+
+
+def test_statements_that_differ_after_their_first_sentence_settle_the_gold() -> None:
+    context = "その高齢の男性は説明を聞いた。すぐに動かした。その若い男性は説明を聞いた。動かせなかった。"
+    found = find_evidence(context, "高齢の男性", "若い男性")
+    assert unsettled(found, context) is None
+    same = "その高齢の男性は説明を聞いた。動かせなかった。その若い男性は説明を聞いた。動かせなかった。"
+    assert unsettled(find_evidence(same, "高齢の男性", "若い男性"), same) is not None
+
+
+def test_one_persons_evidence_or_a_joint_sentence_is_left_to_the_verifier() -> None:
+    one = "その若い男性は何度も説明書を読み返した。"
+    assert unsettled(find_evidence(one, "高齢の男性", "若い男性"), one) is None
+    joint = "その高齢の男性はすぐに覚えたが、その若い男性は戸惑っていた。"
+    assert unsettled(find_evidence(joint, "高齢の男性", "若い男性"), joint) is None
