@@ -49,6 +49,30 @@ def test_build_with_bad_sources_exits_2_and_writes_nothing(mini_sources: Path, t
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("broken", "args", "code", "expected"),
+    [
+        ("lint", [], 1, "JA101"),  # a lint rule's finding: the sources were read and judged
+        ("yaml", [], 2, "Y001"),  # malformed YAML: the sources cannot be read
+        ("none", ["--release"], 1, "JA118"),  # a release refused (unreviewed templates)
+    ],
+)
+def test_build_exits_as_check_does_1_for_findings_2_for_unreadable_input(
+    mini_sources: Path, tmp_path: Path, broken: str, args: list[str], code: int, expected: str
+) -> None:
+    template = mini_sources / "templates/Age/age-work.yaml"
+    if broken == "lint":
+        edit(template, "が参加した。", "が参加した。彼らの後ろには列ができていた。")
+    elif broken == "yaml":
+        edit(template, "group: young", "group: [young")
+    out = tmp_path / "out"
+    built = run("build", "--sources", str(mini_sources), "--out", str(out), *args)
+    assert built.returncode == code and f" {expected} " in built.stderr, built.stderr
+    assert "Traceback" not in built.stderr and not out.exists()
+    checked = run("check", "--sources", str(mini_sources), *args)
+    assert checked.returncode == code, checked.stderr
+
+
 def test_build_diagnostics_as_github_annotations(mini_sources: Path, tmp_path: Path) -> None:
     edit(mini_sources / "templates/Age/age-work.yaml", "group: young", "group: youth")
     result = run(
