@@ -22,6 +22,23 @@ def test_malformed_yaml_names_line_and_column(mini_sources: Path) -> None:
     assert problem.line is not None and problem.line >= 2
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("  NAME1: {group: young}", "\tNAME1: {group: young}", (8, 1)),  # a tab to indent
+        ("  NAME2: {group: old,", "\tNAME2: {group: old,", (9, 1)),  # after a line indented with spaces
+    ],
+)
+def test_a_tab_in_the_indentation_is_named_where_it_stands(
+    mini_sources: Path, old: str, new: str, where: tuple[int, int]
+) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, old, new)
+    (problem,) = problems_of(mini_sources)
+    assert (problem.code, problem.line, problem.col) == ("Y001", *where), problem
+    assert "a tab" in problem.message and "indent with spaces" in (problem.hint or ""), problem
+
+
 def test_missing_field_points_at_the_mapping(mini_sources: Path) -> None:
     edit(mini_sources / "templates/Age/age-work.yaml", "attested: 職場の年齢差別についての報道\n", "")
     (problem,) = problems_of(mini_sources)
