@@ -326,8 +326,9 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
             if deep is not None:
                 raise DiagnosticError([deep])
         node = loader.get_single_node()
-        if node is None:
+        if node is None:  # an empty document (or comments only): what is said of it points at its start
             doc.data = None
+            doc.values[()] = Position(1, 1, None)
             return doc
         doc.data = builder.build(node, (), loader)
     except _Stop as stop:
