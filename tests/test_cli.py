@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -218,6 +219,10 @@ def test_stats_prints_whole_numbers_in_80_columns(bundled_sources: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "…" not in result.stdout
     assert "sobaco_dummy templates" in result.stdout and "Hierarchical_relationship" in result.stdout
+    # counts are grouped by thousands, as build and audit print them
+    (total,) = [line.split("│")[1:-1] for line in result.stdout.splitlines() if "│ total" in line]
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", cell.strip()) for cell in total[1:]), total
+    assert any("," in cell for cell in total), total
 
 
 def test_every_url_printed_has_its_credentials_redacted() -> None:
