@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,30 @@ def test_build_with_bad_sources_exits_2_and_writes_nothing(mini_sources: Path, t
     assert any("age-work.yaml:8:18:" in line and "R002" in line for line in lines)
     assert any("age-phone.yaml:3:9: S002" in line for line in lines)
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    ("broken", "args", "code", "expected"),
+    [
+        ("lint", [], 1, "JA101"),  # a lint rule's finding: the sources were read and judged
+        ("yaml", [], 2, "Y001"),  # malformed YAML: the sources cannot be read
+        ("none", ["--release"], 1, "JA118"),  # a release refused (unreviewed templates)
+    ],
+)
+def test_build_exits_as_check_does_1_for_findings_2_for_unreadable_input(
+    mini_sources: Path, tmp_path: Path, broken: str, args: list[str], code: int, expected: str
+) -> None:
+    template = mini_sources / "templates/Age/age-work.yaml"
+    if broken == "lint":
+        edit(template, "が参加した。", "が参加した。彼らの後ろには列ができていた。")
+    elif broken == "yaml":
+        edit(template, "group: young", "group: [young")
+    out = tmp_path / "out"
+    built = run("build", "--sources", str(mini_sources), "--out", str(out), *args)
+    assert built.returncode == code and f" {expected} " in built.stderr, built.stderr
+    assert "Traceback" not in built.stderr and not out.exists()
+    checked = run("check", "--sources", str(mini_sources), *args)
+    assert checked.returncode == code, checked.stderr
 
 
 def test_build_diagnostics_as_github_annotations(mini_sources: Path, tmp_path: Path) -> None:
@@ -194,6 +219,10 @@ def test_stats_prints_whole_numbers_in_80_columns(bundled_sources: Path) -> None
     assert result.returncode == 0, result.stderr
     assert "…" not in result.stdout
     assert "sobaco_dummy templates" in result.stdout and "Hierarchical_relationship" in result.stdout
+    # counts are grouped by thousands, as build and audit print them
+    (total,) = [line.split("│")[1:-1] for line in result.stdout.splitlines() if "│ total" in line]
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", cell.strip()) for cell in total[1:]), total
+    assert any("," in cell for cell in total), total
 
 
 def test_every_url_printed_has_its_credentials_redacted() -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from jbcompile.evaluate.jsonfile import CODES as EVALUATOR
 from jbcompile.importers.releases import RowCodes, read_release_rows
 from jbcompile.importers.report import ImportReport
-from jbcompile.jsonl import JsonCodes, read_json_lines
+from jbcompile.jsonl import JsonCodes, parse_value, read_json_lines
 from jbcompile.reading import RELEASE
 
 IMPORTER = JsonCodes(not_json="X1", too_deep="X2", not_text="X3", not_object="X4", not_rows="X5")
@@ -109,3 +109,22 @@ def test_a_csv_file_is_named_as_csv_and_a_bad_list_element_by_its_place(tmp_path
     path.write_text('[{"id": 1},\n  3, {"id": 2}\n]\n')
     (problem,) = read_json_records(path, EVALUATOR, RELEASE).problems
     assert (problem.line, "row 2 of the list" in problem.message) == (2, True)
+
+
+def test_a_line_cut_short_is_told_with_where_its_string_starts(tmp_path: Path) -> None:
+    """The decoder's "Unterminated string starting at" is finished with its column (a one-line record)
+    or its file line and column (a JSON document over several lines), for every reader."""
+    path = tmp_path / "cut.jsonl"
+    path.write_text('{"a": 1}\n{"question": "途中で切れ\n', encoding="utf-8")
+    for codes in (IMPORTER, EVALUATOR):
+        (problem,) = read_json_lines(path, codes, RELEASE).problems
+        assert problem.message == "not JSON: Unterminated string starting at column 14", problem
+        assert (problem.line, problem.col) == (2, 14)
+    report = ImportReport()
+    read_release_rows([path], lambda data, path, line: line, report, RowCodes("IM001", "IM002", "rows"))
+    assert [d.message for d in report.diagnostics] == [
+        "not JSON: Unterminated string starting at column 14; row skipped"
+    ]
+    _, problem = parse_value('{"a": 1,\n "b": "x', path, 5, IMPORTER)
+    assert problem is not None and problem.message.endswith("starting at line 6 column 7"), problem
+    assert (problem.line, problem.col) == (6, 7)

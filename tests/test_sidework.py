@@ -84,3 +84,35 @@ def test_a_failure_in_the_side_process_fails_the_build_and_keeps_the_old_one(
         build_folder(load_project(corpus), out)
     assert _files(out) == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["build"]  # no staging folder left behind
+
+
+def test_the_side_process_dies_with_a_build_killed_outright(tmp_path: Path) -> None:
+    """A build killed with SIGKILL cannot shut its pool down: its worker must not live on, blocked on a
+    pipe that it holds both ends of."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    import psutil
+
+    sources = _corpus(tmp_path / "sources", sidework.PARALLEL_MIN_TEMPLATES)
+    env = {**os.environ, "PYTHONPATH": str(REPO / "compiler")}
+    command = [sys.executable, "-m", "jbcompile", "build", "-s", str(sources), "-o", str(tmp_path / "out")]
+    build = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        parent = psutil.Process(build.pid)
+        deadline = time.monotonic() + 60
+        while not (workers := parent.children()):
+            assert build.poll() is None, "the build ended before it forked its worker"
+            assert time.monotonic() < deadline, "the build forked no worker"
+            time.sleep(0.02)
+        os.kill(build.pid, signal.SIGKILL)
+        build.wait()
+        gone, alive = psutil.wait_procs(workers, timeout=5)
+    finally:
+        build.kill()
+        build.wait()
+    for worker in alive:
+        worker.kill()
+    assert not alive, f"the worker outlived the killed build: {alive}"

@@ -22,6 +22,44 @@ def test_malformed_yaml_names_line_and_column(mini_sources: Path) -> None:
     assert problem.line is not None and problem.line >= 2
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "where"),
+    [
+        ("  NAME1: {group: young}", "\tNAME1: {group: young}", (8, 1)),  # a tab to indent
+        ("  NAME2: {group: old,", "\tNAME2: {group: old,", (9, 1)),  # after a line indented with spaces
+    ],
+)
+def test_a_tab_in_the_indentation_is_named_where_it_stands(
+    mini_sources: Path, old: str, new: str, where: tuple[int, int]
+) -> None:
+    path = mini_sources / "templates/Age/age-work.yaml"
+    edit(path, old, new)
+    (problem,) = problems_of(mini_sources)
+    assert (problem.code, problem.line, problem.col) == ("Y001", *where), problem
+    assert "a tab" in problem.message and "indent with spaces" in (problem.hint or ""), problem
+
+
+@pytest.mark.parametrize(
+    ("file", "text", "where"),
+    [
+        ("dataset.yaml", "", (1, 1)),  # empty
+        ("vocab/Age.yaml", "# nothing yet\n", (1, 1)),  # comments only
+        ("templates/Age/age-work.yaml", "", (1, 1)),
+        ("dataset.yaml", "\n  just words\n", (2, 3)),  # a scalar: where it stands
+    ],
+)
+def test_a_document_that_is_not_a_mapping_is_pointed_at(
+    mini_sources: Path, file: str, text: str, where: tuple[int, int]
+) -> None:
+    (mini_sources / file).write_text(text, encoding="utf-8")
+    (problem,) = [p for p in problems_of(mini_sources) if p.code == "S004"]  # (vocab: R002s beside it)
+    assert (problem.code, problem.path, problem.line, problem.col) == (
+        "S004",
+        str(mini_sources / file),
+        *where,
+    ), problem
+
+
 def test_missing_field_points_at_the_mapping(mini_sources: Path) -> None:
     edit(mini_sources / "templates/Age/age-work.yaml", "attested: 職場の年齢差別についての報道\n", "")
     (problem,) = problems_of(mini_sources)

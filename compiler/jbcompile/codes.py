@@ -608,6 +608,20 @@ def update_markdown(path: str) -> bool:
     return rewrite_between(Path(path), TABLE_START, TABLE_END, codes_table())
 
 
+# Findings: errors of input that was read and judged (exit 1, README "Diagnostics"), as opposed to input
+# that cannot be read or validated (exit 2). The lint rules' codes (`check`, and `--release`'s stricter
+# JA118) and the audit's bar are findings; every other error code is of the input.
+FINDING_CODES = frozenset({"AU001"})
+
+
+def is_finding(code: str) -> bool:
+    """Whether an error of ``code`` is a finding (exit 1) rather than unreadable or invalid input (2).
+    Only the core's rules are asked: a design plug-in that cannot be loaded must not stop the answer."""
+    from .checks import get_rule
+
+    return code in FINDING_CODES or get_rule(code) is not None
+
+
 if __name__ == "__main__":
     import sys
 

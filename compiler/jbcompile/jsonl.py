@@ -151,6 +151,17 @@ def duplicate_key_problem(text: str, error: DuplicateKey, path: Path | str, line
     )
 
 
+def decode_error_text(error: json.JSONDecodeError, line: int = 1) -> str:
+    """What the JSON decoder says, whole. Some of its messages end in "at" ("Unterminated string starting
+    at"), the position being kept apart: it is added here, in the file's lines when the text spans several
+    (``line``: the file line the text starts on), else as the column of the one line."""
+    if not error.msg.endswith(" at"):
+        return error.msg
+    if "\n" in error.doc:
+        return f"{error.msg} line {line + error.lineno - 1} column {error.colno}"
+    return f"{error.msg} column {error.colno}"
+
+
 def parse_value(
     text: str, path: Path, line: int, codes: JsonCodes, hint: str = "fix the JSON at this position"
 ) -> tuple[Any, Diagnostic | None]:
@@ -174,7 +185,7 @@ def parse_value(
     except json.JSONDecodeError as error:
         return None, _problem(
             codes.not_json,
-            f"not JSON: {error.msg}",
+            f"not JSON: {decode_error_text(error, line)}",
             path,
             line + error.lineno - 1,
             error.colno,

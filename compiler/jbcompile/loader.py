@@ -326,8 +326,9 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
             if deep is not None:
                 raise DiagnosticError([deep])
         node = loader.get_single_node()
-        if node is None:
+        if node is None:  # an empty document (or comments only): what is said of it points at its start
             doc.data = None
+            doc.values[()] = Position(1, 1, None)
             return doc
         doc.data = builder.build(node, (), loader)
     except _Stop as stop:
@@ -344,6 +345,10 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
         # positions as an editor counts lines (YAML also breaks them at U+2028 …), from the mark's offset
         where = _line_col(text, min(mark.index, len(text))) if mark else None
         odd = _yaml_only_break(text, [m for m in (exc.problem_mark, exc.context_mark) if m is not None])
+        if mark is not None and text[mark.index : mark.index + 1] == "\t" and odd is None:
+            # YAML's words ("found character that cannot start any token") do not name the character
+            problem = "a tab, where YAML allows spaces only (to indent, and after a list's -)"
+            hint = "replace the tab with spaces: indent with spaces"
         if odd is not None:  # most likely the cause: name the character, where it stands
             at = f" (at {where[0]}:{where[1]})" if where else ""
             problem = (

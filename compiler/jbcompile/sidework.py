@@ -12,6 +12,8 @@ else the same functions run in this process.
 
 from __future__ import annotations
 
+import os
+import signal
 import sys
 from collections.abc import Callable
 from concurrent.futures import Future
@@ -36,7 +38,12 @@ class SideProcess:
         from concurrent.futures import ProcessPoolExecutor
 
         global _INHERITED
-        self._pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"))
+        self._pool = ProcessPoolExecutor(
+            1,
+            mp_context=multiprocessing.get_context("fork"),
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        )
         _INHERITED = inherit
         try:
             self._pool.submit(int)  # forks the worker now (ProcessPoolExecutor forks on the first submit)
@@ -61,6 +68,27 @@ class SideProcess:
     def close(self) -> None:
         """End the worker; work not started is dropped (a failed build does not wait for it)."""
         self._pool.shutdown(wait=True, cancel_futures=True)
+
+
+# prctl's option for "send me this signal when my parent dies" (linux/prctl.h).
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Have the kernel kill this worker when the build that forked it dies.
+
+    A build killed outright (``kill -9``, the OOM killer) cannot shut the pool down, and the worker would
+    wait on its task pipe forever (it holds that pipe's write end too, so it never reads an end of file).
+    The signal is tied to the forking thread: the pool forks in :class:`SideProcess`'s constructor, on the
+    build's own thread. Should the parent have died before the prctl took effect, nothing would send it,
+    so the worker checks it is still the parent's child."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0) != 0:  # pragma: no cover - Linux has it
+        return
+    if os.getppid() != parent:
+        os._exit(1)
 
 
 def _on_inherited(function: Callable[..., T], *args: Any) -> T:

@@ -119,3 +119,15 @@ def test_the_model_fits_each_distinct_row_once_weighted_by_its_copies(monkeypatc
     assert [w for _, w in fitted] == [24.0] * 5  # their 24 rows
     assert scores is not None and np.all(scores.reshape(-1, 3) == scores.reshape(-1, 3)[:, :1])
     assert np.all(np.sign(scores[::3]) == np.where([row[3] for row in distinct], 1, -1))
+
+
+def test_a_probe_above_its_bar_reads_as_one_sentence(audit) -> None:
+    """AU001 names the probe, the rows it is scored on and what it does, each on its own: a title that
+    holds parentheses ("the longer (or shorter) response") is not put inside another pair."""
+    from jbcompile.audit.report import problems
+
+    report = audit("jubaku", jubaku_rows(neutral_longer=True))
+    (found,) = [d for d in problems(report, release=True) if "option-length" in d.message]
+    assert found.message.startswith("[test] probe option-length is above its bar on rows ("), found.message
+    assert "; the probe: answers the longer (or shorter) response; rule: " in found.message, found.message
+    assert "((" not in found.message and "))" not in found.message

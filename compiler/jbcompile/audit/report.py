@@ -172,9 +172,10 @@ def problems(
                 path,
                 result.probe,
                 "AU001",
-                f"[{result.config}] probe {result.probe} ({result.title}, on {result.scores}) is above its "
-                f"bar ({bar_text(result, first, report.settings)}; {judged} is compared) — {scopes}; "
-                f"rule: {first.rule or result.probe}; worst templates: {worst}",
+                # the title stands on its own (it may hold parentheses: "longer (or shorter)")
+                f"[{result.config}] probe {result.probe} is above its bar on {result.scores} "
+                f"({bar_text(result, first, report.settings)}; {judged} is compared) — {scopes}; "
+                f"the probe: {result.title}; rule: {first.rule or result.probe}; worst templates: {worst}",
                 severity=severity,
                 hint="rewrite the templates so that the cue no longer gives the answer (docs/audit.md); "
                 f"or, with a reason, set audit.probes.{result.probe} in dataset.yaml",

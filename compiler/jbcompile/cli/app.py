@@ -178,8 +178,23 @@ def print_diagnostics(diagnostics: Sequence[Diagnostic], fmt: str = "text") -> N
             err_console.print(line, markup=False, soft_wrap=True)
 
 
-def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> typer.Exit:
-    """Print a stage's diagnostics and return the Exit to raise: no traceback reaches the user."""
+def exit_code(diagnostics: Iterable[Diagnostic]) -> int:
+    """The exit code of what a command found, the same for every command: 0 without errors, 1 when
+    every error is a finding (a lint rule's, a release check's, an audit bar's: the input was read and
+    judged), 2 when an error is of input that cannot be read or validated (see
+    :func:`jbcompile.codes.is_finding`)."""
+    from ..codes import is_finding
+
+    errors = [d for d in diagnostics if d.severity is Severity.ERROR]
+    if not errors:
+        return EXIT_OK
+    return EXIT_FINDINGS if all(is_finding(d.code) for d in errors) else EXIT_INPUT
+
+
+def fail(error: DiagnosticError, fmt: str = "text", code: int | None = None) -> typer.Exit:
+    """Print a stage's diagnostics and return the Exit to raise: no traceback reaches the user.
+
+    Its code is ``code``, else what :func:`exit_code` says of the diagnostics (2 where none is an error)."""
     print_diagnostics(error.diagnostics, fmt)
     errors = sum(1 for d in error.diagnostics if d.severity is Severity.ERROR)
     if fmt != "json":
@@ -188,7 +203,7 @@ def fail(error: DiagnosticError, fmt: str = "text", code: int = EXIT_INPUT) -> t
         if error.kept is not None:  # the stage looked at the disk: its account is the true one
             done = f"; {error.kept}"
         err_console.print(f"[bold red]{errors} error(s)[/]{escape(done)}.", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
+    return typer.Exit(code if code is not None else exit_code(error.diagnostics) or EXIT_INPUT)
 
 
 def interrupted(stop: KeyboardInterrupt) -> typer.Exit:

@@ -266,13 +266,13 @@ def stats(
     for name in names:
         view.add_column(f"{name} rows", justify="right", no_wrap=True)
         view.add_column(f"{name} templates", justify="right", no_wrap=True)
-    for entry in table:
+    for entry in table:  # counts grouped by thousands, as build and audit print them
         view.add_row(
-            escape(entry["category"]), *[str(entry[k]) for n in names for k in (n, f"{n}_templates")]
+            escape(entry["category"]), *[f"{entry[k]:,}" for n in names for k in (n, f"{n}_templates")]
         )
     view.add_row(
         "[bold]total",
-        *[str(sum(e[k] for e in table)) for n in names for k in (n, f"{n}_templates")],
+        *[f"{sum(e[k] for e in table):,}" for n in names for k in (n, f"{n}_templates")],
     )
     print_table(view)
 

@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 
 import typer
 
-from ..diagnostics import Diagnostic, DiagnosticError, Severity, has_errors, summarize
+from ..diagnostics import Diagnostic, DiagnosticError, Severity, summarize
 from .app import (
-    EXIT_FINDINGS,
     EXIT_OK,
     announce_sources,
     app,
     check_choice,
     err_console,
+    exit_code,
     fail,
     option_error,
     print_diagnostics,
@@ -169,4 +169,4 @@ def check(
     print_diagnostics(diagnostics, fmt)
     if fmt == "text":
         _summary(diagnostics)
-    raise typer.Exit(EXIT_FINDINGS if has_errors(diagnostics) else EXIT_OK)
+    raise typer.Exit(exit_code(diagnostics))
