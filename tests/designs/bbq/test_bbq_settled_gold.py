@@ -80,3 +80,18 @@ def test_one_persons_evidence_or_a_joint_sentence_is_left_to_the_verifier() -> N
     assert unsettled(find_evidence(one, "高齢の男性", "若い男性"), one) is None
     joint = "その高齢の男性はすぐに覚えたが、その若い男性は戸惑っていた。"
     assert unsettled(find_evidence(joint, "高齢の男性", "若い男性"), joint) is None
+
+
+def test_an_upstream_item_keeps_its_rows_and_says_its_gold_is_not_settled(starter: Path) -> None:
+    """A template translated from BBQ's (``origin: translated``; likewise a release kept as written) is
+    the upstream's item: the same unsettled context is a warning, its rows are kept, and their rationale
+    says the context does not settle them — never a reason made up for the gold."""
+    edit(starter / TEMPLATE, OLD_STATEMENT, NEW_STATEMENT)
+    edit(starter / TEMPLATE, "origin: added", "origin: translated")
+    compiled = compile_folder(starter)
+    (warning,) = [d for d in compiled.diagnostics if d.code == "B102"]
+    assert warning.severity is Severity.WARNING and "upstream item" in warning.message
+    disambiguated = [r for r in compiled.configs["lite"].rows if r["context_condition"] == "disambig"]
+    assert disambiguated and all("読み取れません" in r["rationale"] for r in disambiguated)
+    golds = [(r["rationale"], r["ans" + str(r["label"])]) for r in disambiguated]
+    assert all(text.endswith(f"答えは「{gold}」です。") for text, gold in golds)  # the release's answer

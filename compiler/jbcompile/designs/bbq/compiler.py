@@ -1120,6 +1120,9 @@ def _expand(
     unknowns = project.unknown_texts
     reported: set[tuple[str, str, str]] = set()
     reported_unsettled: set[str] = set()
+    # an upstream item (a release kept as written, a template translated from BBQ's): its rows are kept and
+    # an unsettled gold is said (a warning); in a template written here it is an error
+    as_written = project.dataset.keep_as_written or model.origin == "translated"
     metadata_base = {"stereotyped_groups": list(model.stereotyped_groups), "subcategory": model.subcategory}
     slot_order = list(model.persons) + list(model.attribute_slots.values()) + list(model.words)
     for combo_index, (t, o, words) in enumerate(plan.combos):
@@ -1154,7 +1157,7 @@ def _expand(
                 unsettled = rationale.unsettled(found, disambiguating, project.lang)
                 if unsettled is not None and unsettled not in reported_unsettled:
                     reported_unsettled.add(unsettled)
-                    problems.append(_unsettled_problem(template, unsettled, disambiguating))
+                    problems.append(_unsettled_problem(template, unsettled, disambiguating, as_written))
                 for condition in CONDITIONS:
                     if condition == "ambig" and (shared_ambiguous or mention):
                         # an earlier combo made these ambiguous rows; and the exchanged mention order
@@ -1174,7 +1177,9 @@ def _expand(
                         predicate = _predicate(plan, polarity, values, question)
                         unfounded = condition == "disambig" and unsettled is not None
                         text = (
-                            ""  # no gold the context settles (B102): the build writes nothing
+                            # no gold the context settles (B102): a build of one's own writes nothing; a
+                            # release kept as written keeps its row, and the rationale says so
+                            rationale.unsettled_rationale(answer_text, project.lang)
                             if unfounded
                             else _rationale(
                                 plan,
@@ -1336,15 +1341,23 @@ def _rationale_problem(
     )
 
 
-def _unsettled_problem(template: SourceTemplate, reason: str, disambiguating: str) -> Diagnostic:
-    """A disambiguated gold the context does not settle: an error, never a rationale made up for it."""
+def _unsettled_problem(
+    template: SourceTemplate, reason: str, disambiguating: str, as_written: bool
+) -> Diagnostic:
+    """A disambiguated gold the context does not settle: an error, never a rationale made up for it; in
+    an upstream item (``keep_as_written``, ``origin: translated``) a warning — the rows are the release's,
+    and their rationale says the context does not settle them."""
+    fix = (
+        "give the disambiguating context a statement that names one person and settles the question "
+        "(per-person `statements` that say different things of each person)"
+    )
     return template.diagnostic(
         ("disambiguating_context",),
         "B102",
-        f"the disambiguating context does not settle the gold person: {reason}: 「{disambiguating}」",
-        hint="give the disambiguating context a statement that names one person and settles the "
-        "question (per-person `statements` that say different things of each person)",
-        severity=Severity.ERROR,
+        f"the disambiguating context does not settle the gold person: {reason}: 「{disambiguating}」"
+        + ("; an upstream item: its rows are kept, their rationale says so" if as_written else ""),
+        hint=f"{fix}, or leave the upstream item out" if as_written else fix,
+        severity=Severity.WARNING if as_written else Severity.ERROR,
     )
 
 

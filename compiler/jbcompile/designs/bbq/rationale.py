@@ -30,6 +30,9 @@ _PHRASES = {
         "ambig": "文脈には{a}と{b}が登場しますが、{asked}を判断できる記述はありません。",
         "asked": "{predicate}のがどちらなのか",
         "asked_generic": "どちらが問いの答えに当たるのか",
+        "unsettled": (
+            "文脈からは、二人のどちらが問いの答えに当たるのかが読み取れません。元のデータの答えは「{x}」です。"
+        ),
     },
     "en": {
         "both": "The context says about {a}: “{ea}”, and about {b}: “{eb}”. ",
@@ -41,6 +44,7 @@ _PHRASES = {
         "ambig": "The context mentions {a} and {b}, but says nothing that settles {asked}. ",
         "asked": "which of them {predicate}",
         "asked_generic": "the question",
+        "unsettled": "The context does not tell the two persons apart; the release's own answer is “{x}”.",
     },
 }
 _PREDICATE = re.compile(r"^(?P<predicate>.+?)のは(?:誰|どちら|どなた|どの人)(?:ですか|でしょうか|か)?[？?]$")
@@ -188,6 +192,12 @@ def _named(names: dict[str, str], lang: str) -> dict[str, str]:
     if lang != "en":
         return names
     return {k: v if v.lower().startswith("the ") else f"the {v}" for k, v in names.items()}
+
+
+def unsettled_rationale(answer: str, lang: str = "ja") -> str:
+    """The rationale of a release's row kept as written whose context does not settle its gold (B102, a
+    warning there): it says so, and names the answer as the release's, never as the context's."""
+    return _PHRASES[lang]["unsettled"].format(x=answer)
 
 
 def disambiguated_rationale(
