@@ -119,6 +119,9 @@ class FakeState:
     slow_seconds: float = 3.0
     thinking: str | None = None  # None | "inline" (<think> in the text) | "field" (reasoning_content)
     logprobs: bool = True
+    # the top_logprobs hold other tokens than the option labels (a tiny model behind ``vllm serve``):
+    # every row is then out of choice
+    labels_in_top: bool = True
     # cut a reply at the request's max_tokens (one character a token) with finish_reason "length", as a
     # server does; off by default: most tests script replies whatever the limit
     token_limit: bool = False
@@ -239,6 +242,8 @@ class _Handler(BaseHTTPRequestHandler):
             self.close_connection = True
 
     def _top(self, prompt: str) -> dict[str, float]:
+        if not self.state.labels_in_top:
+            return {"The": -0.4, "\n": -1.5, "x": -5.0}
         best = expected_answer(prompt)
         return {str(i): (-0.1 if i == best else -2.0 - i) for i in range(3)} | {"x": -5.0}
 

@@ -163,6 +163,79 @@ def test_chat_completions_and_logprob_scoring(build_dir: Path, tmp_path: Path, a
     assert_exact(tmp_path / "logprob-False", api)
 
 
+@pytest.mark.parametrize("chat", [False, True])
+def test_a_logprob_run_whose_labels_are_never_among_the_top_tokens_warns(
+    build_dir: Path, tmp_path: Path, api, chat: bool
+) -> None:
+    """A server lists only its top tokens: a tiny model behind ``vllm serve`` puts other words first, so
+    every row is out of choice. The run says so (EV056, with --top-logprobs to raise) and keeps it with
+    its figures — results.json, report.md, compare's mark —, as it keeps EV054/EV055."""
+    api.state.labels_in_top = False
+    out = tmp_path / "none"
+    args = ["eval", "-m", "fake-model", "-d", str(build_dir), "--backend", "openai", "--base-url",
+            api.url + "/v1", "--scoring", "logprob", "--top-logprobs", "5", "--bootstrap", "0"]  # fmt: skip
+    args += ["--chat"] * chat
+    result = CliRunner().invoke(app, [*args, "--out", str(out)])
+    flat = " ".join(result.output.split())
+    assert result.exit_code == 0, result.output
+    assert all(r["option_logprobs"] == [None, None, None] and r["pred"] is None for r in records(out))
+    assert "EV056" in flat and "among the server's top 5 log-probabilities" in flat, result.output
+    assert "--top-logprobs" in flat
+    (kept,) = json.loads((out / "results.json").read_text("utf-8"))["warnings"]
+    assert kept["code"] == "EV056" and "--top-logprobs" in kept["hint"]
+    assert f"`EV056` {kept['message']}" in (out / "report.md").read_text("utf-8")
+    api.state.labels_in_top = True
+    result = CliRunner().invoke(app, [*args, "--out", str(tmp_path / "labelled")])
+    assert result.exit_code == 0 and "EV056" not in result.output, result.output
+    assert "warnings" not in json.loads((tmp_path / "labelled" / "results.json").read_text("utf-8"))
+    compared = tmp_path / "cmp"
+    result = CliRunner().invoke(
+        app, ["compare", str(out), str(tmp_path / "labelled"), "-o", str(compared), "--bootstrap", "0"]
+    )
+    assert result.exit_code == 0, result.output
+    runs = json.loads((compared / "compare.json").read_text("utf-8"))["runs"]
+    assert [[w["code"] for w in run["warnings"]] for run in runs] == [["EV056"], []]
+
+
+def test_ev056_needs_more_than_half_of_the_rows_without_a_label() -> None:
+    from jbcompile.evaluate.run import run_warnings, unlabelled_warning
+
+    def rows(missing: int, total: int) -> list[dict]:
+        return [
+            {"option_logprobs": [None, None, None] if i < missing else [-0.1, None, None]}
+            for i in range(total)
+        ]
+
+    assert unlabelled_warning(rows(2, 4), 20) is None
+    warned = unlabelled_warning(rows(3, 4), 20)
+    assert warned is not None and warned.message.startswith("3 of the 4 rows")
+    assert unlabelled_warning([{"option_logprobs": None, "pred": None}] * 4) is None  # generated rows
+    assert [w.code for w in run_warnings(rows(4, 4), False, None, top_logprobs=20)] == ["EV056"]
+
+
+def test_a_base_url_with_a_query_is_refused_without_showing_it(build_dir: Path, tmp_path: Path, api) -> None:
+    """``--base-url 'http://host/v1?api_token=…'``: the client appends each request's path to the whole
+    URL, so the query stood before it (HTTP 404). Refused before anything is sent (EV308), the token never
+    printed; a plain base URL runs."""
+    token = "tok-DO-NOT-PRINT-42"
+    for backend, base in (("openai", "/v1"), ("anthropic", "")):
+        for suffix in (f"?api_token={token}", f"#{token}"):
+            out = tmp_path / f"{backend}-{suffix[0]}"
+            args = ["eval", "-m", "fake-model", "-d", str(build_dir), "--out", str(out), "--backend",
+                    backend, "--base-url", api.url + base + suffix, "--scoring", "generate"]  # fmt: skip
+            result = CliRunner().invoke(app, args)
+            flat = " ".join(result.output.split())
+            assert result.exit_code == 2 and "EV308" in flat and "query string" in flat, result.output
+            assert token not in result.output and "_API_KEY" in flat
+            assert not out.exists()
+    assert api.state.requests == 0
+    out = tmp_path / "plain"
+    args = ["eval", "-m", "fake-model", "-d", str(build_dir), "--out", str(out), "--backend", "openai",
+            "--base-url", api.url + "/v1", "--scoring", "generate", "--limit", "2"]  # fmt: skip
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+
+
 def test_a_server_without_logprobs_is_a_diagnostic(build_dir: Path, tmp_path: Path, api) -> None:
     api.state.logprobs = False
     with pytest.raises(DiagnosticError) as error:

@@ -178,6 +178,52 @@ def test_a_complete_remote_resume_needs_neither_server_nor_key(
     assert again["backend"]["usage"]["requests"] == 0 and again["backend"]["base_url"] == url
 
 
+def test_a_local_dataset_spelled_otherwise_resumes(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--dataset build``, then ``./build``, ``build/`` or its absolute path into the same --out: the same
+    rows from the same place, so the run resumes (nothing is sent again) rather than EV007 over the
+    spelling; another folder holding the same rows is another setting still."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-resume")
+    monkeypatch.chdir(build_dir.parent)
+    out = tmp_path / "run"
+    with FakeAPI() as api:
+
+        def run(dataset: str) -> tuple[int, str]:
+            return run_cli("eval", "-m", "fake-model", "-d", dataset, "--out", str(out), "--backend",
+                           "openai", "--base-url", api.url + "/v1", "--scoring", "generate", "--limit",
+                           "4", "--bootstrap", "0", "--quiet")  # fmt: skip
+
+        code, output = run(build_dir.name)
+        assert code == 0, output
+        sent = api.state.requests
+        for spelled in (f"./{build_dir.name}", f"{build_dir.name}/", str(build_dir)):
+            code, output = run(spelled)
+            assert code == 0 and "EV007" not in output, output
+            assert api.state.requests == sent
+        copy = tmp_path / "copy"
+        shutil.copytree(build_dir, copy)
+        code, output = run(str(copy))
+        assert code == 2 and "EV007" in output and "dataset:" in output, output
+
+
+def test_a_path_is_one_setting_however_spelled_and_a_hub_id_is_its_text(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from jbcompile.evaluate.resume import settings_differ
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "models" / "m").mkdir(parents=True)
+    stored = {"model": "models/m", "dataset": "org/name"}
+    assert settings_differ(stored, {**stored, "model": str(tmp_path / "models" / "m")}) == []
+    assert settings_differ(stored, {**stored, "model": "./models/../models/m"}) == []
+    # a Hub id (no such folder here) is compared as written
+    assert settings_differ(stored, {**stored, "dataset": "./org/name"}) == [
+        'dataset: "org/name" → "./org/name"'
+    ]
+    assert settings_differ(stored, {**stored, "dataset": "Org/Name"}) != []
+
+
 # ---- run.json: what names the prompt, not where it lies ------------------------------------------
 
 

@@ -20,6 +20,8 @@ from tests.eval.test_protocols_check import (  # noqa: F401 - fixtures
     scripted,
 )
 
+REPO = Path(__file__).resolve().parents[2]
+
 
 def _stops(server) -> set[tuple[str, ...]]:  # type: ignore[no-untyped-def]
     """The stop strings of every generation request the server got."""
@@ -95,6 +97,9 @@ def test_anthropic_extended_thinking_is_not_the_papers_decoding(
         flat = " ".join(output.split())
         assert code == 2 and "EV201" in flat and "--thinking-budget" in flat, output
         assert "drop --protocol" in flat and not out.exists()
+        # the protocol's own temperature (SOBACO's 0.6 for a reasoning model) is no option the user
+        # gave: it draws no "--temperature and --top-p would not be used"
+        assert "EV308" not in flat and "--top-p" not in flat, output
     from jbcompile.evaluate.protocols import decoding_problems
 
     assert decoding_problems("jbbq", True, "an option's own decoding") == []
@@ -138,6 +143,42 @@ def test_a_service_model_that_turns_out_to_reason_stops_a_protocol_run(
             ]
             assert kept == (["EV055"] if said else []), kept
             assert ("`EV055`" in (out / "report.md").read_text("utf-8")) == said
+
+
+def test_only_a_protocol_with_a_reasoning_temperature_stops_a_reasoning_run(
+    kinds_build: Path,  # noqa: F811
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server's model that turns out to reason stops a run only under a protocol whose paper decoded a
+    reasoning model at a temperature of its own (SOBACO's 0.6): JUBAKU-v2's script decodes every model
+    greedily, so such a run goes on and warns as any run does (EV055). The docs say which."""
+    from jbcompile.codes import all_codes, doc_text
+    from jbcompile.evaluate.protocols import all_protocols
+
+    from tests.eval import fake_api
+
+    monkeypatch.setattr(fake_api, "_answer_text", lambda prompt, state: ("B", "考え中"))
+    with fake_api.FakeAPI() as server:
+        out = tmp_path / "jubaku"
+        code, output = cli(
+            "eval", "-m", "fake-model", "-d", kinds_build, "--config", "jubaku", "--out", out,
+            "--backend", "openai", "--base-url", server.url + "/v1", "--bootstrap", "0", "--quiet",
+            "--chat", "--limit", "4", "--protocol", "jubaku",
+        )  # fmt: skip
+    assert code == 0 and "EV201" not in output, output
+    assert [w["code"] for w in results_of(out)["warnings"]] == ["EV055"]
+    stopping = {
+        name
+        for name, protocol in all_protocols().items()
+        if protocol.reasoning_temperature not in (None, protocol.temperature)
+    }
+    assert stopping == {"sobaco"}
+    explained = doc_text(all_codes()["EV055"]) or ""
+    flat = " ".join(explained.split())
+    assert "under `--protocol sobaco`" in flat and "under a `--protocol`" not in flat, flat
+    reasoning = " ".join((REPO / "docs" / "eval.md").read_text("utf-8").split())
+    assert "(and not under `--protocol sobaco`" in reasoning and "outside a protocol" not in reasoning
 
 
 @pytest.mark.parametrize(

@@ -258,7 +258,7 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
         problems = decoding_problems(request.options.protocol, request.thinking, own)
     checks = [
         (
-            own is None or (sampling.greedy and sampling.top_p == 1.0),
+            own is None or not _sampling_chosen(request),
             f"--temperature and --top-p would not be used: {own}",
             "leave --temperature and --top-p out, or the option that hands decoding to the service",
         ),
@@ -275,6 +275,19 @@ def check_backend_request(request: EvalRequest) -> list[Diagnostic]:
         ),
     ]
     return problems + [Diagnostic("EV308", message, hint=hint) for ok, message, hint in checks if not ok]
+
+
+def _sampling_chosen(request: EvalRequest) -> bool:
+    """Whether the run's sampling is the user's own choice: neither greedy nor the temperature its
+    protocol's paper decoded at (which the CLI puts in the request when --temperature is not given), so
+    an option that hands decoding to the service would drop it unsaid (EV308). The paper's temperature
+    is the protocol's to answer for (EV201), not an option the user gave."""
+    from .protocols import get_protocol
+
+    sampling = request.backend_options.sampling
+    protocol = get_protocol(request.options.protocol)
+    paper = protocol.temperature_for(request.thinking) if protocol else None
+    return sampling.top_p != 1.0 or sampling.temperature not in (0.0, paper)
 
 
 def check_run_options(request: EvalRequest, kind: EvalKind, loaded: Any) -> list[Diagnostic]:

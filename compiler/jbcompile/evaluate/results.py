@@ -179,8 +179,9 @@ class AmbiguousRow(_Part):
 
 class RunWarning(_Part):
     """A warning that changes how a run's figures are read (EV054: most replies cut at the token limit;
-    EV055: a model that reasoned, run as one that answers at once): said on the terminal, and kept with
-    the figures so that results.json, report.md and a comparison of the run say it too."""
+    EV055: a model that reasoned, run as one that answers at once; EV056: most rows with no option label
+    among a server's top log-probabilities): said on the terminal, and kept with the figures so that
+    results.json, report.md and a comparison of the run say it too."""
 
     code: str = Field(pattern=r"^EV\d{3}$")  # a code of the evaluator's (shown as it is in reports)
     message: str

@@ -127,7 +127,32 @@ def settings_differ(stored: Any, current: dict[str, Any]) -> list[str]:
             (f"options.{key}", there["options"].get(key), here["options"].get(key))
             for key in dict.fromkeys([*here["options"], *there["options"]])
         ]
-    return [f"{name}: {_shown(old)} → {_shown(new)}" for name, old, new in pairs if old != new]
+    return [
+        f"{name}: {_shown(old)} → {_shown(new)}"
+        for name, old, new in pairs
+        if old != new and not (name in LOCAL_PATHS and same_place(old, new))
+    ]
+
+
+# the settings that may name a local path (a build folder, a release file, a model folder): spelled
+# otherwise (``build``, ``./build``, its absolute path), they name the same setting; their content is
+# compared on its own (``data``, ``model_files``)
+LOCAL_PATHS = ("dataset", "model")
+
+
+def same_place(there: Any, here: Any) -> bool:
+    """Whether two spellings of a setting name the same local file or folder, as this process resolves
+    them (a relative path from the working directory, as the run reads it). A Hub id is a name, compared
+    as text; so is a path that is not there (nothing tells it from a Hub id)."""
+    if not (isinstance(there, str) and isinstance(here, str)):
+        return False
+    places = [Path(value).expanduser() for value in (there, here)]
+    if not all(place.exists() for place in places):
+        return False
+    try:
+        return places[0].resolve() == places[1].resolve()
+    except (OSError, RuntimeError):  # a loop of links: not known to be the same
+        return False
 
 
 def _shown(value: Any, most: int = 40) -> str:

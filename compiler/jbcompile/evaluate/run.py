@@ -277,7 +277,9 @@ def _run_held(
     )
     limit = decoding_limits(batch)["max_new_tokens"]
     roomier = settings_beyond(kind, options, limit) if limit else []
-    warnings = run_warnings(records, batch.thinking, limit, roomier, options.answer_pattern)
+    warnings = run_warnings(
+        records, batch.thinking, limit, roomier, options.answer_pattern, _top_logprobs(request)
+    )
     results = _results(request, kind, loaded, template, prepared, batch, active, records, block)
     if warnings:  # kept with the figures they change the reading of
         results.warnings = [RunWarning.of(warning) for warning in warnings]
@@ -291,6 +293,15 @@ def _run_held(
             also[log.path] = None  # the --overwrite log, now the predictions
         write_outputs(out, results, kind, also)
     return RunResult(results, out, EVAL_FILES, tuple(warnings))
+
+
+def _top_logprobs(request: EvalRequest) -> int | None:
+    """How many tokens a server was asked to list with their log-probabilities (None: the backend scores
+    every label itself)."""
+    from .backends.registry import backend_class
+
+    options = backend_class(request.backend).Options.from_given(request.backend_options)
+    return getattr(options, "top_logprobs", None)
 
 
 CUT_SHARE = 0.5  # more than this share of replies cut at the limit and out of choice: EV054
@@ -348,7 +359,8 @@ def reasoning_warning(
     its replies carry their reasoning: a server's reasoning field or a think block): it had the new tokens
     of a model that answers at once, so many of its replies end before an answer. A stray think block in
     a few replies of thousands is the model's habit, not its kind, and changes no figure's reading. A
-    protocol run stops instead (EV201)."""
+    run under a protocol whose paper decoded a reasoning model at a temperature of its own (sobaco's)
+    stops instead (EV201)."""
     reasoned = [record for record in records if "reasoning" in record]
     if thinking or max_new_tokens is None or len(reasoned) <= REASONING_SHARE * len(records):
         return None
@@ -362,19 +374,45 @@ def reasoning_warning(
     )
 
 
+UNLABELLED_SHARE = 0.5  # more than this share of rows with no option label among the top logprobs: EV056
+
+
+def unlabelled_warning(records: Sequence[Record], top_logprobs: int | None = None) -> Diagnostic | None:
+    """EV056 when most rows of a log-probability run had none of the option labels among the tokens a
+    server returned (its ``top_logprobs``): each is out of choice, so the figures measure how many
+    tokens the server lists, not the model (a small model that puts its mass on other tokens first).
+    Transformers and vLLM score every label, so only a server's rows can lack them all."""
+    missing = sum(
+        isinstance(found := record.get("option_logprobs"), list) and all(v is None for v in found)
+        for record in records
+    )
+    if not records or missing <= UNLABELLED_SHARE * len(records):
+        return None
+    among = f"the server's top {top_logprobs}" if top_logprobs else "the top"
+    return Diagnostic(
+        "EV056",
+        f"{missing} of the {len(records)} rows had no option label among {among} log-probabilities and "
+        "were read as out of choice: the figures measure the server's cut-off, not the model",
+        severity=Severity.WARNING,
+        hint="raise --top-logprobs (to the server's maximum), or use --scoring generate",
+    )
+
+
 def run_warnings(
     records: Sequence[Record],
     thinking: bool,
     max_new_tokens: int | None,
     roomier: Sequence[str] = (),
     answer_pattern: str | None = None,
+    top_logprobs: int | None = None,
 ) -> list[Diagnostic]:
     """Every warning that changes how a run's figures are read, in one fixed order: the terminal says
     them, results.json keeps them (``warnings``), report.md heads its figures with them and `compare`
-    marks the run."""
+    marks the run. ``top_logprobs``: the tokens a server was asked for (named by EV056)."""
     found = (
         reasoning_warning(records, thinking, max_new_tokens),
         cut_replies_warning(records, max_new_tokens, roomier, answer_pattern),
+        unlabelled_warning(records, top_logprobs),
     )
     return [warning for warning in found if warning is not None]
 

@@ -80,6 +80,10 @@ class Options(BaseModel):
         """The messages of the checks that fail."""
         return [message for ok, message in self.checks() if not ok]
 
+    def refusals(self) -> list[tuple[str, str]]:
+        """Values refused for what they hold rather than for their range, each as (message, hint)."""
+        return []
+
     def own_decoding(self) -> str | None:
         """Why the backend will not decode as ``sampling`` and the generation limit say (an option that
         hands decoding to the service), or None: a protocol whose paper fixes them refuses such a run."""

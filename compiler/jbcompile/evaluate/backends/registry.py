@@ -82,7 +82,11 @@ def check_options(name: str, given: BackendOptions) -> list[Diagnostic]:
             *problems,
             Diagnostic("EV308", f"{flag}: {first['msg']}", hint=f"give {flag} a value of its type"),
         ]
-    return problems + [Diagnostic("EV308", message, hint=RANGES) for message in options.problems()]
+    return (
+        problems
+        + [Diagnostic("EV308", message, hint=RANGES) for message in options.problems()]
+        + [Diagnostic("EV308", message, hint=hint) for message, hint in options.refusals()]
+    )
 
 
 def options_for(backend: type[Any], config: BackendConfig) -> Any:

@@ -64,6 +64,24 @@ class RemoteOptions(Options):
             *super().checks(),
         ]
 
+    def refusals(self) -> list[tuple[str, str]]:
+        """A base URL with a query or fragment: the clients put each request's path after the whole URL,
+        so the query would land before it (a 404 at best). Said without the URL, whose query may hold a
+        token."""
+        url = self.base_url or ""
+        if "?" not in url and "#" not in url:
+            return super().refusals()
+        return [
+            *super().refusals(),
+            (
+                "--base-url carries a query string or fragment (a '?' or '#'; the URL is not shown, as "
+                "it may hold a secret): the client appends each request's path (/chat/completions) to "
+                "the whole URL, so the server would get a path it does not serve",
+                "give the server's base URL alone (e.g. http://host:8000/v1); put a key or token in the "
+                "backend's key variable (OPENAI_API_KEY, ANTHROPIC_API_KEY), which is sent as a header",
+            ),
+        ]
+
 
 class MessagesTemplate:
     """The "tokenizer" of a chat API: a chat prompt stays a list of messages, which the server formats."""
