@@ -77,6 +77,9 @@ class DiagnosticError(Exception):
         # what is on disk now, in words (files and counts) and how to go on, when the stage looked
         # (eval and score do: :func:`jbcompile.evaluate.predictions.telling_what_is_kept`)
         self.kept: str | None = None
+        # how to go on after this stop, where the stage knows better than "run the same command again"
+        # (a run refused for its replies' kind, whose replies a rerun with the hint's option does not reuse)
+        self.go_on: str | None = None
         super().__init__(f"{len(self.diagnostics)} problem(s)")
 
 

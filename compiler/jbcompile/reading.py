@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -165,7 +165,7 @@ def _open(path: Path | str, kind: FileKind, shown: str) -> int:
 
 def iter_blocks(
     path: Path | str, kind: FileKind, shown: str | None = None, block: int = _BLOCK
-) -> Iterator[bytes]:
+) -> Generator[bytes, None, None]:
     """The bytes of a file in blocks (hashing a large file); DiagnosticError as soon as it passes the
     limit of its kind."""
     shown = shown or str(path)

@@ -43,22 +43,22 @@ DATASETS = Service(
 OPENAI = Service(
     "the openai client",
     "EV305",
-    f"every reply received so far is kept; check --base-url and the installed openai version; {_REPORT}",
+    f"check --base-url and the installed openai version; {_REPORT}",
 )
 ANTHROPIC = Service(
     "the anthropic client",
     "EV305",
-    f"every reply received so far is kept; check --base-url and the installed anthropic version; {_REPORT}",
+    f"check --base-url and the installed anthropic version; {_REPORT}",
 )
 VLLM = Service(
     "vLLM",
     "EV310",
-    f"the predictions computed so far are kept; check the model and the vLLM version; {_REPORT}",
+    f"check the model and the vLLM version; {_REPORT}",
 )
 TRANSFORMERS = Service(
     "transformers",
     "EV310",
-    f"the predictions computed so far are kept; check the model and the transformers version; {_REPORT}",
+    f"check the model and the transformers version; {_REPORT}",
 )
 
 

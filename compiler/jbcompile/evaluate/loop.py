@@ -61,6 +61,8 @@ class Batch:
     # What stops a run without --thinking whose model turns out to reason (its replies carry reasoning):
     # its protocol's paper decoded a reasoning model otherwise (EV201). Empty: such replies are read.
     if_reasoning: Sequence[Diagnostic] = ()
+    # how to go on after that stop: its replies, kept in the request cache, were decoded for another model
+    after_reasoning: str | None = None
 
     def run(self, batch: list[int]) -> list[Record]:
         """The records of the prompts ``batch`` (indexes into ``items``); ``Stopped`` keeps the replies
@@ -95,7 +97,9 @@ class Batch:
             return [self._scored(i, logprobs) for i, logprobs in zip(batch, results, strict=True)]
         records = [self._generated(i, output) for i, output in zip(batch, results, strict=True)]
         if self.if_reasoning and not self.thinking and any("reasoning" in record for record in records):
-            raise DiagnosticError(list(self.if_reasoning))  # nothing of a run decoded for another model
+            stop = DiagnosticError(list(self.if_reasoning))  # nothing of a run decoded for another model
+            stop.go_on = self.after_reasoning
+            raise stop
         return records
 
     def _scored(self, i: int, logprobs: Sequence[float]) -> Record:
@@ -169,9 +173,13 @@ class PredictionLog:
             files.append_records(self.path, records)
 
     def stopped(self, diagnostic: Diagnostic) -> DiagnosticError:
-        """The run's stop, pointing at the log, with the files that keep what it got."""
-        kept = [self.run_path, self.path] if self.path.is_file() else []
-        return DiagnosticError([replace(diagnostic, path=str(self.predictions))], written=kept)
+        """The run's stop, pointing at the file that keeps what it got — the log, else the request cache
+        (the replies of a batch whose every request failed, or that stopped before its first reply),
+        else none: a stop before any reply names no file, for none is there."""
+        cache = self.out / files.REQUESTS
+        kept = [path for path in (self.run_path, self.path, cache) if path.is_file()]
+        where = next((p for p in (self.path, cache) if p in kept), None)
+        return DiagnosticError([replace(diagnostic, path=str(where) if where else None)], written=kept)
 
 
 def run_rounds(

@@ -3,10 +3,11 @@ atomically written JSON / text files."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import closing, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -134,7 +135,8 @@ def repair(path: Path) -> int:
 
 def is_run_folder(folder: Path) -> bool:
     """Whether ``folder`` holds a run of ``eval`` or ``score``, recognized by the content of its
-    ``run.json`` (a run's settings) or ``results.json`` (our results schema), not by file names."""
+    ``run.json`` (a run's settings) or ``results.json`` (our results schema), not by file names — or
+    what an eval that stopped before its first prediction left (:func:`is_stopped_eval`)."""
     settings = json_object(folder / RUN)
     if settings is not None and set(settings) >= RUN_KEYS:
         return True
@@ -144,7 +146,45 @@ def is_run_folder(folder: Path) -> bool:
         and isinstance(results.get("schema_version"), int)
         and isinstance(results.get("metrics"), dict)
         and ("model" in results or "source" in results)
-    )
+    ) or is_stopped_eval(folder)
+
+
+# the first bytes of every line of a request cache, as RequestCache.put writes it (json.dumps's separators)
+_CACHE_LINE = re.compile(rb'\{"key": "[0-9a-f]{64}", "response": ')
+_FIRST_LINE_BYTES = 1 << 20  # a prediction record's line is a few KiB (a reasoning model's: tens)
+
+
+def is_stopped_eval(folder: Path) -> bool:
+    """Whether ``folder`` holds nothing but what an eval that stopped before its first prediction was
+    logged leaves there: a remote backend's request cache (a stop in a two-turn setting's first turns,
+    an EV201 refusal, Ctrl-C) and an ``--overwrite`` run's log (run.json waits for the results then), each
+    recognized by its first line. A rerun of the same command resumes it: the cache is keyed by the exact
+    request, so a rerun with other settings only misses it. A folder holding anything else is not one."""
+    try:
+        names = [entry.name for entry in folder.iterdir() if not is_own_name(entry.name)]
+    except OSError:
+        return False
+    if not names or not set(names) <= {REQUESTS, OVERWRITING}:
+        return False
+    return all(_first_line_is_ours(folder / name, name == REQUESTS) for name in names)
+
+
+def _first_line_is_ours(path: Path, cache: bool) -> bool:
+    """The request cache's first line starts as RequestCache.put writes it; the --overwrite log's is a
+    prediction record (a row's example_id and prompt hash). Read bounded, never past a regular file."""
+    try:
+        with closing(reading.iter_blocks(path, reading.PREDICTIONS, block=_FIRST_LINE_BYTES)) as blocks:
+            head = next(blocks, b"")
+    except (OSError, DiagnosticError):
+        return False
+    if cache:
+        return bool(_CACHE_LINE.match(head))
+    line, newline, _ = head.partition(b"\n")
+    try:
+        record = json.loads(line) if newline else None
+    except ValueError:
+        return False
+    return isinstance(record, dict) and has_example_id(record) and "prompt_hash" in record
 
 
 def is_run_file(entry: Path) -> bool:
@@ -203,7 +243,7 @@ def held_run(folder: Path) -> tuple[str, str | None] | None:
         return None
     settings = json_object(folder / RUN)
     results = json_object(folder / RESULTS) or {}
-    if (settings is not None and set(settings) >= RUN_KEYS) or "model" in results:
+    if (settings is not None and set(settings) >= RUN_KEYS) or "model" in results or is_stopped_eval(folder):
         return ("eval", None)
     source = results.get("source")
     scored = source.get("predictions") if isinstance(source, dict) else None
@@ -298,12 +338,18 @@ def counted_lines(folder: Path, state: Mapping[str, FileState]) -> dict[str, int
 
 
 def kept_on_disk(
-    folder: Path, before: Mapping[str, FileState], counts: Mapping[str, int], existed: bool, command: str
+    folder: Path,
+    before: Mapping[str, FileState],
+    counts: Mapping[str, int],
+    existed: bool,
+    command: str,
+    go_on: str | None = None,
 ) -> str:
     """What a stopped ``command`` left in ``folder`` compared with ``before`` (and the ``counts`` of
     lines its files held then), in words: every file it wrote or changed, with how many predictions or
-    replies it holds and how many are new, what it removed, and how to go on. It is read from the disk,
-    so it is true whatever stopped the run."""
+    replies it holds and how many are new, what it removed, and how to go on (``go_on`` where the stop
+    knows better than "run the same command again"). It is read from the disk, so it is true whatever
+    stopped the run."""
     after = folder_state(folder)
     changed = sorted(name for name in after if before.get(name) != after[name])
     removed = sorted(name for name in before if name not in after)
@@ -333,7 +379,7 @@ def kept_on_disk(
     text = "kept " + ", ".join(parts) if parts else "kept nothing new"
     if removed:
         text += "; removed " + ", ".join(shown_name(str(folder / name)) for name in removed)
-    return f"{text}; {_how_to_go_on(command, after)}"
+    return f"{text}; {go_on or _how_to_go_on(command, after)}"
 
 
 def _how_to_go_on(command: str, after: Mapping[str, FileState]) -> str:
@@ -365,7 +411,7 @@ def telling_what_is_kept(folder: Path, command: str) -> Iterator[None]:
         yield
     except BaseException as stop:
         try:
-            account = kept_on_disk(folder, before, counts, existed, command)
+            account = kept_on_disk(folder, before, counts, existed, command, getattr(stop, "go_on", None))
         except Exception:  # an unreadable folder: say so, never "nothing was written"
             where = shown_name(str(folder))
             account = f"what {where} holds now could not be read: look into it before running again"

@@ -235,8 +235,11 @@ def _run_held(
     except BatchFailed as failure:  # a first turn of a two-turn setting; its replies are in the cache
         if owned:
             active.close()
+        # a new run's folder then holds the request cache alone, which a rerun resumes
+        # (files.is_stopped_eval); a stop before any reply names no file, for none is there
         kept = [out / REQUESTS] if (out / REQUESTS).is_file() else []
-        raise DiagnosticError([replace(failure.diagnostic, path=str(out / REQUESTS))], written=kept) from None
+        where = str(kept[0]) if kept else None
+        raise DiagnosticError([replace(failure.diagnostic, path=where)], written=kept) from None
     if not thinking and options.chat and any(opens_thinking(text) for text in texts):
         thinking = True  # a single-turn prompt (or a final turn) opens the block: nothing generated yet
         _refuse_detected_thinking(request, active, owned)
@@ -428,7 +431,8 @@ def _first_turns_think(items: list[PromptItem], backend: Any, options: EvalOptio
 
 def _refuse_detected_thinking(request: EvalRequest, backend: Any, owned: bool) -> None:
     """EV201 when a run whose chat template makes it a reasoning model's (no --thinking) decodes at
-    another temperature than its protocol's paper used for one."""
+    another temperature than its protocol's paper used for one (a two-turn setting's first replies may be
+    in the request cache then: the stop says what a rerun makes of them)."""
     problems = temperature_problems(
         request.options.protocol,
         request.backend_options.sampling.temperature,
@@ -438,7 +442,30 @@ def _refuse_detected_thinking(request: EvalRequest, backend: Any, owned: bool) -
     if problems:
         if owned:
             backend.close()
-        raise DiagnosticError(problems)
+        stop = DiagnosticError(problems)
+        stop.go_on = after_reasoning_stop(request)
+        raise stop
+
+
+def after_reasoning_stop(request: EvalRequest) -> str:
+    """How to go on after EV201 stopped a run whose model turned out to reason: the replies it kept were
+    decoded at the run's temperature, which the paper's reasoning-model temperature the hint's --thinking
+    sets is not, so that rerun sends every request anew; the same command would stop again, at no cost."""
+    from .protocols import get_protocol
+
+    protocol = get_protocol(request.options.protocol)
+    given = request.backend_options.sampling.temperature
+    paper = protocol.temperature_for(True) if protocol else None
+    at = f" at temperature {given:g}" if given is not None else ""
+    rerun = (
+        f"a rerun with --thinking decodes at temperature {paper:g}, so it sends its requests anew"
+        if paper is not None
+        else "a rerun with --thinking sends its requests anew"
+    )
+    return (
+        f"these replies were decoded{at} for a model that answers at once: {rerun}, and the same command "
+        "would stop here again (sending nothing)"
+    )
 
 
 def _plan(
@@ -498,6 +525,7 @@ def _plan(
             True,
             detected="the model's replies carry its reasoning",
         ),
+        after_reasoning=after_reasoning_stop(request),
     )
     return batch, batches
 

@@ -463,9 +463,9 @@ class RemoteBackend:
                     f"in a row: {error}",
                     self.secret,
                 ),
-                hint="this reply was neither kept nor counted, the replies received before it are kept; "
-                "check --base-url (the server may not speak this API) and the server's logs, then run the "
-                "same command again to send only the missing requests",
+                hint="this reply was neither kept nor counted; check --base-url (the server may not speak "
+                "this API) and the server's logs, then run the same command again to send only the "
+                "missing requests",
             )
         status = getattr(error, "status_code", None)
         if status is None and not isinstance(error, self.connection_errors):
@@ -476,21 +476,19 @@ class RemoteBackend:
             return Diagnostic(
                 "EV304",
                 f"the {self.name} server refused for lack of quota or credit ({what}: {detail})",
-                hint="every reply received so far is kept; add quota and run the same command again — "
-                "only the missing requests are sent",
+                hint="add quota and run the same command again — only the missing requests are sent",
             )
         if status is not None and status not in RETRY_STATUSES:
             return Diagnostic(
                 "EV305",
                 f"the {self.name} server rejected a request ({what}: {detail})",
-                hint="check --model, --base-url and the key; every reply received so far is kept",
+                hint="check --model, --base-url and the key",
             )
         return Diagnostic(
             "EV303",
             f"a request to the {self.name} server still failed after {self.options.max_attempts} "
             f"attempts ({what}: {detail})",
-            hint="every reply received so far is kept; run the same command again to send only the "
-            "missing requests",
+            hint="run the same command again to send only the missing requests",
         )
 
 
