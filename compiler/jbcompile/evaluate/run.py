@@ -362,8 +362,8 @@ def reasoning_warning(
     its replies carry their reasoning: a server's reasoning field or a think block): it had the new tokens
     of a model that answers at once, so many of its replies end before an answer. A stray think block in
     a few replies of thousands is the model's habit, not its kind, and changes no figure's reading. A
-    run under a protocol whose paper decoded a reasoning model at a temperature of its own (sobaco's)
-    stops instead (EV201)."""
+    run under a protocol whose paper decoded a reasoning model at a temperature of its own (its
+    ``reasoning_temperature``) stops instead (EV201)."""
     reasoned = [record for record in records if "reasoning" in record]
     if thinking or max_new_tokens is None or len(reasoned) <= REASONING_SHARE * len(records):
         return None
