@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -110,6 +111,41 @@ def test_the_plugin_verifier_guards_its_invariant(toypairs, sources: Path, tmp_p
     finally:
         compiler.ToyKind.expand = original
     assert code == 2 and "TOY01" in output and not (tmp_path / "build").exists()
+
+
+@pytest.mark.parametrize(
+    ("module", "broken", "command", "part"),
+    [
+        ("compiler", "raise ImportError('a dependency of the plug-in is missing')\n", "check", "compiler"),
+        ("compiler", "def (:\n", "build", "compiler"),
+        ("evaluate", "import a_module_nobody_installed\n", "score", "evaluator"),
+    ],
+)
+def test_a_plugin_whose_part_fails_to_import_stops_with_ds001(
+    toypairs_site: Path, sources: Path, tmp_path: Path, module: str, broken: str, command: str, part: str
+) -> None:
+    """The spec imports fine but its compile or evaluator module does not (the parts load lazily): every
+    command that asks for the part stops with DS001 naming the design and the failing file, no traceback."""
+    import jbcompile
+
+    site = tmp_path / "site"
+    shutil.copytree(toypairs_site, site)
+    target = site / "jbcompile_toypairs" / f"{module}.py"
+    target.write_text(target.read_text(encoding="utf-8") + broken, encoding="utf-8")
+    args = {
+        "check": ["check", "--sources", str(sources)],
+        "build": ["build", "--sources", str(sources), "--out", str(tmp_path / "build")],
+        "score": ["score", "--help"],
+    }[command]
+    path = f"{Path(jbcompile.__file__).parents[1]}{os.pathsep}{site}"
+    result = subprocess.run(
+        [sys.executable, "-m", "jbcompile", *args],
+        capture_output=True, text=True, env={**os.environ, "PYTHONPATH": path}, cwd=tmp_path,
+    )  # fmt: skip
+    output = result.stdout + result.stderr
+    assert result.returncode == 2 and "Traceback" not in output, output
+    assert f"DS001 the design 'toypairs' (jbcompile_toypairs) cannot load its {part} part" in output
+    assert f"{module}.py:" in output and not (tmp_path / "build").exists()
 
 
 def test_evaluate_and_score_with_the_plugin_prompt_and_metric(

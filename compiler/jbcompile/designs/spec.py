@@ -9,13 +9,17 @@ that never evaluates never imports the evaluator.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import sys
+import traceback
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from ..diagnostics import Diagnostic, DiagnosticError
 
 if TYPE_CHECKING:
     from ..audit.probe import Probe, ProbeInputs
@@ -24,6 +28,36 @@ if TYPE_CHECKING:
     from ..importers.interface import Importer
     from .base import Kind
     from .exporting import HarnessExport
+
+
+def _where(error: BaseException) -> str:
+    """The file and line a part's import failed at (a syntax error's own, else the innermost frame)."""
+    if isinstance(error, SyntaxError) and error.filename:
+        return f"{error.filename}:{error.lineno}"
+    frames = traceback.extract_tb(error.__traceback__)
+    return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
+
+
+def _guarded(part: str, method: Callable[[Design], Any]) -> Callable[[Design], Any]:
+    @functools.wraps(method)
+    def load(self: Design) -> Any:
+        try:
+            return method(self)
+        except DiagnosticError:
+            raise
+        except Exception as error:  # a broken plug-in part must say which one, not end in a traceback
+            raise DiagnosticError(
+                [
+                    Diagnostic(
+                        "DS001",
+                        f"the design {self.name!r} ({type(self).__module__}) cannot load its {part} part: "
+                        f"{type(error).__name__}: {error} (at {_where(error)})",
+                        hint="fix or uninstall the distribution that provides it",
+                    )
+                ]
+            ) from error
+
+    return load
 
 
 @dataclass(frozen=True)
@@ -49,6 +83,15 @@ class Design(ABC):
     # the diagnostic codes only this design reports, with their titles and docs:
     # ``codes = declare(name, "docs/….md#anchor", {code: "one-line title", …})`` (jbcompile.codes)
     codes: ClassVar[tuple[Code, ...]] = ()
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Guard the parts a design loads lazily: a plug-in whose compile or evaluator module fails to
+        import stops with DS001 naming the design and the failing line, as a broken package does."""
+        super().__init_subclass__(**kwargs)
+        for part in ("compiler", "evaluator"):
+            method = cls.__dict__.get(part)
+            if callable(method) and not getattr(method, "__isabstractmethod__", False):
+                setattr(cls, part, _guarded(part, method))
 
     @abstractmethod
     def compiler(self) -> Kind:
