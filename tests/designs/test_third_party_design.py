@@ -98,6 +98,9 @@ def test_build_and_check_a_benchmark_of_the_plugin_design(toypairs, sources: Pat
     assert "## Columns of `toypairs`" in card and "config_name: toypairs" in card
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     assert manifest["configs"]["toypairs"]["rows"] == 12
+    # a design without probes: the audit tested nothing, and says so rather than that every probe passed
+    code, output = invoke("audit", str(out))
+    assert code == 0 and "no probe ran" in output and "within its bar" not in output, output
 
 
 def test_the_plugin_verifier_guards_its_invariant(toypairs, sources: Path, tmp_path: Path) -> None:

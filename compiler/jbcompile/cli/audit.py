@@ -155,10 +155,13 @@ def _print(report) -> None:
                 )
         print_table(table)
     above = sum(1 for result in report.results if result.exceeded())
+    ran = sum(1 for result in report.results if result.overall is not None)
     if above:
         out_console.print(f"[bold red]{above} probe(s) above their bar[/] (see docs/audit.md)")
+    elif not ran:  # a design without probes, or none that could run: nothing was tested, nothing passed
+        out_console.print("[yellow]no probe ran[/]: the rows' design has none, or none could run (see above)")
     else:
-        out_console.print("[green]every probe within its bar[/]")
+        out_console.print(f"[green]every probe within its bar[/] ({ran} ran)")
     leaning = [
         f"{result.config}/{result.probe} {'all' if name == 'overall' else name}"
         for result in report.results
