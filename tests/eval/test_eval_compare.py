@@ -13,7 +13,7 @@ import pytest
 from jbcompile.cli import app
 from jbcompile.designs.bbq.evaluate import BBQ
 from jbcompile.diagnostics import DiagnosticError
-from jbcompile.evaluate.bootstrap import paired_cluster_bootstrap
+from jbcompile.evaluate.bootstrap import cluster_bootstrap, paired_cluster_bootstrap
 from jbcompile.evaluate.compare import compare, read_run, write_comparison
 from jbcompile.evaluate.protocols import resolve_options
 from jbcompile.evaluate.results import SCHEMA_VERSION
@@ -122,6 +122,20 @@ def test_paired_bootstrap_of_identical_and_of_opposite_runs() -> None:
     )
     assert apart["diff_bias_ambig"] == {"diff": 1.0, "ci": [1.0, 1.0], "p_value": pytest.approx(2 / 201)}
     assert apart["acc_ambig"]["diff"] == -1.0
+
+
+def test_one_template_gives_no_interval_and_no_p_value() -> None:
+    """One cluster: every replicate repeats it, so [x, x] and p = 2 / (R + 1) would be made up."""
+    gold, biased = _records(lambda i: "gold", "a"), _records(lambda i: "biased", "a")
+    args = dict(cluster=BBQ.cluster, count=BBQ.count, names=BBQ.count_names, formulas=BBQ.formulas)
+    apart = paired_cluster_bootstrap(
+        gold, biased, metrics=("diff_bias_ambig",), resamples=200, seed=0, scope="x", **args
+    )
+    assert apart["diff_bias_ambig"] == {"diff": 1.0, "ci": None, "p_value": None}
+    intervals = cluster_bootstrap(gold, resamples=200, seed=0, scope="x", **args)
+    assert intervals["acc"] is None and intervals["option_share"] == [None, None, None]
+    two = cluster_bootstrap(_records(lambda i: "gold", "ab"), resamples=200, seed=0, scope="x", **args)
+    assert two["acc"] == [1.0, 1.0]  # two templates, both all right: a real (if narrow) interval
 
 
 # ---- compare -------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ Counts = Mapping[str, Any]  # counter name -> number or numpy array of replicate
 R = TypeVar("R", bound=Mapping[str, Any])  # a record, as the kind's own functions take it
 CountFn = Callable[[R], Mapping[str, float]]
 FormulaFn = Callable[[Counts], dict[str, Any]]
+MIN_CLUSTERS = 2  # a bootstrap over one template (case) repeats it: no interval, no p-value
 
 
 def ratio(numerator: Any, denominator: Any) -> np.ndarray:
@@ -75,13 +76,14 @@ def cluster_bootstrap(
 
     Rows of one template share wording, so they are not independent; resampling templates keeps that
     dependence inside each replicate. A metric undefined in some replicates is summarized over the
-    replicates where it is defined; undefined everywhere gives None.
+    replicates where it is defined; undefined everywhere gives None. Fewer than two clusters give no
+    interval: every replicate would be the one cluster again, a zero-width interval that says nothing.
     """
     skip = set(no_interval)
     point = formulas(count_records(records, count, names))
-    if not records or resamples <= 0:  # no interval; a list metric keeps its shape (one null per share)
-        return {name: [None] * len(v) if isinstance(v, list | tuple) else None for name, v in point.items()}
     keys = sorted({cluster(record) for record in records})
+    if len(keys) < MIN_CLUSTERS or resamples <= 0:  # no interval; a list metric keeps its shape
+        return {name: [None] * len(v) if isinstance(v, list | tuple) else None for name, v in point.items()}
     matrix = _cluster_matrix(records, keys, cluster, count, names)
     replicated = _weights(len(keys), resamples, seed, scope) @ matrix  # resamples x counters
     results = formulas({name: replicated[:, j] for j, name in enumerate(names)})
@@ -143,14 +145,18 @@ def paired_cluster_bootstrap(
     share (wording, difficulty) cancels in the difference. The p-value is two-sided: twice the smaller
     tail of replicates at or beyond 0, counted with the observed difference, (k + 1) / (R + 1), capped at
     1 — never 0 from a finite number of replicates; R counts the replicates where the difference is
-    defined.
+    defined. With fewer than two clusters the difference is given without interval or p-value: every
+    replicate would repeat it, and p would read 2 / (R + 1) whatever the runs did.
     """
     keys = sorted({cluster(record) for record in [*first, *second]})
     point_a = formulas(count_records(first, count, names))
     point_b = formulas(count_records(second, count, names))
     out: dict[str, dict[str, Any]] = {}
-    if not keys or resamples <= 0:
-        return {m: {"diff": None, "ci": None, "p_value": None} for m in metrics}
+    if len(keys) < MIN_CLUSTERS or resamples <= 0:
+        return {
+            m: {"diff": _difference(point_a, point_b, m) if keys else None, "ci": None, "p_value": None}
+            for m in metrics
+        }
     matrix_a = _cluster_matrix(first, keys, cluster, count, names)
     matrix_b = _cluster_matrix(second, keys, cluster, count, names)
     weights = _weights(len(keys), resamples, seed, scope)
@@ -159,7 +165,7 @@ def paired_cluster_bootstrap(
     values_b = formulas({name: replicated_b[:, j] for j, name in enumerate(names)})
     alpha = (1.0 - confidence) / 2.0
     for metric in metrics:
-        diff = to_json_value(np.asarray(point_b[metric]) - np.asarray(point_a[metric]))
+        diff = _difference(point_a, point_b, metric)
         replicates = np.asarray(values_b[metric], dtype=float) - np.asarray(values_a[metric], dtype=float)
         finite = replicates[~np.isnan(replicates)]
         p_value = None
@@ -168,6 +174,10 @@ def paired_cluster_bootstrap(
             p_value = float(min(1.0, 2 * (tail + 1) / (finite.size + 1)))
         out[metric] = {"diff": diff, "ci": _interval(replicates, alpha), "p_value": p_value}
     return out
+
+
+def _difference(point_a: Mapping[str, Any], point_b: Mapping[str, Any], metric: str) -> Any:
+    return to_json_value(np.asarray(point_b[metric]) - np.asarray(point_a[metric]))
 
 
 def _interval(values: Any, alpha: float) -> list[float] | None:
