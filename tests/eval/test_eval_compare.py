@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -234,6 +235,8 @@ def test_compare_writes_only_into_a_new_folder_or_an_earlier_comparison(tmp_path
     assert code == 0, output
     assert sorted(p.name for p in out.iterdir()) == ["charts", "compare.csv", "compare.json", "compare.md"]
     assert not list(tmp_path.glob(".cmp.*"))
+    linked = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", (out / "compare.md").read_text(encoding="utf-8"))
+    assert linked == ["charts/compare.png"] and (out / linked[0]).is_file()  # the chart, linked
 
 
 def test_compare_refuses_other_data_and_other_protocols(tmp_path: Path) -> None:

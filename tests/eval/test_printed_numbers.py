@@ -208,5 +208,6 @@ def test_the_intervals_line_names_the_unit_and_no_intervals() -> None:
         return next(line for line in report.splitlines() if line.startswith("- **Intervals:**"))
 
     assert "bootstrap over cases, 200 resamples" in intervals("jubaku", 200)
+    assert "a scope of one case has none (—" in intervals("jubaku", 200)  # why a scope shows no interval
     assert "bootstrap over templates, 200 resamples" in intervals("bbq", 200)
     assert intervals("bbq", 0) == "- **Intervals:** none (`--bootstrap 0`)"

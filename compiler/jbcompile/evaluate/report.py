@@ -87,9 +87,10 @@ def render_markdown(
     boot = results.bootstrap or BootstrapInfo()
     confidence = boot.confidence if boot.confidence is not None else 0.95
     lines += protocol_lines(results)
+    unit = boot.unit or "template"
     intervals = (
-        f"{round(confidence * 100)}% bootstrap over {boot.unit or 'template'}s, {boot.resamples} resamples, "
-        f"seed {boot.seed}"
+        f"{round(confidence * 100)}% bootstrap over {unit}s, {boot.resamples} resamples, seed {boot.seed}; "
+        f"a scope of one {unit} has none (—: resampling it would only repeat it)"
         if boot.resamples != 0
         else "none (`--bootstrap 0`)"
     )

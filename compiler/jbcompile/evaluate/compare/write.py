@@ -64,9 +64,12 @@ def write_comparison(out: Path, result: Mapping[str, Any]) -> list[Path]:
         with claims[out].replaced_folder("compare") as staging:
             if drawn:
                 draw_comparison(staging / COMPARE_CHART, result)
+            markdown = comparison_markdown(result)
+            if drawn:  # the chart beside it, linked where a reader of compare.md looks
+                markdown += f"\n![The runs' headline figures side by side]({COMPARE_CHART})\n"
             for name, text in (
                 (COMPARE_CSV, comparison_csv(result)),
-                (COMPARE_MD, comparison_markdown(result)),
+                (COMPARE_MD, markdown),
                 (COMPARE_JSON, files.dump_json(result)),
             ):
                 files.write_atomic(staging / name, redact_data(text))
