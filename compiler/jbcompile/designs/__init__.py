@@ -14,7 +14,7 @@ from importlib.metadata import entry_points
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from .base import ConfigSpec, Kind, Row, TemplateRows, VocabPersons
-from .spec import Design
+from .spec import Design, unloadable
 
 ENTRY_POINT_GROUP = "jbcompile.designs"
 DEFAULT_DESIGN = "bbq"  # what a template without ``kind:`` is
@@ -29,13 +29,7 @@ def _registry() -> dict[str, Design]:
         try:
             design = point.load()
         except Exception as error:  # a broken plug-in must say which one, not end in a traceback
-            problems.append(
-                Diagnostic(
-                    "DS001",
-                    f"the design plug-in {where} cannot be loaded: {type(error).__name__}: {error}",
-                    hint="fix or uninstall the distribution that provides it",
-                )
-            )
+            problems.append(unloadable(f"the design plug-in {where} cannot be loaded", error))
             continue
         if not isinstance(design, Design):
             problems.append(

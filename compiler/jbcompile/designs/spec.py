@@ -38,6 +38,17 @@ def _where(error: BaseException) -> str:
     return f"{frames[-1].filename}:{frames[-1].lineno}" if frames else "?"
 
 
+def unloadable(subject: str, error: BaseException, at: str | None = None) -> Diagnostic:
+    """DS001: a design plug-in, or a part of one, that cannot be loaded (``subject`` says which, ``at``
+    where it failed)."""
+    where = f" (at {at})" if at else ""
+    return Diagnostic(
+        "DS001",
+        f"{subject}: {type(error).__name__}: {error}{where}",
+        hint="fix or uninstall the distribution that provides it",
+    )
+
+
 def _guarded(part: str, method: Callable[[Design], Any]) -> Callable[[Design], Any]:
     @functools.wraps(method)
     def load(self: Design) -> Any:
@@ -46,16 +57,8 @@ def _guarded(part: str, method: Callable[[Design], Any]) -> Callable[[Design], A
         except DiagnosticError:
             raise
         except Exception as error:  # a broken plug-in part must say which one, not end in a traceback
-            raise DiagnosticError(
-                [
-                    Diagnostic(
-                        "DS001",
-                        f"the design {self.name!r} ({type(self).__module__}) cannot load its {part} part: "
-                        f"{type(error).__name__}: {error} (at {_where(error)})",
-                        hint="fix or uninstall the distribution that provides it",
-                    )
-                ]
-            ) from error
+            subject = f"the design {self.name!r} ({type(self).__module__}) cannot load its {part} part"
+            raise DiagnosticError([unloadable(subject, error, _where(error))]) from error
 
     return load
 

@@ -149,7 +149,14 @@ def is_run_folder(folder: Path) -> bool:
     ) or is_stopped_eval(folder)
 
 
-# the first bytes of every line of a request cache, as RequestCache.put writes it (json.dumps's separators)
+def request_cache_line(key: str, response: Any) -> str:
+    """One line of the request cache (:data:`REQUESTS`): what the server sent, as it sent it — a server
+    may send -Infinity for a logprob (Python's reader takes it back; this file is read by the tool alone),
+    where :func:`jsonl.dumps` would refuse it."""
+    return json.dumps({"key": key, "response": response}, ensure_ascii=False)
+
+
+# the first bytes of every line :func:`request_cache_line` writes (a sha256 key, json.dumps's separators)
 _CACHE_LINE = re.compile(rb'\{"key": "[0-9a-f]{64}", "response": ')
 _FIRST_LINE_BYTES = 1 << 20  # a prediction record's line is a few KiB (a reasoning model's: tens)
 

@@ -35,6 +35,7 @@ from ...extras import optional_import
 from ...redaction import redact, redact_data, redact_url, register_secret, register_url
 from ...services import Service, unexpected
 from ..jsonfile import read_json_lines
+from ..predictions import request_cache_line
 from ..prompting import ChatPrompt, Message, Prompt
 from .base import BackendConfig, Reply, library_version
 from .options import Options
@@ -188,9 +189,7 @@ class RequestCache:
             if self._handle is None:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 self._handle = self.path.open("a", encoding="utf-8")
-            # what the server sent, as it sent it: a server may send -Infinity for a logprob (Python's
-            # reader takes it back; this file is read by the tool alone), where jsonl.dumps would refuse
-            line = json.dumps({"key": key, "response": response}, ensure_ascii=False)
+            line = request_cache_line(key, response)
             self._handle.write(redact_data(line) + "\n")
             self._handle.flush()
             self._written += 1
