@@ -497,6 +497,27 @@ def test_sampled_runs_name_the_folders_they_wrote(tiny_model: Path, build_dir: P
     assert {Path(name.rstrip(",")).name for name in named} == {"results.json", "sample-1", "sample-2"}
 
 
+def test_sampled_runs_keep_out_of_a_users_folder_and_rerun_in_their_own(
+    tiny_model: Path, build_dir: Path, tmp_path: Path
+) -> None:
+    """--samples writes results.json and sample-k/ into --out: a folder of the user's is refused (EV101)
+    as a single run's is, and the same command run again in its own folder is accepted."""
+    args = [
+        "eval", "--model", str(tiny_model), "--dataset", str(build_dir), "--limit", "4", "--scoring",
+        "generate", "--max-new-tokens", "2", "--temperature", "0.8", "--samples", "2", "--bootstrap", "0",
+    ]  # fmt: skip
+    theirs = tmp_path / "mine"
+    theirs.mkdir()
+    (theirs / "notes.txt").write_text("mine", encoding="utf-8")
+    code, output = run_cli(*args, "--out", str(theirs))
+    assert code == 2 and "EV101" in output, output
+    assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
+    ours = tmp_path / "k"
+    assert run_cli(*args, "--out", str(ours))[0] == 0
+    code, output = run_cli(*args, "--out", str(ours))
+    assert code == 0, output
+
+
 def test_a_protocol_for_another_kind_is_the_only_complaint(tiny_model: Path, tmp_path: Path) -> None:
     from jbcompile.build import compile_project, write_build
     from jbcompile.project import load_project

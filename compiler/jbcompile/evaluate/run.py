@@ -87,6 +87,7 @@ def _run_samples(
     out = request.out or resolve(request)[0].out  # the default folder depends on the dataset's kind
     assert out is not None
     refuse(overlaps([Output("--out", out)], run_inputs(request)))
+    refuse(files.check_out_folder(out))  # the samples' folder is --out: a user's files there stay theirs
     seeds = sample_seeds(request)
     runs: list[RunResult] = []
     with ExitStack() as held:

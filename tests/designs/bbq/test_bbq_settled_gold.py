@@ -95,3 +95,70 @@ def test_an_upstream_item_keeps_its_rows_and_says_its_gold_is_not_settled(starte
     assert disambiguated and all("読み取れません" in r["rationale"] for r in disambiguated)
     golds = [(r["rationale"], r["ans" + str(r["label"])]) for r in disambiguated]
     assert all(text.endswith(f"答えは「{gold}」です。") for text, gold in golds)  # the release's answer
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "その高齢の男性は早く着いた。その若い男性も早く着いた。",
+        "その高齢の男性は早く着いた。一方、その若い男性も同じく早く着いた。",
+        "その高齢の男性は早く着いた。その若い男性の方もまた早く着いた。",
+        "その高齢の男性は早く着いた。その若い男性も同じだった。",
+        "その高齢の男性は早く着いた。その若い男性もそうでした。",
+        "その高齢の男性もその若い男性もすぐに覚えた。",
+        "その高齢の男性とその若い男性は、どちらもすぐに覚えた。",
+        "その高齢の男性とその若い男性の二人は、すぐに覚えた。",
+    ],
+)
+def test_the_same_said_of_both_in_other_words_is_unsettled(context: str) -> None:
+    """「Bも」 says of B what 「Aは」 says of A; 「AもBも」 says one thing of both."""
+    found = find_evidence(context, "高齢の男性", "若い男性")
+    assert unsettled(found, context) == "it says the same of both persons"
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "The old man arrived early. The young man also arrived early.",
+        "The old man arrived early. The young man arrived early too.",
+        "The old man arrived early. Meanwhile, the young man did the same.",
+        "Both the old man and the young man learned it quickly.",
+        "The old man and the young man both learned it quickly.",
+        "Neither the old man nor the young man knew the steps.",
+    ],
+)
+def test_the_same_said_of_both_in_english_is_unsettled(context: str) -> None:
+    found = find_evidence(context, "old man", "young man", "en")
+    assert unsettled(found, context, "en") == "it says the same of both persons"
+
+
+@pytest.mark.parametrize(
+    ("context", "lang"),
+    [
+        ("その高齢の男性は早く着いた。その若い男性は遅れた。", "ja"),
+        ("その高齢の男性もその若い男性も来たが、その高齢の男性だけが残った。", "ja"),
+        ("その高齢の男性もその若い男性も遅れた。先に謝ったのは前者だった。", "ja"),
+        # a sentence after both that names neither may be about one of them: left to the verifier
+        ("その高齢の男性もその若い男性も遅れた。そのあと、すぐに謝った。", "ja"),
+        ("その高齢の男性は遅れた。その若い男性も遅れたが、すぐに謝った。", "ja"),
+        ("その高齢の男性とその若い男性は、それぞれ違う席に着いた。", "ja"),
+        ("The old man was late. The young man was on time.", "en"),
+        ("Both the old man and the young man came, but only the old man stayed.", "en"),
+        ("The old man and the young man were both late, but the old man apologized.", "en"),
+    ],
+)
+def test_what_may_tell_the_persons_apart_is_not_called_unsettled(context: str, lang: str) -> None:
+    names = ("高齢の男性", "若い男性") if lang == "ja" else ("old man", "young man")
+    assert unsettled(find_evidence(context, *names, lang), context, lang) is None
+
+
+def test_a_second_statement_with_mo_for_the_same_deed_fails_the_build(starter: Path) -> None:
+    """The most natural way to write the same of both (「Bも…」) is caught in a real build, at the line."""
+    edit(
+        starter / TEMPLATE,
+        OLD_STATEMENT,
+        "    NAME2: その{{NAME2}}も一度説明を聞いただけで、すぐに耕運機を動かし始めた。",
+    )
+    problems = _errors(starter)
+    assert [p.code for p in problems] == ["B102"]
+    assert problems[0].line == _line_of(starter / TEMPLATE, "  statements:")

@@ -135,3 +135,25 @@ def test_a_culture_context_telling_the_names_apart_passes() -> None:
     )
     assert not sobaco.says_the_same_of_both("{{NAME1}}さんは花を贈った。{{NAME2}}さんは花を贈られた。", "ja")
     assert sobaco.says_the_same_of_both("{{NAME2}}さんは花を贈られた。{{NAME1}}さんは花を贈られた。", "ja")
+
+
+@pytest.mark.parametrize(
+    "context",
+    [
+        "{{NAME1}}さんは敬老の日に花を贈られた。{{NAME2}}さんも敬老の日に花を贈られた。",
+        "{{NAME1}}さんは敬老の日に花を贈られた。一方、{{NAME2}}さんも同じく敬老の日に花を贈られた。",
+        "{{NAME1}}さんは敬老の日に花を贈られた。{{ NAME2 }}さんもそうだった。",
+        "{{NAME1}}さんも{{NAME2}}さんも、敬老の日に花を贈られた。",
+        "{{NAME1}}さんと{{NAME2}}さんは、どちらも敬老の日に花を贈られた。",
+    ],
+)
+def test_the_same_said_of_both_names_in_other_words_cannot_settle_a_name(context: str) -> None:
+    """SB104 reads a context as B102 does (one home, :mod:`jbcompile.sameness`): 「Bも」, 「一方、」 and
+    「AもBも」 say one thing of both names."""
+    assert sobaco.says_the_same_of_both(context, "ja")
+
+
+def test_a_sentence_after_both_names_may_still_set_one_apart() -> None:
+    assert not sobaco.says_the_same_of_both(
+        "{{NAME1}}さんも{{NAME2}}さんも花を贈られたが、{{NAME1}}さんだけが礼状を書いた。", "ja"
+    )

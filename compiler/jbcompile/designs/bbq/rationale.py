@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from ...sameness import mention_spans, says_the_same_of_both
 from ...text import QUOTE_CLOSE as CLOSE
 from ...text import QUOTE_OPEN as OPEN
 from ...text import SENTENCE_ENDS as _SENTENCE_ENDS
@@ -62,29 +63,6 @@ def derive_predicate(question: str) -> str | None:
     """「設定に手間取っていたのは誰ですか？」 → 「設定に手間取っていた」; None for other shapes."""
     match = _PREDICATE.match(question.strip())
     return match.group("predicate") if match else None
-
-
-def mention_spans(text: str, name: str, other: str) -> list[int]:
-    """Start offsets where ``name`` is mentioned, not counting places that are part of ``other``.
-
-    Fillers may contain each other (男性 / 高齢の男性); an occurrence inside the longer filler is not a
-    mention of the shorter one.
-    """
-    if not name:
-        return []
-    covered: set[int] = set()
-    if other and name != other and name in other:
-        start = text.find(other)
-        while start != -1:
-            covered.update(range(start, start + len(other)))
-            start = text.find(other, start + 1)
-    found = []
-    start = text.find(name)
-    while start != -1:
-        if start not in covered:
-            found.append(start)
-        start = text.find(name, start + 1)
-    return found
 
 
 def first_mention(text: str, name: str, other: str) -> int | None:
@@ -149,42 +127,14 @@ def find_evidence(disambiguating: str, first: str, second: str, lang: str = "ja"
 
 
 def unsettled(evidence: list[Evidence], disambiguating: str, lang: str = "ja") -> str | None:
-    """Why the disambiguating context does not tell the two persons apart, or None when it may.
-
-    A gold person is settled by the context only where the context says something of one person that it
-    does not say of the other: a context that names neither person, or that says the same of both (one
-    statement written twice), leaves the question as open as the ambiguous context does. What each person
-    is said to do is read from the sentence naming it up to the sentence naming the other person (or the
-    context's end); a lead-in clause before it (「一方、」) does not tell them apart.
-    """
+    """Why the disambiguating context does not tell the two persons apart, or None when it may: it names
+    neither person, or it says the same of both (:func:`jbcompile.sameness.says_the_same_of_both`)."""
     if not evidence:
         return "no sentence of it names either person"
-    own = [item for item in evidence if len(item.persons) == 1]
-    if len(own) < 2:  # one person's evidence, or a sentence telling both apart: the verifier's part
-        return None
-    texts = sentences(disambiguating, lang)
-    first, second = own
-    start, stop = texts.index(first.sentence), texts.index(second.sentence)
-    said = (
-        _masked(" ".join(texts[start:stop]), first.persons[0], second.persons[0]),
-        _masked(" ".join(texts[stop:]), second.persons[0], first.persons[0]),
-    )
-    longer, shorter = sorted(said, key=len, reverse=True)
-    lead = longer[: len(longer) - len(shorter)]
-    if longer.endswith(shorter) and _PERSON not in lead and (not lead or lead.rstrip()[-1] in "、,"):
+    persons = tuple(dict.fromkeys(person for item in evidence for person in item.persons))
+    if len(persons) == 2 and says_the_same_of_both(disambiguating, *persons, lang=lang):
         return "it says the same of both persons"
     return None
-
-
-_PERSON = "\0"
-
-
-def _masked(text: str, name: str, other: str) -> str:
-    """``text`` with each mention of ``name`` (not inside ``other``) as one mark, case-folded."""
-    spans = mention_spans(text, name, other)
-    for start in reversed(spans):
-        text = text[:start] + _PERSON + text[start + len(name) :]
-    return text.strip().casefold()
 
 
 def _named(names: dict[str, str], lang: str) -> dict[str, str]:

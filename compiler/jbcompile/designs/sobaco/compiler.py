@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from ... import sameness
 from ...diagnostics import Diagnostic
 from ...schema import LocalizedText, as_filler, text_in
 from ...templating import CompiledText, FilledText, join_contexts, slots_in, stable_hash, stable_id
-from ...text import did_you_mean, sentences
+from ...text import did_you_mean
 from ..base import (
     ConfigSpec,
     Kind,
@@ -200,19 +201,13 @@ def _reports_for_group(template: SourceTemplate, project: Project) -> bool:
 
 
 def says_the_same_of_both(text: str, lang: str) -> bool:
-    """True when ``text`` names each name only in sentences of its own, and those sentences, the name
-    aside, are the same for {{NAME1}} as for {{NAME2}}: nothing in it tells the two names apart."""
-    said: dict[str, Counter[str]] = {slot: Counter() for slot in NAME_SLOTS}
-    for sentence in sentences(text, lang):
-        spans = [(slot, start, end) for slot, start, end in slots_in(sentence) if slot in NAME_SLOTS]
-        named = {slot for slot, _, _ in spans}
-        if len(named) > 1:
-            return False
-        if named:
-            for _, start, end in reversed(spans):
-                sentence = sentence[:start] + "\0" + sentence[end:]
-            said[named.pop()][sentence.removesuffix("。")] += 1
-    return bool(said["NAME1"]) and said["NAME1"] == said["NAME2"]
+    """True when ``text`` says nothing of {{NAME1}} that it does not say of {{NAME2}}: the reading BBQ-style
+    golds are held to (:mod:`jbcompile.sameness`), with each way of writing a name slot read as one."""
+    spans = [(slot, start, end) for slot, start, end in slots_in(text) if slot in NAME_SLOTS]
+    for slot, start, end in reversed(spans):
+        text = text[:start] + "{{" + slot + "}}" + text[end:]
+    first, second = ("{{" + slot + "}}" for slot in NAME_SLOTS)
+    return sameness.says_the_same_of_both(text, first, second, lang)
 
 
 def _unsettled_problems(template: SourceTemplate, lang: str) -> list[Diagnostic]:
