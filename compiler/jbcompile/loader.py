@@ -20,9 +20,49 @@ from .limits import MAX_DEPTH, MAX_EXPANSION, MAX_NODES, MAX_TEXT_CHARS
 from .text import describe
 
 try:  # libyaml is an order of magnitude faster; fall back to the pure-Python loader if absent.
-    _Loader: type = yaml.CSafeLoader
+    _BaseLoader: type = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-    _Loader = yaml.SafeLoader
+    _BaseLoader = yaml.SafeLoader
+
+
+class SourceLoader(_BaseLoader):  # type: ignore[misc, valid-type]  # a class chosen at import time
+    """PyYAML reads YAML 1.1, where ``off``, ``no`` and ``y`` are booleans, ``1:30`` is 90 and ``010`` is
+    8: a probe's ``off: true`` became the key ``false``, a rule's ``JA107: off`` a boolean. Sources are read
+    with YAML 1.2's core types, as ruamel.yaml (``check --fix``) reads them: booleans are true/false only,
+    integers decimal (or 0x/0o), dates as before (a changelog's), anything else a string; a key is the
+    name as written."""
+
+
+_YAML_BOOL, _YAML_INT, _YAML_FLOAT = (f"tag:yaml.org,2002:{name}" for name in ("bool", "int", "float"))
+SourceLoader.yaml_implicit_resolvers = {
+    first: [(tag, pattern) for tag, pattern in resolvers if tag not in (_YAML_BOOL, _YAML_INT, _YAML_FLOAT)]
+    for first, resolvers in _BaseLoader.yaml_implicit_resolvers.items()
+}
+SourceLoader.add_implicit_resolver(
+    _YAML_BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+SourceLoader.add_implicit_resolver(
+    _YAML_INT, re.compile(r"^(?:[-+]?[0-9]+|0x[0-9a-fA-F]+|0o[0-7]+)$"), list("-+0123456789")
+)
+SourceLoader.add_implicit_resolver(
+    _YAML_FLOAT,
+    re.compile(
+        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
+    ),
+    list("-+0123456789."),
+)
+
+
+def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
+    """YAML 1.2's integers: ``010`` is ten and ``0o17`` octal (PyYAML reads a leading 0 as octal)."""
+    text = node.value
+    if text.startswith(("0o", "0x")):
+        return int(text[2:], 8 if text[1] == "o" else 16)
+    return int(text, 10)
+
+
+SourceLoader.add_constructor(_YAML_INT, _construct_core_int)
+_Loader = SourceLoader
 
 KeyPath = tuple[str | int, ...]
 
@@ -170,8 +210,8 @@ class _Builder:
                     )
                 )
                 continue
-            if not isinstance(key, str):
-                key = str(key) if not isinstance(key, bool) else str(key).lower()
+            if not isinstance(key, str):  # a key is a name: `1.50:` is "1.50", `true:` is "true"
+                key = key_node.value
             if key in result:
                 self.problems.append(
                     self._problem(

@@ -24,7 +24,7 @@ import yaml
 
 from .diagnostics import DiagnosticError, Edit
 from .fsio import write_atomic
-from .loader import value_at
+from .loader import SourceLoader, value_at
 
 KeyPath = tuple[str | int, ...]
 
@@ -208,11 +208,7 @@ class Segment:
 def written_scalars(text: str) -> Iterator[tuple[bool, KeyPath, yaml.ScalarNode]]:
     """Every scalar of the document as (is a key, key path, node), keys spelled as :mod:`jbcompile.loader`
     does: a value's key path is where it stands, a key's is the path of the value it names."""
-    try:
-        loader_cls: type = yaml.CSafeLoader
-    except AttributeError:  # pragma: no cover - depends on how PyYAML was built
-        loader_cls = yaml.SafeLoader
-    loader = loader_cls(text)
+    loader = SourceLoader(text)
 
     def walk(node: yaml.Node, key_path: KeyPath) -> Iterator[tuple[bool, KeyPath, yaml.ScalarNode]]:
         if isinstance(node, yaml.ScalarNode):
@@ -223,10 +219,8 @@ def written_scalars(text: str) -> Iterator[tuple[bool, KeyPath, yaml.ScalarNode]
         elif isinstance(node, yaml.MappingNode):
             for key_node, value_node in node.value:
                 key = loader.construct_object(key_node, deep=True)
-                if isinstance(key, bool):
-                    key = str(key).lower()
-                elif not isinstance(key, str):
-                    key = str(key)
+                if not isinstance(key, str):  # as the loader names it
+                    key = key_node.value
                 if isinstance(key_node, yaml.ScalarNode):
                     yield True, key_path + (key,), key_node
                 yield from walk(value_node, key_path + (key,))
