@@ -53,3 +53,7 @@ class Project:
     @property
     def unknown_texts(self) -> list[str]:
         return self.dataset.unknown_texts(self.lang)
+
+    def template_files(self) -> dict[str, str]:
+        """Template id → the file it is written in (as diagnostics name it)."""
+        return {template.id: template.path for template in self.templates}

@@ -26,7 +26,9 @@ def test_a_plain_build_warns_and_records_the_figures(shortcut_sources: Path, tmp
     compiled, manifest = build_folder(load_project(shortcut_sources), tmp_path / "build", checks=False)
     warnings = [d for d in compiled.diagnostics if d.code == "AU001"]
     assert warnings and all(d.severity is Severity.WARNING for d in warnings)
-    assert any("mention-order" in d.message and "worst templates: age-phone" in d.message for d in warnings)
+    # each worst template is named with its file, where the rewriting the hint asks for happens
+    named = f"worst templates: age-phone ({shortcut_sources / 'templates/Age/age-phone.yaml'})"
+    assert any("mention-order" in d.message and named in d.message for d in warnings), warnings
     assert all(d.path and d.path.endswith("dataset.yaml") for d in warnings)
     assert manifest["audit"]["passed"] is False
     recorded = json.loads((tmp_path / "build" / "manifest.json").read_text(encoding="utf-8"))["audit"]
@@ -48,8 +50,9 @@ def test_a_release_build_refuses_a_probe_above_its_bar(shortcut_sources: Path, t
     assert "all: 100.0%" in order.message and "Age: 100.0%" in order.message
     # Disability_status has one template: read in its best direction any leaning template is at 100%,
     # so one template alone is never above (it is "over, not significant")
-    assert "Disability_status" not in order.message
-    assert "worst templates: age-phone 100.0% of 288" in order.message
+    assert "Disability_status:" not in order.message.split("worst templates")[0]
+    phone = shortcut_sources / "templates/Age/age-phone.yaml"
+    assert f"worst templates: age-phone ({phone}) 100.0% of 288" in order.message
     assert not (tmp_path / "build").exists()
 
 
@@ -65,6 +68,30 @@ def test_the_bars_of_dataset_yaml_let_it_pass(shortcut_sources: Path, tmp_path: 
     compiled, _ = build_folder(load_project(shortcut_sources), tmp_path / "build", checks=False)
     unknown = [d for d in compiled.diagnostics if d.code == "AU002"]
     assert len(unknown) == 1 and "attribute-confund" in unknown[0].message and unknown[0].line
+
+
+def test_the_audit_command_names_a_misspelt_probe_as_build_does(
+    shortcut_sources: Path, tmp_path: Path
+) -> None:
+    """AU002 on `jbcompile audit` of the sources, of a build with --sources and of release files with
+    --sources: the bars come from that dataset.yaml, so a typo there is said wherever it is read."""
+    build = tmp_path / "build"
+    build_folder(load_project(shortcut_sources), build, checks=False)
+    dataset = shortcut_sources / "dataset.yaml"
+    bars = "audit:\n  probes:\n    attribute-confund: {max: 0.5}\n"
+    dataset.write_text(dataset.read_text(encoding="utf-8") + bars, encoding="utf-8")
+    runner = CliRunner()
+    data = next((build / "data" / "full").glob("*.parquet"))
+    for args in (
+        ["audit", "--sources", str(shortcut_sources)],
+        ["audit", str(build), "--sources", str(shortcut_sources)],
+        ["audit", str(data), "--sources", str(shortcut_sources), "--format", "json"],
+    ):
+        done = runner.invoke(app, args)
+        assert "AU002" in done.output and "attribute-confund" in done.output, (args, done.output)
+        assert "dataset.yaml:" in done.output
+    done = runner.invoke(app, ["audit", str(build)])  # no sources: no bars of theirs to judge
+    assert "AU002" not in done.output
 
 
 def test_publish_refuses_a_build_above_its_bar_or_without_an_audit(

@@ -12,6 +12,7 @@ Diagnostics (docs/audit.md):
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict
@@ -136,10 +137,18 @@ def bar_text(result: ProbeReport, scope: ScopeReport, settings: AuditSettings) -
 
 
 def problems(
-    report: AuditReport, *, release: bool, doc: LoadedDocument | None = None, path: str | None = None
+    report: AuditReport,
+    *,
+    release: bool,
+    doc: LoadedDocument | None = None,
+    path: str | None = None,
+    template_files: Mapping[str, str] | None = None,
 ) -> list[Diagnostic]:
     """AU001 per probe and scope above its bar (errors for a release), AU003 per probe that could not
-    run for a reason the user can change. Located at ``audit.probes.<name>`` of ``doc`` when given."""
+    run for a reason the user can change. Located at ``audit.probes.<name>`` of ``doc`` when given (where
+    a bar is set); ``template_files`` (template id → its file) names the file of each worst template,
+    where the rewriting the hint asks for happens."""
+    files = template_files or {}
     severity = Severity.ERROR if release else Severity.WARNING
     found = []
     for result in report.results:
@@ -165,7 +174,10 @@ def problems(
             for name, scope in exceeded
         )
         first = exceeded[0][1]
-        worst = ", ".join(f"{t.template} {percent(t.value)} of {t.rows}" for t in first.worst)
+        where = {t.template: f" ({files[t.template]})" if t.template in files else "" for t in first.worst}
+        worst = ", ".join(
+            f"{t.template}{where[t.template]} {percent(t.value)} of {t.rows}" for t in first.worst
+        )
         found.append(
             _at(
                 doc,

@@ -278,7 +278,9 @@ def audit_compiled(
     kinds = {name: config.kind for name, config in compiled.configs.items()}
     inputs = probe_inputs(project.root)
     compiled.audit = audit_rows(folder_rows(folder, kinds), project.dataset.audit, inputs, side)
-    found = problems(compiled.audit, release=release, doc=project.dataset_doc)
+    found = problems(
+        compiled.audit, release=release, doc=project.dataset_doc, template_files=project.template_files()
+    )
     found += unknown_probe_problems(
         project.dataset.audit, probe_names(kinds.values(), inputs), project.dataset_doc
     )

@@ -16,6 +16,7 @@ from .app import (
     err_console,
     fail,
     out_console,
+    print_diagnostics,
     print_table,
     sources_for,
 )
@@ -45,9 +46,10 @@ def audit(
     above its bar (docs/audit.md)."""
     check_choice("--format", fmt, ("text", "json"))
     try:
-        report = _audit(list(targets or []), sources, list(configs or []))
+        report, project = _audit(list(targets or []), sources, list(configs or []))
     except DiagnosticError as error:
         raise fail(error, "json" if fmt == "json" else "text") from None
+    print_diagnostics(_unknown_probes(report, project))  # on stderr: --format json's stdout stays the record
     if fmt == "json":
         print(dumps(report.record(), indent=2))
     else:
@@ -68,7 +70,7 @@ def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
         assert project is not None
         with err_console.status("compiling and auditing the sources"):
             report = audit_sources(project)
-        return _only(report, configs, [r.config for r in report.results])
+        return _only(report, configs, [r.config for r in report.results]), project
     settings = project.dataset.audit if project else None
     inputs = probe_inputs(project.root if project else None)
     if len(targets) == 1 and targets[0].is_dir():
@@ -82,7 +84,20 @@ def _audit(targets: list[Path], sources: Path | None, configs: list[str]):
         _check_configs(configs, ["release"], ", ".join(map(str, targets)))
         settings = settings or AuditSettings()
     with err_console.status("auditing"):
-        return audit_rows(rows, settings, inputs)
+        return audit_rows(rows, settings, inputs), project
+
+
+def _unknown_probes(report, project) -> list[Diagnostic]:
+    """AU002 for a probe that ``--sources``' dataset.yaml sets a bar for and no design of the audited rows
+    has (a typo would leave the probe at the default bar without a word), as ``build`` says it."""
+    from ..audit import probe_inputs
+    from ..audit.report import unknown_probe_problems
+    from ..audit.run import probe_names
+
+    if project is None:
+        return []
+    known = probe_names({result.kind for result in report.results}, probe_inputs(project.root))
+    return unknown_probe_problems(project.dataset.audit, known, project.dataset_doc)
 
 
 def _check_configs(wanted: list[str], known: list[str], where: str) -> None:

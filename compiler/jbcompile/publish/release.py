@@ -182,7 +182,7 @@ def audit_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
                 hint="rebuild it with `jbcompile build --release`",
             )
         ]
-    return problems(report, release=True, doc=project.dataset_doc)
+    return problems(report, release=True, doc=project.dataset_doc, template_files=project.template_files())
 
 
 def freshness_problems(project: Project, build: BuildFolder) -> list[Diagnostic]:
