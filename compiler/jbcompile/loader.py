@@ -20,12 +20,12 @@ from .limits import MAX_DEPTH, MAX_EXPANSION, MAX_NODES, MAX_TEXT_CHARS
 from .text import describe
 
 try:  # libyaml is an order of magnitude faster; fall back to the pure-Python loader if absent.
-    _BaseLoader: type = yaml.CSafeLoader
+    _BaseLoader: Any = yaml.CSafeLoader
 except AttributeError:  # pragma: no cover - depends on how PyYAML was built
     _BaseLoader = yaml.SafeLoader
 
 
-class SourceLoader(_BaseLoader):  # type: ignore[misc, valid-type]  # a class chosen at import time
+class SourceLoader(_BaseLoader):
     """PyYAML reads YAML 1.1, where ``off``, ``no`` and ``y`` are booleans, ``1:30`` is 90 and ``010`` is
     8: a probe's ``off: true`` became the key ``false``, a rule's ``JA107: off`` a boolean. Sources are read
     with YAML 1.2's core types, as ruamel.yaml (``check --fix``) reads them: booleans are true/false only,
