@@ -3,10 +3,12 @@ written (PyYAML's defaults turned a probe's documented ``off: true`` into the ke
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
 import pytest
+from jbcompile.diagnostics import DiagnosticError
 from jbcompile.loader import parse_yaml
 from jbcompile.starter import init_benchmark
 
@@ -52,3 +54,26 @@ def test_the_documented_off_settings_are_accepted_unquoted(sources: Path, tmp_pa
     manifest = json.loads((out / "manifest.json").read_text(encoding="utf-8"))
     judged = [r for r in manifest["audit"]["results"] if r["probe"] == "option-length"]
     assert judged and all(r["overall"]["status"] == "not judged" for r in judged), judged
+
+
+@pytest.mark.parametrize(
+    "value", ["!!binary 4oCu5pys", "!!set {a, b}", "!!omap [a: 1]", "!!pairs [a: 1]", "!local x"]
+)
+def test_a_tag_that_makes_other_than_text_is_refused_at_its_value(value: str) -> None:
+    """`!!binary` turned a text into bytes that JA120 never read (a U+202E reached the rows)."""
+    with pytest.raises(DiagnosticError) as refused:
+        parse_yaml(f"name: x\nambiguous_context: {value}\n", "t.yaml")
+    (problem,) = refused.value.diagnostics
+    assert (problem.code, problem.line, problem.col) == ("Y011", 2, 20) and problem.hint
+
+
+def test_a_binary_text_with_a_hidden_character_never_reaches_the_rows(sources: Path) -> None:
+    template = sources / "templates" / "Age" / "age-tiller.yaml"
+    lines = template.read_text(encoding="utf-8").splitlines()
+    index = next(i for i, line in enumerate(lines) if line.startswith("ambiguous_context:"))
+    hidden = base64.b64encode("市民農園で、{{NAME1}}と{{NAME2}}が\u202e話していた。".encode()).decode()
+    lines[index] = f"ambiguous_context: !!binary {hidden}"
+    template.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with pytest.raises(DiagnosticError) as refused:
+        compile_folder(sources, checks=True)
+    assert [d.code for d in refused.value.diagnostics] == ["Y011"]

@@ -78,6 +78,7 @@ CODES: tuple[Code, ...] = (
             "Y008": "YAML nested more than 64 levels deep",
             "Y009": "a recursive alias",
             "Y010": "a value over 10,000 characters",
+            "Y011": "a value with a YAML tag sources do not use (!!binary, !!set, a custom !tag)",
         },
     ),
     *declare(

@@ -53,6 +53,19 @@ SourceLoader.add_implicit_resolver(
 )
 
 
+# The types a source value may have; YAML's other tags (!!binary, !!set, !!omap …) make bytes, sets or
+# pairs the checks would not read as text. (`<<` and `=` keys resolve to tags of their own, left to the
+# composer.)
+_SOURCE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{name}"
+    for name in ("str", "int", "float", "bool", "null", "seq", "map", "timestamp", "merge", "value")
+)
+
+
+def _tag_name(tag: str) -> str:
+    return tag.replace("tag:yaml.org,2002:", "!!")
+
+
 def _construct_core_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
     """YAML 1.2's integers: ``010`` is ten and ``0o17`` octal (PyYAML reads a leading 0 as octal)."""
     text = node.value
@@ -176,6 +189,16 @@ class _Builder:
                 )
             )
         self.doc.values[key_path] = self._pos(node)
+        if node.tag not in _SOURCE_TAGS:
+            raise _Stop(
+                self._problem(
+                    node,
+                    "Y011",
+                    f"a value tagged {_tag_name(node.tag)}: sources hold text, numbers, true/false, lists "
+                    "and mappings (a !!binary text would hide its characters from every check)",
+                    hint="write the value out as plain text, without the tag",
+                )
+            )
         if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
             if id(node) in self.active:
                 raise _Stop(
