@@ -138,3 +138,19 @@ def test_check_fix_leaves_an_import_as_written(tmp_path: Path) -> None:
     rows = pq.read_table(build / "data" / "sobaco" / "test-00000-of-00001.parquet").to_pylist()
     texts = [value for row in rows for value in row.values() if isinstance(value, str)]
     assert any("苦手だ，彼らの世代" in text for text in texts)
+
+
+def test_a_problem_whose_sample_idx_or_category_has_another_type_is_reported_not_a_traceback(
+    tmp_path: Path,
+) -> None:
+    """A str, null, list or 1.5 sample_idx ended in a TypeError traceback while pairing (or was accepted)."""
+    for index, (field, value) in enumerate(
+        [("sample_idx", "3"), ("sample_idx", None), ("sample_idx", [1]), ("sample_idx", 1.5),
+         ("sample_idx", True), ("category", 7), ("category", " ")]
+    ):  # fmt: skip
+        data = problems()
+        data[3] = data[3] | {field: value}
+        (tmp_path / str(index)).mkdir()
+        result, _ = _import(tmp_path / str(index), data)
+        assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+        assert result.exit_code == 1 and "IM031" in result.output and field in result.output, result.output

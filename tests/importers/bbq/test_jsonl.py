@@ -152,6 +152,21 @@ def test_malformed_rows_are_reported_and_counted(tmp_path):
     assert (out / "templates" / "Age" / "Age-1.yaml").is_file()  # the good template is still written
 
 
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("label", 1.5), ("label", True), ("label", "1"), ("label", " 1"), ("ans2", ["Unknown"]),
+     ("context", 7), ("question_polarity", None), ("question_index", 1.0)],
+)  # fmt: skip
+def test_a_row_with_a_field_of_another_type_is_reported_not_converted(tmp_path, field, value):
+    """`label: 1.5` was read as 1 and a list option as its str(): 100% coverage, exit 0, where `score`
+    refuses the same row (EV130)."""
+    rows = generate_rows(EN_SPECS[:1], "en")
+    rows[0] = dict(rows[0], **{field: value})
+    result, _ = _import(tmp_path, rows, args=("--strict",))
+    assert result.exit_code == 1 and "IM002" in result.output and field in result.output, result.output
+    assert f"({len(rows) - 1}/{len(rows)} rows reproduced)" in " ".join(result.output.split())
+
+
 def test_more_than_three_word_alternatives_are_all_kept(tmp_path):
     spec = _spec(
         Q_id="8",

@@ -97,6 +97,10 @@ def _check(data: Any) -> str | None:
         return f"missing fields: {', '.join(missing)}"
     if not isinstance(data["param"], list) or not all(isinstance(p, str) for p in data["param"]):
         return "param must be a list of strings"
+    if type(data["sample_idx"]) is not int:  # it orders a pair's problems and names its template
+        return f"sample_idx must be a whole number, found {data['sample_idx']!r}"
+    if not isinstance(data["category"], str) or not data["category"].strip():
+        return "category must be a non-empty string"
     for name in ("biased_option_template", "answer_template"):
         if data[name] not in ANSWERS:
             return f"{name} is {data[name]!r}; expected one of {', '.join(ANSWERS)}"

@@ -73,6 +73,35 @@ def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else str(value)
 
 
+_TEXT_FIELDS = (
+    "question_polarity",
+    "context_condition",
+    "category",
+    "context",
+    "question",
+    "ans0",
+    "ans1",
+    "ans2",
+)
+
+
+def _check_types(data: dict[str, Any]) -> None:
+    """BBQ's fields as its release types them: a label 1.5, true or "1", or an option given as a list,
+    is a row to report (``score`` refuses the same row), never one to convert quietly."""
+    wrong = [key for key in _TEXT_FIELDS if not isinstance(data[key], str)]
+    if type(data["question_index"]) not in (str, int):
+        wrong.append("question_index")
+    if wrong:
+        raise ValueError(f"{', '.join(wrong)} must be text, found {', '.join(repr(data[k]) for k in wrong)}")
+    if type(data["label"]) is not int:
+        raise ValueError(f"label must be 0, 1 or 2, not {data['label']!r}")
+    info = data["answer_info"]
+    if isinstance(info, dict) and not all(
+        isinstance(item, str) for key in ("ans0", "ans1", "ans2") for item in info.get(key) or []
+    ):
+        raise ValueError("answer_info must map ans0–ans2 to [text, tag], both text")
+
+
 def parse_row(data: Any, path: str, line: int) -> SourceRow:
     """One JSON object as a SourceRow; ValueError says what is wrong with it."""
     if not isinstance(data, dict):
@@ -96,6 +125,7 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
     ]
     if missing:
         raise ValueError(f"missing fields: {', '.join(missing)}")
+    _check_types(data)
     info = data["answer_info"]
     if not isinstance(info, dict) or any(
         not isinstance(info.get(f"ans{i}"), list) or len(info[f"ans{i}"]) < 2 for i in range(3)
