@@ -249,10 +249,12 @@ CODES: tuple[Code, ...] = (
             "TR004": "DeepL cannot be reached",
             "TR005": "any other DeepL error",
             "TR006": "(warning) DeepL's output damaged the slots: not written",
+            "TR007": "DEEPL_AUTH_KEY is malformed: it cannot be sent",
             "TR010": "a malformed text in the sources",
             "TR011": "the glossary does not fit the run, or DeepL refuses it",
             "TR013": "a source file could not be written back",
             "TR014": "no sources folder",
+            "TR015": "a PATH outside the sources folder",
         },
     ),
     *declare(

@@ -12,7 +12,7 @@ from jbcompile.translate.pipeline import Settings
 from jbcompile.translate.runner import prepare, run
 from typer.testing import CliRunner
 
-from .conftest import VALID_KEY, FakeDeepL
+from .conftest import VALID_KEY, FakeDeepL, write_sources
 
 TEMPLATE = Path("templates/Age/age-help.yaml")
 
@@ -358,3 +358,40 @@ def test_an_error_inside_the_deepl_client_is_tr005(fake_deepl, en_sources, monke
     text = " ".join(result.output.split())
     assert f"TR005 DeepL failed while translating ({error_type.__name__}:" in text, text
     assert VALID_KEY not in result.output and "fake-key-0000" not in result.output
+
+
+def test_slot_damage_is_reported_where_the_english_text_starts(fake_deepl, en_sources):
+    path = en_sources / TEMPLATE
+    text = path.read_text(encoding="utf-8").replace("both asked", "MANGLE both asked")
+    path.write_text(text, "utf-8")
+    [problem] = [d for d in _translate(en_sources, fake_deepl).diagnostics if d.code == "TR006"]
+    line = text.splitlines()[problem.line - 1]
+    assert problem.col == line.index("en:") + len("en: ") + 1  # the value, not the line's first column
+
+
+@pytest.mark.parametrize("key", ["SECRETキー:fx", "SECRET\x07key:fx", "SECRET key:fx", "SECRET\nkey:fx"])
+def test_a_key_that_cannot_be_sent_is_malformed_not_a_network_error(fake_deepl, en_sources, monkeypatch, key):
+    monkeypatch.setenv("DEEPL_AUTH_KEY", key)
+    result = _invoke("--sources", str(en_sources))
+    assert result.exit_code == 2, result.output
+    assert "TR007" in result.output and "malformed" in result.output and "TR004" not in result.output
+    assert "SECRET" not in result.output and "key:fx" not in result.output
+    assert fake_deepl.requests == []  # refused before any request
+    with pytest.raises(Exception, match="malformed"):  # the library refuses it too
+        DeepLTranslator(key, server_url=fake_deepl.url)
+
+
+def test_a_path_outside_the_sources_folder_is_refused(fake_deepl, en_sources, tmp_path):
+    other = write_sources(tmp_path / "other" / "sources")
+    before = (other / "vocab" / "Age.yaml").read_text(encoding="utf-8")
+    result = _invoke("--sources", str(en_sources), str(other / "vocab" / "Age.yaml"))
+    assert result.exit_code == 2, result.output
+    assert "TR015" in result.output and fake_deepl.requests == []
+    assert (other / "vocab" / "Age.yaml").read_text(encoding="utf-8") == before
+    # a link inside the folder that leads out of it: named, or met in the whole folder
+    (en_sources / "vocab" / "Linked.yaml").symlink_to(other / "vocab" / "Age.yaml")
+    for args in ([str(en_sources / "vocab" / "Linked.yaml")], [str(en_sources / "vocab")], []):
+        result = _invoke("--sources", str(en_sources), *args)
+        assert result.exit_code == 2 and "TR015" in result.output and "link" in result.output, args
+    assert (other / "vocab" / "Age.yaml").read_text(encoding="utf-8") == before
+    assert fake_deepl.requests == []

@@ -118,6 +118,11 @@ def _translate(
             ),
             diagnostics_format,
         )
+    from ..translate.client import key_problem
+
+    malformed = key_problem(auth_key) if plan.to_bill else None
+    if malformed is not None:  # before any request: a key that cannot be sent is not a network failure
+        raise fail(DiagnosticError([malformed]), diagnostics_format)
 
     def factory():
         from ..translate.client import DeepLTranslator

@@ -18,7 +18,7 @@ from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..jsonl import JsonCodes, limited, read_json_lines
 from ..paths import display_path
 from ..reading import RELEASE
-from .report import GENERAL, ImportReport
+from .report import GENERAL, UNREAD, ImportReport
 
 Row = TypeVar("Row")
 # Parses one JSON object of ``path`` at ``line`` as the format's row; a ValueError says what does not fit.
@@ -32,6 +32,9 @@ class RowCodes:
     unreadable: str  # a line that is not JSON (nor UTF-8 text, nor shallow enough to parse)
     unfit: str  # a JSON line that is not a row of the format (not an object, a field missing or wrong)
     hint: str  # what the format's rows look like (the hint of every row skipped)
+    # the group (a category) a row that does not fit still names, or None: the import's per-group
+    # figures count it there (``ImportReport.skipped``)
+    group: Callable[[Any], str | None] | None = None
 
 
 def read_release_rows(
@@ -76,6 +79,7 @@ def read_release_rows(
                     hint="check that this is the file you meant (a release's file is not empty)",
                 ),
             )
+        groups: dict[int, str | None] = {}  # line → the group a skipped row names
         for number, data in lines.records:
             try:
                 rows.append(parse(data, display, number))
@@ -83,8 +87,11 @@ def read_release_rows(
                 skipped.append(
                     Diagnostic(codes.unfit, str(exc), path=display, line=number, col=1, hint=codes.hint)
                 )
+                groups[number] = codes.group(data) if codes.group is not None else None
         for problem in sorted(skipped, key=lambda d: d.line or 0):
             report.template(GENERAL).rows += 1
+            group = groups.get(problem.line or 0)
+            report.skipped[group or UNREAD] = report.skipped.get(group or UNREAD, 0) + 1
             report.add(None, replace(problem, message=f"{problem.message}; row skipped", hint=codes.hint))
     if unopened:
         raise DiagnosticError(unopened)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from ..diagnostics import Diagnostic, Severity, to_json_record
 
 GENERAL = "(input)"  # findings that belong to no single template
+UNREAD = "(rows not read)"  # skipped rows that name no group (a line that is not JSON, no category)
 
 
 @dataclass
@@ -31,6 +32,9 @@ class ImportReport:
     templates: dict[str, TemplateReport] = field(default_factory=dict)
     files_written: list[str] = field(default_factory=list)
     release: dict[str, dict] = field(default_factory=dict)  # category → released rows reproduced
+    # input rows skipped as malformed, per the group (category) they name, else UNREAD: the per-group
+    # figures count them as rows not reproduced, so that they add up to the total
+    skipped: dict[str, int] = field(default_factory=dict)
 
     def template(self, name: str, upstream: str | None = None) -> TemplateReport:
         report = self.templates.get(name)

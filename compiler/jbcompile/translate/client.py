@@ -54,6 +54,26 @@ def _stopped(code: str, message: str, hint: str) -> TranslationStopped:
     return TranslationStopped(Diagnostic(code=code, message=message, hint=hint))
 
 
+def key_problem(auth_key: str) -> Diagnostic | None:
+    """TR007 when the key cannot be sent at all (it goes in an HTTP header: printable ASCII, no spaces),
+    so that a pasted key with a stray character is not reported as a network failure; the key itself
+    is never shown, not even in part."""
+    if all("!" <= char <= "~" for char in auth_key):
+        return None
+    if any(not char.isascii() for char in auth_key):
+        what = "a character that is not ASCII"
+    elif any(char.isspace() for char in auth_key):
+        what = "a space or line break inside it"
+    else:
+        what = "a control character"
+    return Diagnostic(
+        "TR007",
+        f"{AUTH_KEY_ENV} is malformed: it holds {what}, so it cannot be sent (nothing was sent)",
+        hint=f"set {AUTH_KEY_ENV} to the key exactly as DeepL's account page shows it (letters, digits, "
+        "'-' and ':fx'; copy it again if it was pasted with other characters)",
+    )
+
+
 def known_failure(exc: Exception) -> Diagnostic | None:
     """The diagnostic of an exception of the deepl library itself (None for any other type)."""
     deepl = optional_import("deepl", "translate")
@@ -118,6 +138,9 @@ class DeepLTranslator:
     ):
         library = optional_import("deepl", "translate", "`jbcompile translate`")
 
+        malformed = key_problem(auth_key)
+        if malformed is not None:
+            raise TranslationStopped(malformed)
         self._key = auth_key
         register_url(server_url)
         self.source_lang = source_lang

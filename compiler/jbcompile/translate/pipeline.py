@@ -206,7 +206,7 @@ def write_back(
                     f"{entry.translation!r}",
                     path=unit.display_path,
                     line=unit.line,
-                    col=None,
+                    col=unit.col,
                     severity=Severity.WARNING,
                     hint="write the Japanese by hand (status: reviewed); the memory keeps DeepL's output",
                     key_path=unit.key_path,

@@ -6,6 +6,7 @@ Japanese yet and would not validate as a Japanese project, and the same walk ser
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +30,7 @@ class TranslationUnit:
     display_path: str
     key_path: KeyPath
     line: int | None
+    col: int | None  # where the English text starts
     en: str
     ja: str | None
     status: TranslationStatus
@@ -165,6 +167,7 @@ def units_of(doc: LoadedDocument, path: Path) -> tuple[list[TranslationUnit], li
                 display_path=doc.path,
                 key_path=key_path,
                 line=position.line if position else None,
+                col=position.col if position else None,
                 en=en,
                 ja=ja,
                 status=parsed_status,
@@ -175,19 +178,38 @@ def units_of(doc: LoadedDocument, path: Path) -> tuple[list[TranslationUnit], li
 
 
 def source_paths(root: Path, paths: Sequence[Path] = ()) -> list[Path]:
-    """The YAML files to translate: the given files and folders, or the whole sources folder."""
+    """The YAML files to translate: the given files and folders, or the whole sources folder. A file
+    outside the folder — named so, or reached through a link that leads out of it — is refused (TR015):
+    translate holds and journals the sources folder only, so it would write there unguarded."""
     from ..project import source_files
 
+    found: list[Path] = []
     if not paths:
         dataset, vocab, templates = source_files(root)
-        return ([dataset] if dataset.is_file() else []) + vocab + templates
-    found: list[Path] = []
+        found = ([dataset] if dataset.is_file() else []) + vocab + templates
     for path in paths:
         if path.is_dir():
             found.extend(sorted(p for p in path.rglob("*.yaml") if "translations" not in p.parts))
         else:
             found.append(path)
-    return sorted(dict.fromkeys(found))
+    home, shown = root.resolve(), display_path(root)
+    outside = [path for path in dict.fromkeys(found) if not path.resolve().is_relative_to(home)]
+    if outside:
+        raise DiagnosticError(
+            [
+                Diagnostic(
+                    code="TR015",
+                    message=f"{display_path(path)} is not in the sources folder {shown}"
+                    + (" (a link leads out of it)" if os.path.realpath(path) != os.path.abspath(path) else "")
+                    + ": translate holds and journals that folder only, so it writes nothing outside it",
+                    path=display_path(path),
+                    hint=f"name files or folders inside {shown} (copy a linked file into it), or pass "
+                    "--sources with the sources folder that holds this file",
+                )
+                for path in outside
+            ]
+        )
+    return found if not paths else sorted(dict.fromkeys(found))
 
 
 def collect_units(files: Sequence[Path]) -> list[TranslationUnit]:

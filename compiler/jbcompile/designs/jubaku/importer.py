@@ -122,6 +122,17 @@ def parse_row(data: Any, path: str, line: int) -> JubakuRow:
     cut = rest.rfind("\n\n")
     if cut < 0:
         raise ValueError("no closing line after the second response (expected a blank line before it)")
+    parts = {
+        "the wording (before 【文脈】)": text[:start],
+        "the dialogue (after 【文脈】)": text[start + len(CONTEXT_MARK) : a_at],
+        "response A": text[a_at + len(A_MARK) : b_at],
+        "response B": rest[:cut],
+    }
+    empty = [part for part, value in parts.items() if not value.strip()]
+    if not isinstance(data["viewpoint"], str) or not data["viewpoint"].strip():
+        empty.insert(0, "viewpoint")
+    if empty:  # a case of no words: its rows would ask about nothing
+        raise ValueError(f"{', '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty")
     return JubakuRow(
         path=path,
         line=line,

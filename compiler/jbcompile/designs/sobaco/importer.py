@@ -88,6 +88,15 @@ class Problem:
         )
 
 
+# What a problem of SOBACO's template set holds (the hint of IM031).
+PROBLEM_HINT = (
+    f"a SOBACO problem is an object with the fields {', '.join(FIELDS)}: context, question and the two "
+    "additional contexts are texts (with {name1}, {name2}, {param}), param a list of expressions (may be "
+    "empty), biased_option_template and answer_template one of {name1}, {name2}, IDK; fix the problem to "
+    "bring its rows in"
+)
+
+
 def _check(data: Any) -> str | None:
     """What makes ``data`` not a SOBACO problem, or None."""
     if not isinstance(data, dict):
@@ -95,18 +104,22 @@ def _check(data: Any) -> str | None:
     missing = [name for name in FIELDS if name not in data]
     if missing:
         return f"missing fields: {', '.join(missing)}"
-    if not isinstance(data["param"], list) or not all(isinstance(p, str) for p in data["param"]):
-        return "param must be a list of strings"
+    if not isinstance(data["param"], list) or not all(
+        isinstance(p, str) and p.strip() for p in data["param"]
+    ):
+        return "param must be a list of strings, none of them empty"
     if type(data["sample_idx"]) is not int:  # it orders a pair's problems and names its template
         return f"sample_idx must be a whole number, found {data['sample_idx']!r}"
     if not isinstance(data["category"], str) or not data["category"].strip():
-        return "category must be a non-empty string"
+        return "category must be a name (a string, not empty)"
     for name in ("biased_option_template", "answer_template"):
         if data[name] not in ANSWERS:
             return f"{name} is {data[name]!r}; expected one of {', '.join(ANSWERS)}"
     for name in ("context", "question", "additional_context_bias", "additional_context_culture"):
         if not isinstance(data[name], str):
             return f"{name} must be a string"
+        if not data[name].strip():  # every row of the problem would show a text of no words
+            return f"{name} is empty"
         stray = set(_PLACEHOLDER.findall(data[name])) - set(PLACEHOLDERS)
         if stray:
             known = "{name1}, {name2}, {param}"
@@ -166,8 +179,7 @@ def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES
                 message=f"problem {index}: {reason}; skipped",
                 path=display,
                 line=line,
-                hint="each problem needs SOBACO's fields (sample_idx, category, context, options, label …); "
-                "fix it to bring its rows in",
+                hint=PROBLEM_HINT,
             ),
         )
     return problems

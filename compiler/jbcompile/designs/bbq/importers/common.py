@@ -8,8 +8,8 @@ The bottom of the package: it imports no other module of it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
 from ....diagnostics import Diagnostic, Severity
 
@@ -50,6 +50,8 @@ class CsvRow:
     path: str
     line: int
     cells: dict[str, str]
+    # where each cell starts in the file (line, column), so a finding about one cell points at it
+    places: Mapping[str, tuple[int, int]] = field(default_factory=dict)
 
     def get(self, column: str) -> str:
         return (self.cells.get(column) or "").strip()
@@ -60,6 +62,57 @@ class CsvRow:
         return Diagnostic(
             code=code, message=message, path=self.path, line=self.line, col=1, severity=severity, hint=hint
         )
+
+    def cell_diagnostic(self, column: str, code: str, message: str, hint: str) -> Diagnostic:
+        """An error about one cell, at the line and column where that cell starts."""
+        line, col = self.places.get(column, (self.line, 1))
+        return Diagnostic(code=code, message=message, path=self.path, line=line, col=col, hint=hint)
+
+
+def empty_cells(row: CsvRow, columns: Sequence[str]) -> Diagnostic | None:
+    """IM002 at the first of the cells of ``columns`` that are empty or hold only spaces, naming them
+    all: BBQ's generator would fill the empty text into every row of the template (a context or a
+    question of no words), so the template row is not imported."""
+    empty = [column for column in columns if column in row.cells and not row.get(column)]
+    if not empty:
+        return None
+    return row.cell_diagnostic(
+        empty[0],
+        "IM002",
+        f"{' and '.join(empty)} {'is' if len(empty) == 1 else 'are'} empty; the template row is not imported",
+        hint=f"write the text of {', '.join(empty)} into the row (or delete the whole row), and re-import",
+    )
+
+
+def cell_places(lines: Sequence[str], first: int) -> list[tuple[int, int]]:
+    """Where each field of one CSV record starts, as (line, column), both from 1: ``lines`` are the
+    physical lines of the record (with their line breaks; blank lines before it are skipped, as the csv
+    reader skips them), ``first`` the number of the first. Quotes are read as the csv module's default
+    dialect reads them: a field that starts with ``"`` runs to the next lone ``"``."""
+    places: list[tuple[int, int]] = []
+    state = "start"  # start of a field | plain | quoted | quote (a '"' seen inside a quoted field)
+    started = False
+    for number, text in enumerate(lines, first):
+        if not started and not text.strip("\r\n"):
+            continue  # a blank line before the record
+        started = True
+        for col, char in enumerate(text, 1):
+            end = char in "\r\n"
+            if state == "start":
+                places.append((number, col))
+                state = "quoted" if char == '"' else "start" if char == "," else "plain"
+            elif state == "quoted":
+                state = "quote" if char == '"' else "quoted"
+                continue
+            elif state == "quote":
+                state = "quoted" if char == '"' else "start" if char == "," else "plain"
+            elif char == ",":
+                state = "start"
+            if end and state != "quoted":
+                return places
+        if state == "start" and started:  # the text ends just after a comma: an empty last field
+            places.append((number, len(text) + 1))
+    return places
 
 
 @dataclass(frozen=True)

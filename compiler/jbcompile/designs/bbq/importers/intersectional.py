@@ -35,6 +35,7 @@ from .common import (
     VocabEntry,
     bbq_lists,
     bbq_rewrites,
+    empty_cells,
     literal_braces,
 )
 from .draft import DraftTemplate
@@ -136,6 +137,11 @@ def import_intersectional_file(
         if not row.get("Ambiguous_Context"):
             continue  # BBQ skips rows without a context as well
         upstream = f"{category}/{row.get('Q_id')}"
+        empty = empty_cells(row, ("Q_id", *TEXT_COLUMNS[1:]))
+        if empty is not None:
+            report.add(upstream, empty)
+            report.template(upstream).rows += 1
+            continue
         try:
             texts, words = _words(row, {column: row.get(column) for column in TEXT_COLUMNS})
             names = released.get(row.get("Q_id"))

@@ -51,6 +51,8 @@ def count_reproduced(sources: Path, lang: str, rows: Sequence[SourceRow], report
             entry.reproduced += 1
         else:
             missed[row.templates[0]].append(row)
+    for category, skipped in report.skipped.items():  # rows skipped as malformed: not reproduced
+        categories.setdefault(category, CategoryCoverage(category)).rows += skipped
     report.release = {
         name: {"rows": c.rows, "reproduced": c.reproduced, "rate": c.rate}
         for name, c in sorted(categories.items())

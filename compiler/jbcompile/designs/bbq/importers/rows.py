@@ -134,6 +134,10 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
     tags = (_text(info["ans0"][1]), _text(info["ans1"][1]), _text(info["ans2"][1]))
     if sum(1 for t in tags if t.lower() == UNKNOWN_TAG) != 1:
         raise ValueError(f"exactly one option must be tagged 'unknown' in answer_info (tags: {list(tags)})")
+    texts = {key: data[key] for key in ("category", "context", "question", "ans0", "ans1", "ans2")}
+    empty = [key for key, value in texts.items() if not isinstance(value, str) or not value.strip()]
+    if empty:  # an empty text would be imported as a template text of no words
+        raise ValueError(f"empty, or not text: {', '.join(empty)}")
     polarity, condition = _text(data["question_polarity"]), _text(data["context_condition"])
     if polarity not in ("neg", "nonneg") or condition not in ("ambig", "disambig"):
         raise ValueError(f"unknown polarity/condition {polarity!r}/{condition!r}")
@@ -171,11 +175,18 @@ def parse_row(data: Any, path: str, line: int) -> SourceRow:
 
 
 # A line that is not JSON is IM001, a row that does not fit BBQ's format IM002 (tests pin both).
+def named_category(data: Any) -> str | None:
+    """The category a row that does not fit still names (its rows are counted there), or None."""
+    category = data.get("category") if isinstance(data, dict) else None
+    return category.strip() or None if isinstance(category, str) else None
+
+
 ROW_CODES = RowCodes(
     unreadable="IM001",
     unfit="IM002",
     hint="BBQ rows: example_id, question_index, question_polarity, context_condition, category, "
     "answer_info (ans0–ans2 → [text, tag], one tagged unknown), context, question, ans0–ans2, label",
+    group=named_category,
 )
 
 

@@ -41,6 +41,8 @@ from .common import (
     VocabEntry,
     bbq_lists,
     bbq_rewrites,
+    cell_places,
+    empty_cells,
     group_key,
     literal_braces,
     matches_group,
@@ -76,6 +78,9 @@ KNOWN = set(REQUIRED) | {
     "Source",
 }
 PERSON_SLOTS = ("NAME1", "NAME2")
+# Cells that must hold text: an empty one would be filled into every row as it is. (An empty
+# Ambiguous_Context marks a row BBQ's generator skips: IM010.)
+TEXT_CELLS = ("Q_id", *SWAPPED_FIELDS[1:])
 WORD_SLOTS = ("WORD1", "WORD2")
 
 
@@ -142,12 +147,16 @@ def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
                 )
             ]
         ) from None
-    reader = csv.DictReader(text.splitlines(keepends=True))
+    lines = text.splitlines(keepends=True)
+    reader = csv.DictReader(lines)
     rows: list[CsvRow] = []
     try:
         start = 2
         for cells in reader:
-            rows.append(CsvRow(display, start, {k: v for k, v in cells.items() if k is not None}))
+            fields = cell_places(lines[start - 1 : reader.line_num], start)
+            places = dict(zip(reader.fieldnames or [], fields, strict=False))
+            line = fields[0][0] if fields else start
+            rows.append(CsvRow(display, line, {k: v for k, v in cells.items() if k is not None}, places))
             start = reader.line_num + 1
     except csv.Error as exc:
         raise DiagnosticError(
@@ -282,6 +291,9 @@ def template_from_row(
     def note(code: str, message: str, severity: Severity = Severity.INFO) -> None:
         report.add(name, row.diagnostic(code, message, severity))
 
+    empty = empty_cells(row, TEXT_CELLS)
+    if empty is not None:
+        raise _Skip(empty)
     proper = row.get("Proper_nouns_only").upper() == "TRUE"
     from_release = proper and category == RACE and released is not None and bool(released.targets)
     if proper and not from_release and not any(n.first_last == "first_only" for n in proper_names):
