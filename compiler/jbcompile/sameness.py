@@ -89,7 +89,7 @@ def says_the_same_of_both(text: str, first: str, second: str, lang: str = "ja") 
     own: dict[str, int] = {}
     for index, sentence in enumerate(texts):
         present = [
-            name for name, other in ((first, second), (second, first)) if mention_spans(sentence, name, other)
+            name for name, other in ((first, second), (second, first)) if _mentioned(sentence, name, other)
         ]
         if len(present) == 2:
             # a sentence about both: alone (and all after it alike) it says one thing of both; after one
@@ -111,6 +111,14 @@ def says_the_same_of_both(text: str, first: str, second: str, lang: str = "ja") 
     longer, shorter = sorted(said, key=len, reverse=True)
     lead = longer[: len(longer) - len(shorter)]
     return longer.endswith(shorter) and PERSON not in lead and (not lead or lead.rstrip()[-1] in "、,")
+
+
+def _mentioned(sentence: str, name: str, other: str) -> bool:
+    """``bool(mention_spans(...))``, without finding the spans unless one name holds the other (a build
+    asks this of every disambiguating context it renders)."""
+    if not name or name not in sentence:
+        return False
+    return name == other or name not in other or bool(mention_spans(sentence, name, other))
 
 
 def _likened(text: str, lang: str) -> str:
