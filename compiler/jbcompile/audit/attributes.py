@@ -15,24 +15,26 @@ from ..schema.rules import AttributesFile
 
 class AttributeReader:
     """Reads the attribute values a wording carries; a wording with markers of two values of one
-    attribute (男女のカップル) carries none of it."""
+    attribute (男女のカップル) carries none of it, and a word of ``not_markers`` (母国) none at all."""
 
     def __init__(self, file: AttributesFile) -> None:
         self._attributes = []
         for name, attribute in file.attributes.items():
-            values = {
+            values: dict[str, str | None] = {word.casefold(): None for word in attribute.not_markers}
+            values |= {
                 marker.casefold(): value for value, markers in attribute.values.items() for marker in markers
             }
-            markers = sorted(values, key=lambda m: (-len(m), m))  # the longest first: 祖父 before 父
+            # the longest first: 祖父 before 父, and 母国 (no value) before 母
+            markers = sorted(values, key=lambda m: (-len(m), m))
             pattern = re.compile("|".join(_marker_pattern(m) for m in markers), re.IGNORECASE)
             self._attributes.append((name, frozenset(attribute.tested_by), pattern, values))
         self.values = lru_cache(maxsize=65_536)(self._values)
 
     def _values(self, text: str) -> tuple[tuple[str, str], ...]:
         """(attribute, value) for each attribute the wording marks with one value."""
-        found = []
+        found: list[tuple[str, str]] = []
         for name, _, pattern, values in self._attributes:
-            seen = {values[match.group(0).casefold()] for match in pattern.finditer(text)}
+            seen = {value for match in pattern.finditer(text) if (value := values[match.group(0).casefold()])}
             if len(seen) == 1:
                 found.append((name, seen.pop()))
         return tuple(found)

@@ -48,8 +48,8 @@ _NOT_SHOWN = {
     "review",
 }
 
-# Characters that end a clause: a filler's neighbourhood never reaches across them.
-_CLAUSE_END = set("。、！？!?「」『』（）()\n")
+# Characters that end a clause, in every width: a filler's neighbourhood never reaches across them.
+_CLAUSE_END = set("。、！？!?「」『』（）()\n｡､｢｣，．")
 NEIGHBOURHOOD = 4  # characters on each side of a filler analysed with it
 
 

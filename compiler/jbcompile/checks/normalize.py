@@ -3,7 +3,10 @@
 Placeholders (``{{NAME1}}``) are left alone, and so are the characters the table keeps between digits
 (1,000 / 3.5) and the punctuation of Latin-script text quoted inside Japanese ("Hello, I'm Ken." or
 "1, 2, 3": English punctuation belongs to English words). Half-width katakana runs are rewritten to full
-width with NFKC, which also joins a half-width voicing mark to its kana (ｶﾞ → ガ).
+width with NFKC, which also joins a half-width voicing mark to its kana (ｶﾞ → ガ). The half-width
+punctuation of the same block (｡ ｢ ｣ ､ ･) and the half-width arrows and shapes (U+FFE8–FFEE) are widened
+whatever the table says about katakana: they are never right in Japanese text. A widened character then
+goes through the table like any other (､ → 、, or ， where the table writes 、 as ，).
 """
 
 from __future__ import annotations
@@ -15,7 +18,8 @@ from ..diagnostics import Edit
 from ..schema.rules import NormalizationFile
 from ..templating import SLOT_PATTERN
 
-_HALFWIDTH_KATAKANA = re.compile(r"[\uff65-\uff9f]+")
+_HALFWIDTH_KATAKANA = re.compile(r"[\uff66-\uff9f]+")
+_HALFWIDTH_PUNCTUATION = re.compile(r"[\uff61-\uff65\uffe8-\uffee]")
 # A run of ASCII text, from its first letter, digit or opening bracket/quote up to its last visible character.
 _ASCII_RUN = re.compile(r"[A-Za-z0-9(\[\"'][\x20-\x7e]*[\x21-\x7e]")
 # Two Latin words (letters or digits) apart by white space, punctuation allowed next to them ("Hi, you").
@@ -39,11 +43,16 @@ def normalization_edits(text: str, table: NormalizationFile) -> list[Edit]:
     def free(start: int, end: int) -> bool:
         return all(end <= a or b <= start for a, b in protected)
 
+    def widened(run: str) -> str:
+        return "".join(table.replace.get(char, char) for char in unicodedata.normalize("NFKC", run))
+
     edits: list[Edit] = []
+    runs = [*_HALFWIDTH_PUNCTUATION.finditer(text)]
     if table.halfwidth_katakana:
-        for match in _HALFWIDTH_KATAKANA.finditer(text):
-            if free(match.start(), match.end()):
-                edits.append(Edit(match.start(), match.group(), unicodedata.normalize("NFKC", match.group())))
+        runs += _HALFWIDTH_KATAKANA.finditer(text)
+    for match in runs:
+        if free(match.start(), match.end()):
+            edits.append(Edit(match.start(), match.group(), widened(match.group())))
     taken = [(e.start, e.start + len(e.old)) for e in edits]
     for index, char in enumerate(text):
         new = table.replace.get(char)

@@ -110,12 +110,29 @@ _EVENT_MONTHS: dict[str, list[int]] = {
     "クリスマス": [12],
     "大晦日": [12],
 }
-_TIME_DEIXIS: dict[str, list[int]] = {
-    "この春": [3, 4, 5, 6],
-    "この夏": [6, 7, 8, 9],
-    "この秋": [9, 10, 11, 12],
-    "この冬": [12, 1, 2, 3],
+# The months in which "this <season>" can be said of a past event, with a month's slack at the end.
+_THIS_SEASON: dict[str, list[int]] = {
+    "春": [3, 4, 5, 6],
+    "夏": [6, 7, 8, 9],
+    "秋": [9, 10, 11, 12],
+    "冬": [12, 1, 2, 3],
 }
+
+
+def _time_deixis() -> dict[str, list[int]]:
+    """Each way of saying "this <season>" and "this year's <season>", with the months it can be said in.
+
+    この春 and 今春 are said in the season itself; 今年の春 from then until the year ends (a winter starts
+    in December: 今年の冬 is said as この冬 is). Next and last season's (来春, 昨冬, 去年の春 …) are left
+    out: they can be said in any month (in April 来春 is next year's spring), so no event contradicts them."""
+    table: dict[str, list[int]] = {}
+    for season, months in _THIS_SEASON.items():
+        this_year = months if season == "冬" else list(range(months[0], 13))
+        table |= {f"この{season}": months, f"今{season}": months, f"今年の{season}": this_year}
+    return table
+
+
+_TIME_DEIXIS: dict[str, list[int]] = _time_deixis()
 
 
 class LexiconFile(StrictModel):
@@ -174,6 +191,23 @@ class Attribute(StrictModel):
         "Japanese markers match anywhere in a wording; markers in Latin letters match whole words, in "
         "any case.",
     )
+
+    not_markers: list[str] = Field(
+        default_factory=list,
+        description="Words that hold a marker but say nothing about the attribute, e.g. 母国 (母), "
+        "丈夫 (夫), 夫婦 (夫): a wording is read longest word first, so 母国 is read whole and marks "
+        "no value.",
+    )
+
+    @model_validator(mode="after")
+    def _not_markers_are_not_markers(self) -> Attribute:
+        markers = {marker.casefold() for markers in self.values.values() for marker in markers}
+        for word in self.not_markers:
+            if not word.strip():
+                raise ValueError("not_markers has an empty word")
+            if word.casefold() in markers:
+                raise ValueError(f"{word!r} is both a marker and in not_markers")
+        return self
 
     @field_validator("values")
     @classmethod

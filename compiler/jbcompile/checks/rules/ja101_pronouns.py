@@ -15,7 +15,7 @@ _SCOPE: dict[str, PronounScope] = {"template": "template", "vocab": "vocab", "da
 
 @register
 class Pronouns(Rule):
-    """彼ら / 彼女ら used as a pronoun; the benchmark writes かれら.
+    """彼ら / 彼女ら / 彼女たち (and 彼等, 彼女達 …) used as a pronoun; the benchmark writes かれら.
 
     The JBBQ guidelines render "they" uniformly as かれら, whatever the gender of the people meant, so
     that the pronoun carries no gender cue. The rules are data (rules/pronouns.yaml) and match token

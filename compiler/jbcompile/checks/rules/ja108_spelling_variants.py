@@ -23,7 +23,8 @@ class SpellingVariants(Rule):
     Words are grouped by dictionary lemma and reading; two spellings of a group are variants when one
     writes in kana what the other writes in kanji (子供/子ども, 障害/障がい), not when they use
     different kanji (務める/勤める are different words). Auxiliary uses conventionally in kana
-    (〜てくる, 〜ていく, という) are not counted. Each occurrence of a spelling other than the canonical
+    (〜てくる, 〜ていく after the conjunctive particle て/で, という) are not counted; a verb after the case
+    particle で (電車で行く, 説明で出来る) is. Each occurrence of a spelling other than the canonical
     one is reported with the others listed. The canonical spelling is the one listed in
     rules/lexicon.yaml canonical_spellings (then --fix rewrites it, keeping the inflection), else the
     most frequent one.
@@ -126,13 +127,16 @@ def _variant_clusters(counts: Counter) -> list[Counter]:
 
 
 def _conventional(tokens: Sequence[Token], index: int) -> bool:
-    """Auxiliary uses written in kana by convention: 〜てくる, 〜ていく, 〜てみる, という …"""
+    """Auxiliary uses written in kana by convention: 〜てくる, 〜ていく, 〜てみる, という …
+
+    Only after the conjunctive particle て/で (読んでいる): after the case particle で (説明で出来る,
+    電車で行く) the verb is a word of its own, spelt like any other."""
     token = tokens[index]
     previous = tokens[index - 1] if index > 0 else None
     following = tokens[index + 1] if index + 1 < len(tokens) else None
     if previous is None:
         return False
-    if "非自立可能" in token.pos and previous.surface in ("て", "で") and previous.has_pos("助詞"):
+    if "非自立可能" in token.pos and previous.surface in ("て", "で") and previous.has_pos("助詞-接続助詞"):
         return True
     quotative = previous.surface == "と" and previous.has_pos("助詞-格助詞") and token.lemma == "言う"
     return quotative and following is not None and following.has_pos("名詞")

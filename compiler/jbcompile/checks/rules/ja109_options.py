@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+import re
+import unicodedata
+from collections.abc import Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from ...diagnostics import Severity
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext
+from ..morph import Token
 from ..slots import Person, people
 
 if TYPE_CHECKING:
@@ -53,13 +56,76 @@ def _other_kind_rows(ctx: CheckContext, template: SourceTemplate) -> list[dict]:
     return rows
 
 
+# Auxiliaries that inflect a wording without changing what it says: politeness (ます, です), the past
+# (た), the copula (だ). ず, the lemma of the negative ん/ず (わかりません, わからず), is the negation ない.
+_INFLECTING = frozenset({"ます", "です", "た", "だ"})
+_NEGATION = {"ず": "ない", "ぬ": "ない"}
+_HALFWIDTH_KANA = re.compile(r"[\uff61-\uff9f][\uff9e\uff9f]?")  # a voicing mark joins its kana
+_KATAKANA = re.compile(r"[\u30a1-\u30f6]")
+
+
+def _key(token: Token) -> str | None:
+    """What a token contributes to a wording whatever its inflection and spelling; None: nothing.
+
+    A content word is its lemma and the reading of its base form (分から, わかり, ワカラ → 分かる/ワカル;
+    言え → 言う/イエル, not 言わ → 言う/イウ); an auxiliary its lemma, the negative ず as ない."""
+    if token.has_pos("助動詞"):
+        lemma = _NEGATION.get(token.lemma, token.lemma or token.surface)
+        return None if lemma in _INFLECTING else lemma
+    return f"{token.lemma}/{token.kana_base}" if token.lemma else token.surface
+
+
+def _keyed(tokens: Sequence[Token]) -> list[tuple[str, int]]:
+    """The key of each token that has one, with the token's index."""
+    return [(key, index) for index, token in enumerate(tokens) if (key := _key(token)) is not None]
+
+
+def _as_hiragana(text: str) -> tuple[str, list[int]] | None:
+    """``text`` with its katakana, half-width too, written in hiragana (ﾜｶﾘﾏｾﾝ, ワカリマセン → わかりません),
+    and for each character of the result where it starts in ``text``; None when there is no katakana.
+
+    MeCab reads neither half-width katakana nor most inflected words in katakana."""
+    out: list[str] = []
+    starts: list[int] = []
+    index = 0
+    while index < len(text):
+        match = _HALFWIDTH_KANA.match(text, index)
+        piece = unicodedata.normalize("NFKC", match.group()) if match else text[index]
+        for char in _KATAKANA.sub(lambda m: chr(ord(m.group()) - 0x60), piece):
+            out.append(char)
+            starts.append(index)
+        index = match.end() if match else index + 1
+    folded = "".join(out)
+    return None if folded == text else (folded, starts)
+
+
+def wording_matches(wanted: Sequence[str], tokens: Sequence[Token]) -> Iterator[tuple[int, int]]:
+    """Where (start, end offsets) the keys of a wording occur among ``tokens``: the same words in any
+    inflection (わかりません, わからなかった for わからない) and spelling (分からない), the inflecting
+    auxiliaries that follow included (わからなかった, not わからなかっ)."""
+    keyed = _keyed(tokens)
+    keys = [key for key, _ in keyed]
+    for i in range(len(keys) - len(wanted) + 1):
+        if keys[i : i + len(wanted)] == list(wanted):
+            last = keyed[i + len(wanted) - 1][1]
+            while (
+                last + 1 < len(tokens)
+                and tokens[last + 1].has_pos("助動詞")
+                and _key(tokens[last + 1]) is None
+            ):
+                last += 1
+            yield tokens[keyed[i][1]].start, tokens[last].end
+
+
 @register
 class UnknownOptionWording(Rule):
     """An unknown-option wording (dataset.yaml unknown_options) inside a context or a filler.
 
     The third option of every row says that the context does not settle the question (不明,
     判断できない …). When the same expression appears in the context or names a person, the "cannot
-    be determined" answer becomes ambiguous with the text itself.
+    be determined" answer becomes ambiguous with the text itself. The wording is found by its words, not
+    its letters: in any inflection and spelling (わからない also as 分からない, わかりません,
+    わからなかった, ﾜｶﾗﾅｲ), never inside a longer word (不明 is not in 不明瞭).
 
     Anti-pattern:
         その{{NAME1}}は、使い方がわからないと言った。   (わからない is an unknown-option wording)
@@ -73,26 +139,39 @@ class UnknownOptionWording(Rule):
 
     def check(self, ctx: CheckContext) -> Iterable[Finding]:
         expressions = [
-            (e, [t.surface for t in ctx.tokens(e)]) for e in ctx.project.dataset.unknown_texts("ja")
+            (e, [key for key, _ in _keyed(ctx.tokens(e))]) for e in ctx.project.dataset.unknown_texts("ja")
         ]
+        expressions = [(e, wanted) for e, wanted in expressions if wanted]
         for text in ctx.texts:
             if text.role not in ("context", "filler", "option", "word"):
                 continue
-            candidates = [(e, s) for e, s in expressions if e in text.text and s]
-            if not candidates:
-                continue
-            tokens = ctx.literal_tokens(text)
-            surfaces = [t.surface for t in tokens]
-            for expression, wanted in candidates:
-                for i in range(len(surfaces) - len(wanted) + 1):
-                    if surfaces[i : i + len(wanted)] == wanted:
-                        yield Finding.at(
-                            text,
-                            tokens[i].start,
-                            f"「{expression}」 is an unknown-option wording; in a {text.role} it blurs the "
-                            "answer that the context does not settle the question",
-                            hint="rephrase the text, or drop the wording from unknown_options",
-                        )
+            found = self._occurrences(ctx.literal_tokens(text), expressions)
+            folded = _as_hiragana(text.text)
+            if folded is not None:
+                kana, starts = folded
+                for (start, expression), end in self._occurrences(ctx.tokens(kana), expressions).items():
+                    found.setdefault((starts[start], expression), starts[end - 1] + 1)
+            for (start, expression), end in sorted(found.items()):
+                written = text.text[start:end]
+                spelt = "" if written == expression else f" (written 「{written}」)"
+                yield Finding.at(
+                    text,
+                    start,
+                    f"「{expression}」{spelt} is an unknown-option wording; in a {text.role} it blurs the "
+                    "answer that the context does not settle the question",
+                    hint="rephrase the text, or drop the wording from unknown_options",
+                )
+
+    @staticmethod
+    def _occurrences(
+        tokens: Sequence[Token], expressions: list[tuple[str, list[str]]]
+    ) -> dict[tuple[int, str], int]:
+        """(start, wording) → end of each occurrence of a wording among ``tokens``."""
+        return {
+            (start, expression): end
+            for expression, wanted in expressions
+            for start, end in wording_matches(wanted, tokens)
+        }
 
 
 @register

@@ -11,13 +11,13 @@ from ..normalize import normalization_edits
 
 @register
 class WidthPunctuation(Rule):
-    """ASCII ? ! , ( ), half-width katakana, or mixed 。/． in Japanese text.
+    """ASCII ? ! , ( ), half-width katakana or punctuation (｡ ｢ ｣ ､), or mixed 。/． in Japanese text.
 
     Japanese text uses full-width punctuation and katakana, and one full stop and one comma
     throughout. The table is rules/normalization.yaml (what to replace, what to keep between digits,
-    whether to widen half-width katakana); English texts are never touched, nor is English quoted in a
-    Japanese text (two Latin words apart by a space, "Excuse me, is this seat free?", or 1, 2, 3): its
-    comma stays a comma.
+    whether to widen half-width katakana; the half-width ｡ ｢ ｣ ､ ･ are widened in any case). English
+    texts are never touched, nor is English quoted in a Japanese text (two Latin words apart by a space,
+    "Excuse me, is this seat free?", or 1, 2, 3): its comma stays a comma.
 
     Anti-pattern:
         ｽﾏｰﾄﾌｫﾝの設定に手間取ったのは誰ですか?

@@ -8,20 +8,23 @@ from ...diagnostics import Edit
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext
 
+# The half-width ｢｣ are the same brackets (JA113 widens them).
+_OPENING, _CLOSING = "「｢", "」｣"
+
 
 def nested_quote_edits(text: str) -> list[Edit]:
     """Edits turning every 「」 pair nested inside another 「」 into 『』; none when brackets do not pair."""
     edits: list[Edit] = []
     stack: list[int] = []
     for index, char in enumerate(text):
-        if char == "「":
+        if char in _OPENING:
             stack.append(index)
-        elif char == "」":
+        elif char in _CLOSING:
             if not stack:
                 return []
             start = stack.pop()
             if stack:
-                edits += [Edit(start, "「", "『"), Edit(index, "」", "』")]
+                edits += [Edit(start, text[start], "『"), Edit(index, char, "』")]
     if stack:
         return []
     return sorted(edits, key=lambda edit: edit.start)
@@ -33,7 +36,8 @@ class NestedQuotes(Rule):
 
     Japanese writes a quotation inside a quotation with 『』 (二重かぎかっこ): 「「…」」 reads as two
     quotations side by side, and a reader (or a model) loses where the outer one ends. The fix turns
-    every nested pair into 『』; unpaired brackets are left for a person to mend.
+    every nested pair into 『』; unpaired brackets are left for a person to mend. Half-width ｢｣ count
+    as 「」.
 
     Anti-pattern:
         文脈に「その{{NAME2}}は「体力的にきつい」と言った」とあるので、答えは「{{ANSWER}}」です。
