@@ -152,3 +152,12 @@ def test_only_restricts_the_rules(sources):
 def test_results_are_deterministic(sources):
     root = sources({"template": {**NO_DEMONSTRATIVE["template"], **PRONOUN["template"]}})
     assert run_checks(load_project(root)) == run_checks(load_project(root))
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_fixable_hint_promises_fix_only_where_fix_rewrites(sources, kept):
+    root = sources({**PRONOUN, "dataset": {"keep_as_written": kept}})
+    [finding] = run_checks(load_project(root), only=["JA101"])
+    assert finding.edits and finding.hint
+    assert ("`jbcompile check --fix` does it" in finding.hint) is not kept
+    assert ("keep_as_written" in finding.hint) is kept
