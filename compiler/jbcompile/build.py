@@ -21,6 +21,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
+from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -101,11 +102,17 @@ def compile_project(
     with _no_cyclic_gc():
         for done, template in enumerate(templates, 1):
             built = get_kind(template.kind).build(template, project)
+            options = get_kind(template.kind).option_columns
+            refused = False
             for name, template_rows in built.rows.items():
                 config = configs[name]
                 shown[name].start(template)
                 for rows in batches(template_rows, BATCH_ROWS):
                     budget.take(template, len(rows))
+                    clash = None if refused else equal_options(rows, options)
+                    if clash is not None:
+                        refused = True  # once per template: the build fails, nothing is written
+                        diagnostics.append(equal_options_problem(template, name, clash, options))
                     rows = shown[name].fresh(rows)
                     if not rows:
                         continue
@@ -131,6 +138,35 @@ def compile_project(
     if has_errors(diagnostics):
         raise DiagnosticError(diagnostics)
     return Compiled(project, configs, diagnostics)
+
+
+def equal_options(rows: Sequence[Row], columns: Sequence[str]) -> Row | None:
+    """The first row two of whose answer options (``columns``, ``Kind.option_columns``) are the same text:
+    a model cannot pick the one the gold names, so no design may emit it."""
+    if len(columns) < 2:
+        return None
+    get = itemgetter(*columns)
+    for row in rows:
+        options = get(row)
+        if len(set(options)) < len(options):
+            return row
+    return None
+
+
+def equal_options_problem(
+    template: SourceTemplate, config: str, row: Row, columns: Sequence[str]
+) -> Diagnostic:
+    """B010 at the template whose row shows two options of one text (the lint rules name the source)."""
+    options = {column: row.get(column) for column in columns}
+    same = [c for c in columns if list(options.values()).count(options[c]) > 1]
+    return template.diagnostic(
+        ("id",),
+        "B010",
+        f"[{config}] row {row.get('example_id')} shows 「{options[same[0]]}」 as two of its options "
+        f"({', '.join(same)}): a model cannot tell them apart",
+        hint="give the persons of a row option wordings that differ from each other and from dataset.yaml's "
+        "unknown_options (`jbcompile check` names the source: JA110)",
+    )
 
 
 def batches(rows: Iterable[Row], size: int) -> Iterator[list[Row]]:

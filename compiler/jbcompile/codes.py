@@ -140,6 +140,7 @@ CODES: tuple[Code, ...] = (
             "B007": "a config without rows, left out beside configs that have rows",
             "B008": "a template, or the build, above its row limit (counted before expanding)",
             "B009": "--out holds a build of another dataset (replaced only with --overwrite)",
+            "B010": "a row that shows two answer options of the same text",
             "B101": "a rationale that fails verification",
             "B102": "a disambiguated gold the disambiguating context does not settle",
             "B201": "an example_id occurs twice",

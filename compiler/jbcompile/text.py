@@ -111,6 +111,12 @@ def visible_part(text: str) -> str:
     return "".join(char for char in text if not (hidden(char) or invisible(char)))
 
 
+def compatible(text: str) -> str:
+    """What a reader tells apart of ``text``: its visible part in NFKC (full- and half-width forms,
+    compatibility characters folded), so that 「ＩＴ」 and 「IT」, ？ and ? compare equal."""
+    return unicodedata.normalize("NFKC", visible_part(text))
+
+
 def describe(char: str) -> str:
     """``U+202E RIGHT-TO-LEFT OVERRIDE``; a control character has no name of its own."""
     name = unicodedata.name(char, "")

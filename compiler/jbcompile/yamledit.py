@@ -259,10 +259,15 @@ def scalar_segments(text: str, node: yaml.ScalarNode, value: str) -> list[Segmen
 
     Works for plain, quoted and block scalars alike: the source lines (indentation and quotes
     stripped, block header skipped) must appear in the value in order, separated only by the line
-    breaks or spaces that YAML folding turns them into. None when they do not (escapes and the like).
+    breaks or spaces that YAML folding turns them into. A quoted scalar is read as YAML reads it
+    (:func:`value_sources`), so its escapes (``\\u3000``, ``''``, an escaped line break) only end a run.
+    None when the source does not read as the value.
     """
-    start, end = content_span(text, node)
     style = node.style or ""
+    if style in ("'", '"'):
+        read = _read_quoted(text, node, value)
+        return None if read is None else _verbatim_runs(*read)
+    start, end = content_span(text, node)
     segments: list[Segment] = []
     cursor = 0
     position = start
@@ -283,6 +288,164 @@ def scalar_segments(text: str, node: yaml.ScalarNode, value: str) -> list[Segmen
         cursor += len(content)
     if value[cursor:].strip(" \t\n"):
         return None
+    return segments
+
+
+def value_sources(text: str, node: yaml.ScalarNode, value: str) -> list[int] | None:
+    """Where each character of the scalar's value is written in ``text``, and one more entry for the
+    end of the value: a character an escape or a fold makes maps to where that escape or fold starts.
+
+    The one map from value offsets to file offsets (a finding's ``line:col``); None when the source
+    does not read as ``value``.
+    """
+    if (node.style or "") in ("'", '"'):
+        return _quoted_sources(text, node, value)
+    segments = scalar_segments(text, node, value)
+    if segments is None:
+        return None
+    sources: list[int] = []
+    last = content_span(text, node)[0]
+    for segment in segments:
+        sources.extend([last] * (segment.value_start - len(sources)))  # a fold: where the line ended
+        sources.extend(range(segment.source_start, segment.source_start + segment.length))
+        last = segment.source_start + segment.length
+    sources.extend([last] * (len(value) + 1 - len(sources)))
+    return sources
+
+
+_ESCAPES = {
+    "0": "\0",
+    "a": "\x07",
+    "b": "\x08",
+    "t": "\t",
+    "\t": "\t",
+    "n": "\n",
+    "v": "\x0b",
+    "f": "\x0c",
+    "r": "\r",
+    "e": "\x1b",
+    " ": " ",
+    '"': '"',
+    "/": "/",
+    "\\": "\\",
+    "N": "\x85",
+    "_": "\xa0",
+    "L": "\u2028",
+    "P": "\u2029",
+}
+_ESCAPE_DIGITS = {"x": 2, "u": 4, "U": 8}
+_BREAKS = "\r\n\x85\u2028\u2029"
+
+
+def _quoted_sources(text: str, node: yaml.ScalarNode, value: str) -> list[int] | None:
+    """:func:`value_sources` of a single- or double-quoted scalar."""
+    read = _read_quoted(text, node, value)
+    return None if read is None else read[0]
+
+
+def _read_quoted(text: str, node: yaml.ScalarNode, value: str) -> tuple[list[int], list[bool]] | None:
+    """Read a single- or double-quoted scalar as PyYAML's scanner does (escapes, ``''``, folded and
+    escaped line breaks): per value character, where it is written and whether it is written as itself;
+    None when the source does not read as ``value``."""
+    start, end = content_span(text, node)
+    double = node.style == '"'
+    chars: list[str] = []
+    sources: list[int] = []
+    verbatim: list[bool] = []
+
+    def put(piece: str, at: int, as_itself: bool = False) -> None:
+        chars.append(piece)
+        sources.extend([at] * len(piece))
+        verbatim.extend([as_itself] * len(piece))
+
+    def line_break(at: int) -> tuple[str, int]:
+        """The line break at ``at`` as YAML reads it, and where the next line starts."""
+        if text.startswith("\r\n", at):
+            return "\n", at + 2
+        return ("\n" if text[at] in "\r\n\x85" else text[at]), at + 1
+
+    def fold(at: int, first: str | None, fold_at: int) -> int:
+        """The line breaks from ``at`` on, each line's indentation skipped; ``first``: the break already
+        read, which becomes a space unless more follow (None after an escaped line break)."""
+        more: list[tuple[str, int]] = []
+        while True:
+            while at < end and text[at] in " \t":
+                at += 1
+            if at >= end or text[at] not in _BREAKS:
+                break
+            brk, after = line_break(at)
+            more.append((brk, at))
+            at = after
+        if first is not None and first != "\n":
+            put(first, fold_at)
+        elif first is not None and not more:
+            put(" ", fold_at)
+        for brk, where in more:
+            put(brk, where)
+        return at
+
+    i = start
+    while i < end:
+        ch = text[i]
+        if ch in " \t":
+            j = i
+            while j < end and text[j] in " \t":
+                j += 1
+            if j < end and text[j] in _BREAKS:  # white space before a line break is dropped
+                brk, after = line_break(j)
+                i = fold(after, brk, i)
+            else:
+                for k in range(i, j):
+                    put(text[k], k, True)
+                i = j
+        elif ch in _BREAKS:
+            brk, after = line_break(i)
+            i = fold(after, brk, i)
+        elif not double and text.startswith("''", i):
+            put("'", i)
+            i += 2
+        elif double and ch == "\\":
+            code = text[i + 1] if i + 1 < end else ""
+            if code in _ESCAPES:
+                put(_ESCAPES[code], i)
+                i += 2
+            elif code in _ESCAPE_DIGITS:
+                digits = text[i + 2 : i + 2 + _ESCAPE_DIGITS[code]]
+                try:
+                    put(chr(int(digits, 16)), i)
+                except ValueError:
+                    return None
+                i += 2 + len(digits)
+            elif code and code in _BREAKS:
+                _, after = line_break(i + 1)
+                i = fold(after, None, i)
+            else:
+                return None
+        else:
+            put(ch, i, True)
+            i += 1
+    if "".join(chars) != value:
+        return None
+    sources.append(end)
+    return sources, verbatim
+
+
+def _verbatim_runs(sources: list[int], verbatim: list[bool]) -> list[Segment]:
+    """The runs of value characters written as themselves at consecutive places of the source."""
+    segments: list[Segment] = []
+    run: int | None = None
+    for index in range(len(verbatim) + 1):
+        extends = (
+            index < len(verbatim)
+            and verbatim[index]
+            and run is not None
+            and sources[index - 1] + 1 == sources[index]
+        )
+        if run is not None and not extends:
+            segments.append(Segment(run, sources[run], index - run))
+            run = None
+        if run is None and index < len(verbatim) and verbatim[index]:
+            run = index
     return segments
 
 

@@ -66,7 +66,8 @@ def test_fix_of_a_scalar_with_escapes_keeps_comments(sources):
     root = sources({"files": {"templates/Age/t.yaml": text}})
     report = fix_sources(root, only=["JA101"])
     after = (root / "templates/Age/t.yaml").read_text("utf-8")
-    assert report.converged and "かれらは新しい機械" in after
+    # the fix falls beside the escape, not on it: spliced byte-exactly, the escape kept as written
+    assert report.converged and 'stereotype: "かれらは\\u65b0しい機械"  # 末尾' in after
     assert (
         "# 手書きのコメントは残る" in after
         and "# 末尾" in after

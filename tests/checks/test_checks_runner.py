@@ -92,6 +92,30 @@ def test_suppressions_silence_one_finding_and_stale_ones_are_reported(sources):
     assert line[pronoun.col - 1 :].startswith("彼らの後ろ")
 
 
+# The ambiguous context written in quoted scalars whose source is not a copy of the value: escapes
+# (\u3000 ahead of the token, '' in single quotes), an escaped line break, a fold of a blank line.
+QUOTED_CONTEXTS = [
+    '"駅前で、\\u3000{{NAME1}}と{{NAME2}}が話していた。彼らの後ろには列ができていた。"',
+    "'駅前で、''{{NAME1}}''と{{NAME2}}が話していた。彼らの後ろには列ができていた。'",
+    '"駅前で、\\\n  {{NAME1}}と{{NAME2}}が話していた。\\t彼らの後ろには列ができていた。"',
+    '"駅前で、{{NAME1}}と{{NAME2}}が\n\n  話していた。\\x20彼らの後ろには列ができていた。"',
+]
+
+
+@pytest.mark.parametrize("written", QUOTED_CONTEXTS)
+def test_a_token_in_a_quoted_scalar_with_escapes_is_located_at_the_token(sources, written):
+    text = TEMPLATE_WITH_COMMENTS.replace(
+        ">-\n  駅前の携帯ショップで、{{NAME1}}と{{NAME2}}が\n"
+        "  新しい機械の設定について店員の説明を聞いていた。彼らの後ろには列ができていた。",
+        written,
+    )
+    assert written in text
+    root = sources({"files": {"templates/Age/t.yaml": text}})
+    [pronoun] = [d for d in run_checks(load_project(root)) if d.code == "JA101"]
+    line = text.splitlines()[pronoun.line - 1]
+    assert line[pronoun.col - 1 :].startswith("彼らの後ろ")
+
+
 def test_malformed_suppressions(sources):
     text = TEMPLATE_WITH_COMMENTS.replace("ignore[JA103] 一人目は店内の掲示で特定される", "ignore[JA103]")
     text = text.replace("ignore[JA104] 古い注記", "ignore[JA1O4] typo")
@@ -128,3 +152,12 @@ def test_only_restricts_the_rules(sources):
 def test_results_are_deterministic(sources):
     root = sources({"template": {**NO_DEMONSTRATIVE["template"], **PRONOUN["template"]}})
     assert run_checks(load_project(root)) == run_checks(load_project(root))
+
+
+@pytest.mark.parametrize("kept", [False, True])
+def test_a_fixable_hint_promises_fix_only_where_fix_rewrites(sources, kept):
+    root = sources({**PRONOUN, "dataset": {"keep_as_written": kept}})
+    [finding] = run_checks(load_project(root), only=["JA101"])
+    assert finding.edits and finding.hint
+    assert ("`jbcompile check --fix` does it" in finding.hint) is not kept
+    assert ("keep_as_written" in finding.hint) is kept

@@ -85,15 +85,29 @@ def test_apply_edits_is_byte_exact_outside_the_edit(template, key_path, edit, ex
     assert template.read_text(encoding="utf-8") == after
 
 
-def test_apply_edits_falls_back_for_escaped_scalars_and_keeps_comments(template):
+def test_apply_edits_splices_the_verbatim_runs_of_escaped_scalars(template):
+    """An escape (\\t, '') only ends a verbatim run: an edit beside it lands byte-exactly."""
     outcome = apply_edits(
         template,
         [(("quoted_escape",), Edit(0, "彼ら", "かれら")), (("single",), Edit(5, "彼ら", "かれら"))],
     )
-    assert len(outcome.rewritten) == 2
+    assert len(outcome.spliced) == 2 and not outcome.rewritten
     after = template.read_text(encoding="utf-8")
     assert _value(template, "quoted_escape") == "かれらは\t来た"
     assert _value(template, "single") == "it's かれら"
+    assert _only_changed_lines(TEMPLATE, after) == {12, 13}
+    assert 'quoted_escape: "かれらは\\t来た"' in after and "single: 'it''s かれら'" in after
+
+
+def test_apply_edits_falls_back_for_edits_over_escapes_and_keeps_comments(template):
+    outcome = apply_edits(
+        template,
+        [(("quoted_escape",), Edit(2, "は\t", "が ")), (("single",), Edit(0, "it's", "its"))],
+    )
+    assert len(outcome.rewritten) == 2
+    after = template.read_text(encoding="utf-8")
+    assert _value(template, "quoted_escape") == "彼らが 来た"
+    assert _value(template, "single") == "its 彼ら"
     assert "# A template with comments everywhere." in after
     assert "# trailing comment" in after and "# keep me" in after
     assert "NAME1: {group: age_old, target: true}" in after

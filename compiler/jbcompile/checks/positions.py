@@ -1,8 +1,10 @@
-"""Exact ``line:col`` of a character inside a YAML string scalar, folded and block scalars included.
+"""Exact ``line:col`` of a character inside a YAML string scalar: folded, block and quoted scalars,
+escapes included.
 
-The loader records where each scalar starts; for a token inside a multi-line scalar that is not
-enough. Files with findings are re-read once, and the scalar's source is mapped onto its value with
-the same verbatim-run map that ``--fix`` splices with (:mod:`jbcompile.yamledit`).
+The loader records where each scalar starts; for a token inside a multi-line scalar, or after an escape
+(``\\u3000``, ``''``, an escaped line break), that is not enough. Files with findings are re-read once,
+and each value offset is mapped onto the file by :func:`jbcompile.yamledit.value_sources`, the map whose
+verbatim runs ``--fix`` splices into.
 """
 
 from __future__ import annotations
@@ -52,24 +54,21 @@ class Locator:
         return (pos.line, pos.col) if pos else (None, None)
 
     def _exact(self, doc: LoadedDocument, key_path: KeyPath, offset: int) -> tuple[int, int] | None:
-        from ..yamledit import scalar_segments
+        from ..yamledit import value_sources
 
         source = self._file(doc)
         node = source.nodes.get(key_path) if source else None
         if source is None or node is None:
             return None
         value = value_at(doc.data, key_path)
-        if not isinstance(value, str):
+        if not isinstance(value, str) or not 0 <= offset <= len(value):
             return None
-        segments = scalar_segments(source.text, node, value)
-        if not segments:
+        sources = value_sources(source.text, node, value)
+        if sources is None:
             return None
-        for segment in segments:
-            if segment.value_start <= offset <= segment.value_start + segment.length:
-                index = segment.source_start + (offset - segment.value_start)
-                line = bisect.bisect_right(source.line_starts, index) - 1
-                return line + 1, index - source.line_starts[line] + 1
-        return None
+        index = sources[offset]
+        line = bisect.bisect_right(source.line_starts, index) - 1
+        return line + 1, index - source.line_starts[line] + 1
 
 
 def _read(path: Path) -> _File | None:

@@ -64,13 +64,14 @@ def run_checks(
                 line=line,
                 col=col,
                 severity=finding.severity or severity,
-                hint=finding.hint,
+                hint=_with_fix(finding.hint, held_back) if finding.edits else finding.hint,
                 key_path=tuple(finding.key_path),
                 edits=finding.edits,
             )
         )
 
     locator = Locator()
+    held_back = project.dataset.keep_as_written
     suppressions = Suppressions()
     for code in sorted(set(settings) - known):
         if severities["JA004"] is not None:
@@ -111,6 +112,17 @@ def run_checks(
         suppressions.of(path)
     diagnostics.extend(_suppression_diagnostics(suppressions, known, ran, severities))
     return sorted(set(diagnostics), key=Diagnostic.sort_key)
+
+
+def _with_fix(hint: str | None, held_back: bool) -> str:
+    """A fixable finding's hint says whether ``check --fix`` makes the change; the rules say only what the
+    change is. Under keep_as_written it does not (the texts are a release's own: :mod:`.fix`)."""
+    if held_back:
+        return (
+            f"{hint}; by hand: `check --fix` rewrites nothing while dataset.yaml sets keep_as_written, "
+            "or suppress the finding with a reason"
+        )
+    return f"{hint}; `jbcompile check --fix` does it"
 
 
 def _setting_finding(project: Project, code: str, known: set[str]) -> Finding:

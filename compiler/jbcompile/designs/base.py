@@ -77,12 +77,15 @@ class VocabPersons:
 
     ``slots``: person slot → (vocab group, the fillers it is limited to, or None for all);
     ``pairs``: the slots whose persons stand side by side as the options of one row;
-    ``contexts``: the template fields whose text names each person (the options must occur there).
+    ``contexts``: the template fields whose text names each person (the options must occur there);
+    ``answers``: person slot → where the template words the option of whoever fills it (a text with the
+    template's slots, filled as the row is), for the slots whose option is not the vocab filler's.
     """
 
     slots: Mapping[str, tuple[str, Sequence[str] | None]]
     pairs: Sequence[tuple[str, str]]
     contexts: Sequence[KeyPath]
+    answers: Mapping[str, KeyPath] = field(default_factory=dict)
 
 
 class Kind(ABC):
@@ -98,6 +101,9 @@ class Kind(ABC):
     # that agree in all of them are identical, and the build emits such a row once (AU010). None: every
     # column but example_id (only rows equal in everything else are identical)
     shown_columns: ClassVar[tuple[str, ...] | None] = None
+    # the columns of a row that hold its answer options: a row two of whose options read the same cannot
+    # be answered, and the build refuses it (B010) whatever the lint settings say
+    option_columns: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:

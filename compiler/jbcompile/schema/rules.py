@@ -146,7 +146,7 @@ class LexiconFile(StrictModel):
         description="Preferred spellings; other spellings of the same lemma are reported and fixed to these.",
     )
     interrogatives: list[str] = Field(
-        default_factory=lambda: ["誰", "どちら", "どっち", "どの", "どなた", "何", "いずれ"],
+        default_factory=lambda: ["誰", "どちら", "どっち", "どの", "どなた", "何", "何者", "いずれ"],
         description="Words that make a question interrogative.",
     )
     demonstratives: list[str] = Field(

@@ -45,6 +45,6 @@ class Pronouns(Rule):
                     text,
                     match.start,
                     f"「{match.old}」 used as a pronoun: write 「{match.new}」 (rule {match.rule})",
-                    hint="jbcompile check --fix rewrites it",
+                    hint=f"write 「{match.new}」",
                     edits=(Edit(match.start, match.old, match.new),),
                 )

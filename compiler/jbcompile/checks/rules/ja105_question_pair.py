@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from difflib import SequenceMatcher
 
+from ...text import compatible
 from ..base import Finding, Rule, register
 from ..corpus import CheckContext, SourceText
 
@@ -17,7 +18,9 @@ class QuestionPair(Rule):
     or turned into its opposite, so that the only thing that changes between them is the polarity.
     The rule compares the two token sequences (lemmas): it warns when they share less than
     question_pair_min_similarity of their tokens, or differ in more than question_pair_max_changes
-    separate places (rules/lexicon.yaml); identical questions are reported too.
+    separate places (rules/lexicon.yaml); identical questions are reported too, and so are questions
+    that differ only in width or form (ＩＴ and IT, ？ and ?: equal once NFKC-normalized, as JA121
+    compares).
 
     Anti-pattern:
         negative: 設定に手間取っていたのは誰ですか？
@@ -50,7 +53,7 @@ class QuestionPair(Rule):
                 continue
             a = [t.lemma or t.surface for t in ctx.literal_tokens(negative)]
             b = [t.lemma or t.surface for t in ctx.literal_tokens(non_negative)]
-            if negative.text.strip() == non_negative.text.strip():
+            if compatible(negative.text).strip() == compatible(non_negative.text).strip():
                 yield Finding.at(
                     non_negative,
                     0,

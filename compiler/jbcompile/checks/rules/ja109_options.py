@@ -5,11 +5,12 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ...diagnostics import Severity
 from ..base import Finding, Rule, register
-from ..corpus import CheckContext
+from ..corpus import CheckContext, SourceText
 from ..morph import Token
 from ..slots import Person, people
 
@@ -180,13 +181,18 @@ class DuplicateOptions(Rule):
 
     A row offers two persons and the unknown option; when two of them read the same, a model cannot
     pick the right one and the gold label is meaningless. It happens when two groups share a filler
-    wording, or when a filler reads like an unknown-option wording.
+    wording, when a filler reads like an unknown-option wording, or when a template words its persons'
+    options itself (``answer:`` of a person slot) and the two wordings, once filled, read the same or
+    one reads like an unknown-option wording. The build refuses such a row whatever this rule's setting
+    (B010); this rule names the source that makes it.
 
     Anti-pattern:
         age_old: [高齢の男性]  age_young: [高齢の男性]
+        NAME1: {group: age_old, answer: その人}  NAME2: {group: age_young, answer: その人}
 
     Better:
         age_old: [高齢の男性]  age_young: [二十代の男性]
+        NAME1: {group: age_old}  NAME2: {group: age_young}   (the options are the fillers)
     """
 
     code = "JA110"
@@ -214,25 +220,46 @@ class DuplicateOptions(Rule):
                             "from the unknown options",
                         )
                 continue
-            for target, other in person_pairs(project, persons):
-                if target.option == other.option and (template.path, target.option) not in reported:
-                    reported.add((template.path, target.option))
+            for pair in shown_pairs(ctx, template, persons):
+                first, second = pair
+                worded = second if second.wording is not None else first
+                if first.option == second.option and worded.wording is not None:
+                    same = (template.path, worded.wording.key_path, first.option)
+                    if same not in reported:
+                        reported.add(same)
+                        yield Finding(
+                            template.doc,
+                            worded.wording.key_path,
+                            f"both persons of a row read 「{first.option}」 as options (the answer wording "
+                            f"of {worded.slot}, with {first.person.text} and {second.person.text})",
+                            hint="word each person's answer so that it names that person (by the slot that "
+                            "holds them), or leave `answer` out to show the fillers",
+                        )
+                elif first.option == second.option and (template.path, first.option) not in reported:
+                    reported.add((template.path, first.option))
                     yield Finding(
                         template.doc,
                         ("persons",),
-                        f"both persons of a row read 「{target.option}」 as options",
+                        f"both persons of a row read 「{first.option}」 as options",
                         hint="the two person groups need different filler wordings",
                     )
-                for person in (target, other):
-                    key = (person.doc.path, person.option_key_path)
-                    if person.option in unknowns and key not in reported:
-                        reported.add(key)
-                        yield Finding(
-                            person.doc,
-                            person.option_key_path,
-                            f"the person option 「{person.option}」 is also an unknown-option wording",
-                            hint="name the person by their group",
+                for shown in pair:
+                    if shown.option not in unknowns:
+                        continue
+                    if shown.wording is not None:
+                        key = (template.path, shown.wording.key_path)
+                        doc, key_path = template.doc, shown.wording.key_path
+                        message = (
+                            f"the answer wording of {shown.slot} reads 「{shown.option}」, also an "
+                            "unknown-option wording"
                         )
+                    else:
+                        key = (shown.person.doc.path, shown.person.option_key_path)
+                        doc, key_path = shown.person.doc, shown.person.option_key_path
+                        message = f"the person option 「{shown.option}」 is also an unknown-option wording"
+                    if key not in reported:
+                        reported.add(key)
+                        yield Finding(doc, key_path, message, hint="name the person by their group")
 
 
 @register
@@ -240,8 +267,9 @@ class OptionNotInContext(Rule):
     """A person option does not occur in the context it answers about.
 
     A person option names one of the two people of the context; when the option wording of a
-    filler (``option:`` in the vocab) differs from the way the context names that person, a model
-    has to guess which option is which person.
+    filler (``option:`` in the vocab), or a template's own answer wording of a person slot (``answer:``,
+    filled as the row fills it), differs from the way the context names that person, a model has to
+    guess which option is which person.
 
     Anti-pattern:
         fillers: [{text: 七十代の男性, option: 高齢者}]
@@ -261,9 +289,12 @@ class OptionNotInContext(Rule):
             if persons is None:
                 yield from self._other_kind(ctx, template)
                 continue
+            yield from self._wordings(ctx, template, persons)
             contexts = [t for t in ctx.texts if t.template is template and t.field in persons.contexts]
             reported: set[KeyPath] = set()
             for slot_name, (group, only) in persons.slots.items():
+                if slot_name in persons.answers:
+                    continue  # the template words this slot's option: _wordings reads it
                 for person in people(project, group, only):
                     if not person.explicit_option or person.option_key_path in reported:
                         continue
@@ -278,6 +309,32 @@ class OptionNotInContext(Rule):
                             f"the context of template {template.id}",
                             hint="use an option wording the context contains, or leave `option` out",
                         )
+
+    def _wordings(
+        self, ctx: CheckContext, template: SourceTemplate, persons: VocabPersons
+    ) -> Iterable[Finding]:
+        """A template's own answer wordings, filled as a row fills them, against its filled contexts."""
+        lang = ctx.project.lang
+        contexts = [t for key_path in persons.contexts if (t := template_text(template, key_path, lang))]
+        reported: set[KeyPath] = set()
+        for pair in shown_pairs(ctx, template, persons):
+            for shown in pair:
+                if shown.wording is None or shown.wording.key_path in reported:
+                    continue
+                filled = [ctx.filled(text, shown.values) for text in contexts]
+                missing = [
+                    f.text for f in filled if f is not None and not _occurs(shown.option, f.text, lang)
+                ]
+                if missing:
+                    reported.add(shown.wording.key_path)
+                    yield Finding(
+                        template.doc,
+                        shown.wording.key_path,
+                        f"the answer wording of {shown.slot} reads 「{shown.option}」, which the context "
+                        f"「{missing[0]}」 never says",
+                        hint="word the answer as the context names the person (with the template's slots), "
+                        "or leave `answer` out",
+                    )
 
     def _other_kind(self, ctx: CheckContext, template: SourceTemplate) -> Iterable[Finding]:
         reported: set[str] = set()
@@ -296,3 +353,60 @@ class OptionNotInContext(Rule):
                         f"the option 「{option}」 does not occur in its context",
                         hint="word the option as the context names the person",
                     )
+
+
+@dataclass(frozen=True)
+class ShownOption:
+    """A person option as a row shows it: who fills which slot, and what words the option."""
+
+    slot: str
+    person: Person
+    option: str
+    values: dict[str, str]  # the person slots of the row, as filled
+    wording: SourceText | None  # the template's answer wording; None: the vocab filler's option
+
+
+def template_text(template: SourceTemplate, key_path: KeyPath, lang: str) -> SourceText | None:
+    """The template's text at ``key_path`` in ``lang`` (a string or a ``{ja:, en:}`` text), if any."""
+    from ...loader import value_at
+
+    value = value_at(template.doc.data, key_path)
+    text = value.get(lang) if isinstance(value, dict) else value if lang == "ja" else None  # as text_in reads
+    if not isinstance(text, str):
+        return None
+    where = tuple(key_path) + ((lang,) if isinstance(value, dict) else ())
+    return SourceText(template.doc, where, text, "template", "option", template)
+
+
+def shown_pairs(
+    ctx: CheckContext, template: SourceTemplate, persons: VocabPersons
+) -> Iterator[tuple[ShownOption, ShownOption]]:
+    """The two person options of every pair of persons a row can show, in both slot assignments (a
+    template's answer wording words whoever fills its slot), each distinct pair once."""
+    project = ctx.project
+    wordings = {slot: template_text(template, path, project.lang) for slot, path in persons.answers.items()}
+    seen: set[tuple[str, ...]] = set()
+    for a, b in persons.pairs:
+        (a_group, a_only), (b_group, b_only) = persons.slots[a], persons.slots[b]
+        for first in people(project, a_group, a_only):
+            for second in people(project, b_group, b_only):
+                for x, y in ((first, second), (second, first)) if wordings else ((first, second),):
+                    values = {a: x.text, b: y.text}
+                    one = _option(ctx, wordings.get(a), x, values)
+                    other = _option(ctx, wordings.get(b), y, values)
+                    if one is None or other is None or (a, b, x.text, y.text, one, other) in seen:
+                        continue
+                    seen.add((a, b, x.text, y.text, one, other))
+                    yield (
+                        ShownOption(a, x, one, values, wordings.get(a)),
+                        ShownOption(b, y, other, values, wordings.get(b)),
+                    )
+
+
+def _option(
+    ctx: CheckContext, wording: SourceText | None, person: Person, values: dict[str, str]
+) -> str | None:
+    if wording is None:
+        return person.option
+    filled = ctx.filled(wording, values)
+    return None if filled is None else filled.text

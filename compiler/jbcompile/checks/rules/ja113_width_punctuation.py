@@ -38,6 +38,6 @@ class WidthPunctuation(Rule):
                     text,
                     edit.start,
                     f"「{edit.old}」 in Japanese text: write 「{edit.new}」",
-                    hint="jbcompile check --fix rewrites it",
+                    hint=f"write 「{edit.new}」",
                     edits=(edit,),
                 )

@@ -58,6 +58,6 @@ class NestedQuotes(Rule):
                     text,
                     opening.start,
                     "a 「」 quotation inside another: write the inner one as 『』",
-                    hint="jbcompile check --fix rewrites it",
+                    hint="write the inner quotation with 『』",
                     edits=(opening, closing),
                 )

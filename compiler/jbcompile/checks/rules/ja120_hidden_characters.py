@@ -16,7 +16,6 @@ written counts (an escape in a key shows). A character is reported once, where i
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -28,6 +27,7 @@ from ...reading import DOCUMENT, SOURCE, read_text
 from ...sourcefiles import SOURCE_SUFFIX, text_files
 from ...text import (
     REMOVABLE_INVISIBLE,
+    compatible,
     describe,
     hidden,
     invisible,
@@ -301,7 +301,7 @@ class InvisibleCharacters(Rule):
                 found.key_path,
                 f"{describe(found.char)} {found.where}: it shows nothing",
                 found.offset,
-                hint="jbcompile check --fix removes it"
+                hint="delete it"
                 if fixed
                 else "delete it (`check --fix` edits values only)"
                 if removable
@@ -309,9 +309,6 @@ class InvisibleCharacters(Rule):
                 edits=(Edit(found.offset, found.char, ""),) if fixed and found.offset is not None else (),
                 position=found.position,
             )
-
-        def compatible(text: str) -> str:
-            return unicodedata.normalize("NFKC", visible_part(text))
 
         for doc, key_path, text, earlier, what in _look_alikes(ctx, compatible):
             if visible_part(text) == visible_part(earlier):

@@ -549,6 +549,7 @@ class BbqKind(Kind):
     template_model = BbqTemplate
     own_placeholder_keys = frozenset({"rewrites"})  # regular expressions, not slot texts
     shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
+    option_columns = ("ans0", "ans1", "ans2")
     configs = (
         ConfigSpec(
             "lite", "12 rows per template, balanced per category", row_schema, default=True, stable=True
@@ -776,6 +777,11 @@ class BbqKind(Kind):
             slots={name: (slot.group, slot.only) for name, slot in model.persons.items()},
             pairs=[(model.target_slot, model.other_slot)],
             contexts=[("ambiguous_context",)],
+            answers={
+                name: ("persons", name, "answer")
+                for name, slot in model.persons.items()
+                if slot.answer is not None
+            },
         )
 
     def row_count(self, template: SourceTemplate, project: Project) -> int:

@@ -129,6 +129,7 @@ class JubakuKind(Kind):
     # a row shows its instruction (with a benchmark's own layout, the whole prompt), the dialogue and the
     # two responses in order
     shown_columns = ("instruction", "input", "context", "ans0", "ans1")
+    option_columns = ("ans0", "ans1")
     configs = (ConfigSpec(CONFIG, "dialogue cases × 4 instruction wordings × 2 response orders", row_schema),)
 
     def validate(self, template: SourceTemplate, project: Project) -> list[Diagnostic]:

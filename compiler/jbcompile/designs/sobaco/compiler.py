@@ -236,6 +236,7 @@ class SobacoKind(Kind):
     name = "sobaco"
     template_model = SobacoTemplate
     shown_columns = ("context", "question", "ans0", "ans1", "ans2")  # what a model reads of a row
+    option_columns = ("ans0", "ans1", "ans2")
     configs = (
         ConfigSpec(
             PAIR_CONFIG,
