@@ -417,3 +417,52 @@ def test_a_new_export_never_deletes_files_of_the_users_in_an_earlier_one(
         assert code == 2 and "EX003" in said and "mine/custom.yaml, notes.txt" in said, output
         assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
     assert (out / "notes.txt").read_text(encoding="utf-8") == "n"
+
+
+def test_inspect_under_epochs_reports_every_epoch(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspect eval --epochs 2`: each metric is the mean of each epoch's metric, not the first epoch's
+    (inspect's reducers keep one epoch's metadata, which the metrics read)."""
+    import numpy as np
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from jbcompile.evaluate.bootstrap import point_metrics
+    from jbcompile.evaluate.registered import get_eval_kind
+
+    for name, value in OFFLINE.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "inspect"
+    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+    assert code == 0, output
+    outputs = []
+    for letter in itertools.islice(itertools.cycle("ABCBA"), 72):  # 36 rows × 2 epochs, epochs differ
+        reply = ModelOutput.from_content("mockllm/model", f"ANSWER: {letter}")
+        reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outputs.append(reply)
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(
+        f"{out / 'eval_fixture_bbq.py'}@eval_fixture_lite",
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        epochs=2,
+        max_connections=1,
+    )
+    assert log.status == "success", log.error
+    assert log.results is not None and log.samples
+    harness = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    kind = get_eval_kind("bbq")
+    per_epoch = []
+    for epoch in (1, 2):
+        records = [s.scores["bias_choice"].metadata["record"] for s in log.samples if s.epoch == epoch]
+        assert len(records) == 36
+        per_epoch.append(point_metrics(records, kind.count, kind.count_names, kind.formulas))
+    assert per_epoch[0]["acc"] != per_epoch[1]["acc"]  # the epochs answered otherwise
+    for name in ("acc", "acc_ambig", "acc_disambig", "ooc_ratio"):
+        expected = float(np.mean([float(m[name]) for m in per_epoch]))
+        assert math.isclose(harness[name], expected, rel_tol=1e-9), (name, harness[name], per_epoch)
+    # score reads a log of one epoch: this one is refused once (EV144), not once per sample of epoch 2
+    (eval_log,) = (tmp_path / "logs").glob("*.eval")
+    code, output = run_cli("score", str(eval_log), "--out", str(tmp_path / "scored"))
+    assert code == 2 and output.count("EV144") == 1 and "EV130" not in output, output

@@ -73,7 +73,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         ) from None
     samples = [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
     header = {"status": log.status, "error": log.error.model_dump(mode="json") if log.error else None}
-    problems = unanswered(str(path), samples, header)
+    problems = unanswered(str(path), samples, header) or several_epochs(str(path), samples)
     if problems:
         raise DiagnosticError(problems)
     if not samples:
@@ -328,6 +328,28 @@ def unanswered(
             line=failed[0][0] if failed else None,
             hint="fix the cause, then rerun the failed samples in inspect (`inspect eval-retry LOG`) and "
             "score the log it writes; a log written with --no-score: `inspect score LOG` first",
+        )
+    ]
+
+
+def several_epochs(path: str, samples: list[tuple[int, dict[str, Any]]]) -> list[Diagnostic]:
+    """EV144, once, for an inspect log of several epochs (``--epochs N``): score reads a log of one epoch.
+    The exported task reports the mean over epochs of each epoch's metrics; score has no such mean of
+    its own yet, and reading the first epoch alone would say nothing of the others."""
+    epochs = sorted({e for _, s in samples if isinstance(e := s.get("epoch"), int)})
+    if len(epochs) < 2 or not InspectSamples().matches(samples[0][1]):
+        return []
+    line = next(line for line, sample in samples if sample.get("epoch") == epochs[1])
+    return [
+        Diagnostic(
+            "EV144",
+            f"an inspect log of {len(epochs)} epochs (--epochs {len(epochs)}): score reads a log of one "
+            "epoch, and neither the first epoch alone nor every epoch pooled as one run is the mean of "
+            "each epoch's metrics that the exported task reports",
+            path=path,
+            line=line,
+            hint="score the log of a run with --epochs 1 (one log per run: run inspect once per epoch, "
+            "each with its own --seed, and compare the results with `jbcompile compare`)",
         )
     ]
 

@@ -18,7 +18,7 @@ from ..outputs import Change, Output, settle, writing
 from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
-from .harness_logs import read_eval_file, unanswered
+from .harness_logs import read_eval_file, several_epochs, unanswered
 from .jsonfile import limited, read_json_records
 from .kind import (
     ANSWERED_BY,
@@ -85,6 +85,7 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if lines.problems:
         raise DiagnosticError(limited(lines.problems))
     failed = unanswered(str(path), lines.records, lines.members)  # an inspect JSON log of a failed run
+    failed = failed or several_epochs(str(path), lines.records)  # … or of several epochs
     if failed:
         raise DiagnosticError(failed)
     if not lines.records:
