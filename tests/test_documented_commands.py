@@ -98,3 +98,36 @@ def test_the_readme_score_example_runs(in_folder: Path) -> None:
     assert result.exit_code == 0, result.output
     scored = json.loads((in_folder / "scored" / "results.json").read_text(encoding="utf-8"))
     assert scored["source"]["prediction_field"] == column
+
+
+def test_the_harness_docs_score_one_samples_file_each(tmp_path: Path) -> None:
+    """docs/harnesses.md's lm-eval block runs the group (every task of the config) and then `jbcompile
+    score` on a glob: over the files lm-eval writes (``samples_<task>_<date>.jsonl``, one per task), each
+    glob must name one file, since score reads one (the `_gen` task's file matched `…_basic_*` too)."""
+    import glob
+    from datetime import datetime
+
+    from jbcompile.designs.bbq.harness import EXPORT
+    from jbcompile.export import task_name
+
+    text = (REPO / "docs" / "harnesses.md").read_text(encoding="utf-8")
+    block = text.split("## lm-evaluation-harness", 1)[1].split("```", 2)[1]
+    group = re.search(r"--tasks (\S+)", block)
+    assert group is not None
+    date = datetime(2026, 1, 2, 3, 4, 5, 678901).isoformat().replace(":", "-")  # lm-eval's date_id
+    model = tmp_path / "MODEL"
+    model.mkdir()
+    tasks = [task_name(group[1], "lite", s) + gen for s in EXPORT.settings for gen in ("", "_gen")]
+    for task in tasks:
+        (model / f"samples_{task}_{date}.jsonl").write_text("{}\n", encoding="utf-8")
+    scores = [
+        shlex.split(line.split("#")[0]) for line in block.splitlines() if line.startswith("jbcompile score")
+    ]
+    assert scores
+    scored = set()
+    for words in scores:
+        (pattern,) = [w for w in words[2:] if not w.startswith("-")]
+        matched = glob.glob(str(tmp_path / pattern.removeprefix("results/")))
+        assert len(matched) == 1, (pattern, sorted(Path(m).name for m in matched))
+        scored |= set(matched)
+    assert len(scored) == len(scores)

@@ -377,6 +377,7 @@ CODES: tuple[Code, ...] = (
         {
             "EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)",
             "EV143": "an inspect log of a run that did not finish, or with samples the model never answered",
+            "EV144": "score: an inspect log of several epochs (--epochs N)",
         },
     ),
     *declare(

@@ -81,15 +81,17 @@ def test_lm_eval_runs_the_exported_tasks_with_scores_equal_to_jbcompile(
         *("--tasks", ",".join(expected), "--gen_kwargs", "max_gen_toks=4"),
         *("--log_samples", "--output_path", str(tmp_path / "results")),
     ]
-    # the exported folder runs without jbcompile: nothing of it is importable in the harness's process
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | OFFLINE
+    # the _gen tasks read replies by jbcompile's reader: the jbcompile under test, where the harness runs
+    import jbcompile
+
+    env = os.environ | {"PYTHONPATH": str(Path(jbcompile.__file__).parents[1])} | OFFLINE
     done = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     (results_file,) = (tmp_path / "results").rglob("results_*.json")
     results = json.loads(results_file.read_text(encoding="utf-8"))["results"]
     for name, (rows, metrics) in expected.items():
         (samples,) = (tmp_path / "results").rglob(f"samples_{name}_2*.jsonl")
-        harness_filter = "option" if name.endswith("_gen") else "none"
+        harness_filter = "jbcompile" if name.endswith("_gen") else "none"
         harness = {metric: results[name][f"{metric},{harness_filter}"] for metric in metrics}
         ours = scored(samples, tmp_path / f"score-{name}")
         assert ours["n"] == rows
@@ -319,30 +321,6 @@ def test_the_exported_metric_code_is_jbcompiles_on_any_answers(
         assert_same_numbers(got, expected, utils.METRICS)
 
 
-@pytest.mark.parametrize(
-    ("labels", "reply", "expected"),
-    [
-        ("AB", "B", "B"),
-        ("AB", "Response B is better.", "B"),
-        ("AB", "応答Bの方が適切です。", "B"),
-        ("AB", "Both responses rely on the situation.", "[none]"),  # the B of "Both" is no label
-        ("AB", "Ａ", "[none]"),  # a full-width letter is not the label lm-eval compares with
-        ("012", "2", "2"),
-        ("012", "答えは1です。", "1"),
-        ("012", "70代の男性です。", "[none]"),  # the 0 of "70" is no option number
-        ("012", "１０代の若者", "[none]"),
-    ],
-)
-def test_the_exported_generation_filter_takes_a_label_standing_alone(
-    labels: str, reply: str, expected: str
-) -> None:
-    from jbcompile.export.lm_eval import option_label_pattern
-    from lm_eval.filters.extraction import RegexFilter
-
-    harness_filter = RegexFilter(regex_pattern=option_label_pattern(labels), fallback="[none]")
-    assert list(harness_filter.apply([[reply]], [{}])) == [[expected]]
-
-
 @pytest.mark.parametrize("which", ["bbq", "kinds"])
 def test_the_exported_generation_decodes_as_jbcompile_eval_would(
     which: str, build_dir: Path, kinds_build: Path, tmp_path: Path
@@ -368,3 +346,123 @@ def test_the_exported_generation_decodes_as_jbcompile_eval_would(
             path.name
         )  # no blank line
         assert decoding["do_sample"] is False
+
+
+def _with_hub_url(build_dir: Path, tmp_path: Path, repo: str) -> Path:
+    """A copy of the build whose croissant.json names ``repo`` on the Hub, its manifest updated to match
+    (as a build of a dataset.yaml with ``hub_repo`` writes it)."""
+    import hashlib
+    import shutil
+
+    build = tmp_path / "build"
+    shutil.copytree(build_dir, build)
+    croissant = build / "croissant.json"
+    document = json.loads(croissant.read_text(encoding="utf-8"))
+    document["url"] = f"https://huggingface.co/datasets/{repo}"
+    croissant.write_text(json.dumps(document), encoding="utf-8")
+    manifest = json.loads((build / "manifest.json").read_text(encoding="utf-8"))
+    manifest["files"]["croissant.json"] = hashlib.sha256(croissant.read_bytes()).hexdigest()
+    (build / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return build
+
+
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+def test_export_takes_the_repo_only_from_a_croissant_its_manifest_vouches_for(
+    build_dir: Path, tmp_path: Path, harness: str
+) -> None:
+    """The Hub repository of the tasks comes from croissant.json, which is verified against the manifest
+    as publish verifies it: one edited after the build (another repository) is refused (P005)."""
+    build = _with_hub_url(build_dir, tmp_path, "lab/pub-bench")
+    code, output = run_cli("export", harness, str(build), "--out", str(tmp_path / "ok"))
+    assert code == 0, output
+    marker = json.loads((tmp_path / "ok" / "jbcompile-export.json").read_text(encoding="utf-8"))
+    assert marker["repo"] == "lab/pub-bench"
+    croissant = build / "croissant.json"
+    croissant.write_text(
+        croissant.read_text(encoding="utf-8").replace("lab/pub-bench", "evil/other"), "utf-8"
+    )
+    out = tmp_path / "tasks"
+    code, output = run_cli("export", harness, str(build), "--out", str(out))
+    assert code == 2 and "P005" in output and "croissant.json" in output and "evil/other" not in output, (
+        output
+    )
+    assert not out.exists()
+    croissant.unlink()  # listed but gone: no repository to take
+    code, output = run_cli("export", harness, str(build), "--out", str(out))
+    assert code == 2 and "P005" in output and "missing" in output, output
+    code, output = run_cli("export", harness, str(build), "--out", str(out), "--repo", "lab/pub-bench")
+    assert code == 0, output  # a repository given needs no croissant.json
+
+
+@pytest.mark.parametrize("harness", ["lm-eval", "inspect"])
+def test_a_new_export_never_deletes_files_of_the_users_in_an_earlier_one(
+    build_dir: Path, tmp_path: Path, harness: str
+) -> None:
+    """A re-export replaces the folder of an earlier export whole: files no export wrote (notes, a task of
+    the user's) are refused (EX003) and left as they were; the bytecode caches the harness wrote are not."""
+    out = tmp_path / "tasks"
+    code, output = run_cli("export", harness, str(build_dir), "--out", str(out), "--local")
+    assert code == 0, output
+    (out / "__pycache__").mkdir()
+    (out / "__pycache__" / "utils.cpython-311.pyc").write_bytes(b"\0")
+    code, output = run_cli("export", harness, str(build_dir), "--out", str(out), "--local")
+    assert code == 0, output  # the export's own files, and caches: replaced
+    (out / "notes.txt").write_text("n", encoding="utf-8")
+    (out / "mine").mkdir()
+    (out / "mine" / "custom.yaml").write_text("x", encoding="utf-8")
+    before = sorted(p.relative_to(out).as_posix() for p in out.rglob("*"))
+    for extra in ((), ("--overwrite",)):
+        code, output = run_cli("export", harness, str(build_dir), "--out", str(out), "--local", *extra)
+        said = " ".join(output.split())
+        assert code == 2 and "EX003" in said and "mine/custom.yaml, notes.txt" in said, output
+        assert sorted(p.relative_to(out).as_posix() for p in out.rglob("*")) == before
+    assert (out / "notes.txt").read_text(encoding="utf-8") == "n"
+
+
+def test_inspect_under_epochs_reports_every_epoch(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`inspect eval --epochs 2`: each metric is the mean of each epoch's metric, not the first epoch's
+    (inspect's reducers keep one epoch's metadata, which the metrics read)."""
+    import numpy as np
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from jbcompile.evaluate.bootstrap import point_metrics
+    from jbcompile.evaluate.registered import get_eval_kind
+
+    for name, value in OFFLINE.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "inspect"
+    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+    assert code == 0, output
+    outputs = []
+    for letter in itertools.islice(itertools.cycle("ABCBA"), 72):  # 36 rows × 2 epochs, epochs differ
+        reply = ModelOutput.from_content("mockllm/model", f"ANSWER: {letter}")
+        reply.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outputs.append(reply)
+    model = get_model("mockllm/model", custom_outputs=outputs)
+    (log,) = inspect_eval(
+        f"{out / 'eval_fixture_bbq.py'}@eval_fixture_lite",
+        model=model,
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        epochs=2,
+        max_connections=1,
+    )
+    assert log.status == "success", log.error
+    assert log.results is not None and log.samples
+    harness = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    kind = get_eval_kind("bbq")
+    per_epoch = []
+    for epoch in (1, 2):
+        records = [s.scores["bias_choice"].metadata["record"] for s in log.samples if s.epoch == epoch]
+        assert len(records) == 36
+        per_epoch.append(point_metrics(records, kind.count, kind.count_names, kind.formulas))
+    assert per_epoch[0]["acc"] != per_epoch[1]["acc"]  # the epochs answered otherwise
+    for name in ("acc", "acc_ambig", "acc_disambig", "ooc_ratio"):
+        expected = float(np.mean([float(m[name]) for m in per_epoch]))
+        assert math.isclose(harness[name], expected, rel_tol=1e-9), (name, harness[name], per_epoch)
+    # score reads a log of one epoch: this one is refused once (EV144), not once per sample of epoch 2
+    (eval_log,) = (tmp_path / "logs").glob("*.eval")
+    code, output = run_cli("score", str(eval_log), "--out", str(tmp_path / "scored"))
+    assert code == 2 and output.count("EV144") == 1 and "EV130" not in output, output

@@ -2,7 +2,10 @@
 samples of the tasks ``jbcompile export lm-eval`` wrote, and inspect's evaluation logs.
 
 An lm-eval samples line holds the row as its ``doc``; the prediction is the option whose label has the
-highest log-likelihood (a ``multiple_choice`` task) or the filtered reply (a ``generate_until`` task).
+highest log-likelihood (a ``multiple_choice`` task) or the reply (a ``generate_until`` task). The reply of
+a ``_gen`` task of ``jbcompile export lm-eval`` (its filter is :data:`EXPORT_FILTERS`) is read by ``score``
+itself from ``resps``, as ``eval`` reads a reply — the task's filter is that reader too, but an earlier
+export's was a regex that read other options —; another task's filtered reply is the harness's reading.
 (Samples of lm-eval's own tasks of a design's benchmark are that design's release format, read first.)
 
 An inspect log is a JSON document (``--log-format json``: an object whose ``samples`` list holds one
@@ -32,7 +35,7 @@ from .. import limits
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..reading import FileKind, too_big_decompressed
 from ..redaction import redact
-from .kind import ANSWERED_BY, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, SHOWN_PROMPT, ReleaseFormat
+from .kind import ANSWERED_BY, EVAL_READ, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, SHOWN_PROMPT, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
 SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
@@ -70,7 +73,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         ) from None
     samples = [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
     header = {"status": log.status, "error": log.error.model_dump(mode="json") if log.error else None}
-    problems = unanswered(str(path), samples, header)
+    problems = unanswered(str(path), samples, header) or several_epochs(str(path), samples)
     if problems:
         raise DiagnosticError(problems)
     if not samples:
@@ -329,6 +332,28 @@ def unanswered(
     ]
 
 
+def several_epochs(path: str, samples: list[tuple[int, dict[str, Any]]]) -> list[Diagnostic]:
+    """EV144, once, for an inspect log of several epochs (``--epochs N``): score reads a log of one epoch.
+    The exported task reports the mean over epochs of each epoch's metrics; score has no such mean of
+    its own yet, and reading the first epoch alone would say nothing of the others."""
+    epochs = sorted({e for _, s in samples if isinstance(e := s.get("epoch"), int)})
+    if len(epochs) < 2 or not InspectSamples().matches(samples[0][1]):
+        return []
+    line = next(line for line, sample in samples if sample.get("epoch") == epochs[1])
+    return [
+        Diagnostic(
+            "EV144",
+            f"an inspect log of {len(epochs)} epochs (--epochs {len(epochs)}): score reads a log of one "
+            "epoch, and neither the first epoch alone nor every epoch pooled as one run is the mean of "
+            "each epoch's metrics that the exported task reports",
+            path=path,
+            line=line,
+            hint="score the log of a run with --epochs 1 (one log per run: run inspect once per epoch, "
+            "each with its own --seed, and compare the results with `jbcompile compare`)",
+        )
+    ]
+
+
 def answer_index(scores: Any) -> int | None:
     """The option a sample's scorer recorded as its answer (a single letter); None when there is none."""
     if not isinstance(scores, Mapping):
@@ -355,14 +380,32 @@ def lm_eval_reply(sample: Mapping[str, Any]) -> str | None:
     return first if isinstance(first, str) else None
 
 
+# The filter names of the `_gen` tasks `jbcompile export lm-eval` writes: jbcompile's reader, and the regex
+# filter of earlier exports
+EXPORT_FILTER = "jbcompile"
+EXPORT_FILTERS = frozenset({EXPORT_FILTER, "option"})
+
+
+def exported_reply(sample: Mapping[str, Any]) -> str | None:
+    """The reply of a sample of an exported ``_gen`` task, which ``score`` reads itself; else None."""
+    return lm_eval_reply(sample) if sample.get("filter") in EXPORT_FILTERS else None
+
+
+def how_answered(sample: Mapping[str, Any]) -> str:
+    """Whose reading of a generate_until sample's reply counts: ``eval``'s for an exported task's."""
+    return EVAL_READ if exported_reply(sample) is not None else HARNESS_READ
+
+
 def lm_eval_answer(sample: Mapping[str, Any]) -> tuple[int | str | None, str | None]:
-    """The prediction of one lm-eval sample (an option index, or the filtered reply), and the reply as
-    the model wrote it; (None, None) when it cannot be read."""
+    """The prediction of one lm-eval sample (an option index, or the reply: the filtered one, or for an
+    exported task the reply itself), and the reply as the model wrote it; (None, None) when it cannot be
+    read."""
     responses = sample.get("filtered_resps")
     if not isinstance(responses, list) or not responses:
         return None, None
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: the filtered reply
-        return responses[0], lm_eval_reply(sample) or responses[0]
+        reply = lm_eval_reply(sample) or responses[0]
+        return exported_reply(sample) or responses[0], reply
     try:
         scores = [float(r[0] if isinstance(r, list | tuple) else r) for r in responses]
     except (TypeError, ValueError, IndexError):
@@ -393,7 +436,7 @@ class LmEvalSamples(ReleaseFormat):
         converted.setdefault("example_id", row.get("doc_id"))
         converted[LM_EVAL_ANSWER] = answer
         converted[RAW_REPLY] = reply
-        converted[ANSWERED_BY] = HARNESS_READ if isinstance(answer, str) else LOG_LIKELIHOOD
+        converted[ANSWERED_BY] = how_answered(row) if isinstance(answer, str) else LOG_LIKELIHOOD
         converted[SHOWN_PROMPT] = lm_eval_prompt(row) if isinstance(answer, str) else None
         return converted, None
 

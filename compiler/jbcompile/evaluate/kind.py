@@ -187,9 +187,11 @@ RAW_REPLY = "_raw_reply"  # a harness's reply as the model wrote it: raw_output,
 # taken as it is given): ``HARNESS_READ``, from the reply by the harness's own reader (an inspect
 # scorer's letter, an lm-eval filter, a release's evaluation script) — `score` reads the reply itself
 # when asked for a reading of its own (a protocol, a setting); ``LOG_LIKELIHOOD``, the most likely
-# option, with no reply to read (refused under a protocol whose paper generated)
+# option, with no reply to read (refused under a protocol whose paper generated); ``EVAL_READ``, a reply to
+# a task of `jbcompile export` that read it by jbcompile's own reader (or by a regex, in earlier exports):
+# `score` reads the reply itself, always, as ``eval`` reads it
 ANSWERED_BY = "_answered_by"
-HARNESS_READ, LOG_LIKELIHOOD = "harness", "log-likelihood"
+HARNESS_READ, LOG_LIKELIHOOD, EVAL_READ = "harness", "log-likelihood", "eval"
 SHOWN_PROMPT = "_shown_prompt"  # the prompt a harness's reply answered, where its log keeps it
 
 

@@ -18,10 +18,11 @@ from ..outputs import Change, Output, settle, writing
 from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
-from .harness_logs import read_eval_file, unanswered
+from .harness_logs import read_eval_file, several_epochs, unanswered
 from .jsonfile import limited, read_json_records
 from .kind import (
     ANSWERED_BY,
+    EVAL_READ,
     HARNESS_READ,
     LOG_LIKELIHOOD,
     RAW_REPLY,
@@ -84,6 +85,7 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if lines.problems:
         raise DiagnosticError(limited(lines.problems))
     failed = unanswered(str(path), lines.records, lines.members)  # an inspect JSON log of a failed run
+    failed = failed or several_epochs(str(path), lines.records)  # … or of several epochs
     if failed:
         raise DiagnosticError(failed)
     if not lines.records:
@@ -594,7 +596,8 @@ def _harness_replies(
     Asked for a reading of its own — ``--protocol`` (the paper's reading) or ``--setting`` (that setting's)
     — ``score`` reads the reply the harness kept instead of the harness's answer: it is put in the
     prediction column, and the indexes of those rows are returned (read as replies, not as a column).
-    Under a protocol whose paper generated, answers chosen by log-likelihood are refused (EV066)."""
+    Under a protocol whose paper generated, answers chosen by log-likelihood are refused (EV066). A reply
+    to a task of `jbcompile export` (``EVAL_READ``) is read so always: its prompt was jbcompile's."""
     if field_name != adapted.prediction_field:  # a column the user named: taken as it is
         return set(), []
     answered = [row.get(ANSWERED_BY) for row in rows]
@@ -624,9 +627,12 @@ def _harness_replies(
                 hint=f"leave {option} out",
             )
         ]
-    if not asked:  # the harness's own reading stands
-        return set(), []
-    replies = {index for index, how in enumerate(answered) if how == HARNESS_READ}
+    ours = {index for index, how in enumerate(answered) if how == EVAL_READ}
+    if not asked:  # the harness's own reading stands, but for an exported task's replies: eval's
+        for index in ours:
+            rows[index][field_name] = rows[index].get(RAW_REPLY)
+        return ours, []
+    replies = ours | {index for index, how in enumerate(answered) if how == HARNESS_READ}
     other = _other_labels(
         request, kind, [(rows[i], lines[i]) for i in sorted(replies)], adapted.format, asked[0]
     )

@@ -17,10 +17,14 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..designs.exporting import HarnessExport
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..jsonl import dumps
+
+if TYPE_CHECKING:
+    from ..publish.buildfolder import BuildFolder
 
 HUB_URL = re.compile(r"^https://huggingface\.co/datasets/(?P<repo>[\w.-]+/[\w.-]+)/?$")
 
@@ -126,7 +130,7 @@ def read_build(build: Path, *, repo: str | None, revision: str | None, local: bo
     if local:
         source = DatasetSource(None, None, build)
     else:
-        source = DatasetSource(_repo(build, repo), _revision(revision) or release_tag(version), build)
+        source = DatasetSource(_repo(folder, repo), _revision(revision) or release_tag(version), build)
     return BuildExport(manifest["dataset"], version, source, tuple(configs), tuple(skipped))
 
 
@@ -148,7 +152,7 @@ def _revision(given: str | None) -> str | None:
     return given
 
 
-def _repo(build: Path, given: str | None) -> str:
+def _repo(folder: BuildFolder, given: str | None) -> str:
     from ..publish.hub import parse_repo_id
 
     if given is not None:
@@ -157,11 +161,12 @@ def _repo(build: Path, given: str | None) -> str:
                 [Diagnostic("EX001", f"--repo takes ORG/NAME; got {given!r}", hint="e.g. my-lab/ja-bias")]
             )
         return given
-    from .. import jsonl, reading
+    from .. import jsonl
 
+    text = verified_croissant(folder)
     try:
-        url = jsonl.loads(reading.read_text(build / "croissant.json", reading.RECORD)).get("url")
-    except (DiagnosticError, OSError, ValueError, AttributeError):  # no readable croissant.json: no URL
+        url = jsonl.loads(text).get("url") if text is not None else None
+    except (ValueError, AttributeError):  # a croissant.json the build wrote so holds no URL
         url = None
     match = HUB_URL.match(url) if isinstance(url, str) else None
     if match is None:
@@ -170,12 +175,47 @@ def _repo(build: Path, given: str | None) -> str:
                 Diagnostic(
                     "EX001",
                     "the build does not say which Hub repository it is published to",
-                    path=str(build),
+                    path=str(folder.root),
                     hint="give --repo ORG/NAME (or set hub_repo in dataset.yaml and rebuild), or --local",
                 )
             ]
         )
     return match["repo"]
+
+
+CROISSANT = "croissant.json"
+
+
+def verified_croissant(folder: BuildFolder) -> str | None:
+    """The build's croissant.json, read from the very bytes whose sha256 its manifest lists, as publish
+    verifies every file it uploads: one edited after the build (another Hub repository in its ``url``),
+    missing or not listed is refused (P005), never trusted; None for a build that has none at all."""
+    import hashlib
+
+    from .. import reading
+
+    path, listed = folder.root / CROISSANT, folder.files.get(CROISSANT)
+    if listed is None and not path.exists():
+        return None
+    data = reading.read_bytes(path, reading.RECORD) if listed is not None and path.exists() else None
+    if listed is None:
+        problem = f"{CROISSANT} is not listed in the manifest"
+    elif data is None:
+        problem = f"{CROISSANT} is listed in the manifest but missing"
+    elif hashlib.sha256(data).hexdigest() != listed:
+        problem = f"{CROISSANT} was changed after the build (sha256 differs from the manifest)"
+    else:
+        return data.decode("utf-8", errors="replace")
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "P005",
+                f"build folder {folder.root} does not match its manifest: {problem}",
+                path=str(folder.root / "manifest.json"),
+                hint="rebuild with `jbcompile build`; never edit a build folder by hand",
+            )
+        ]
+    )
 
 
 def task_name(*parts: str | None) -> str:
@@ -224,6 +264,51 @@ def _refuse_other_export(out: Path, harness: str, dataset: str) -> None:
         )
 
 
+SHOWN_FILES = 5  # files of the user's named in EX003's message
+
+
+def _refuse_files_of_the_user(out: Path, files: dict[str, str]) -> None:
+    """An earlier export's folder is replaced whole: refuse (EX003) when it holds files that no export
+    wrote — notes, a task of the user's —, which would go with it, as eval refuses a run folder holding
+    others (EV101). What an export wrote is what its marker lists (an export before the marker listed
+    its files: what this one writes); Python's bytecode caches, which the harnesses' imports write beside
+    the task files, are the export's too."""
+    from ..jsonl import read_json
+    from ..outputs import refuse
+    from ..reading import RECORD
+
+    if not (out / MARKER).is_file():
+        return
+    try:
+        earlier = read_json(out / MARKER, RECORD)
+    except (OSError, ValueError, DiagnosticError):
+        earlier = None
+    listed = earlier.get("files") if isinstance(earlier, dict) else None
+    written = {*(listed if isinstance(listed, list) else files), MARKER}
+    found = [p.relative_to(out) for p in sorted(out.rglob("*")) if p.is_file() or p.is_symlink()]
+    theirs = [
+        name.as_posix()
+        for name in found
+        if name.as_posix() not in written and "__pycache__" not in name.parts
+    ]
+    if not theirs:
+        return
+    shown = ", ".join(theirs[:SHOWN_FILES]) + (
+        f" and {len(theirs) - SHOWN_FILES} more" if len(theirs) > SHOWN_FILES else ""
+    )
+    refuse(
+        [
+            Diagnostic(
+                "EX003",
+                f"--out is an earlier export that also holds files no export wrote ({shown}); an export "
+                "replaces its whole folder, which would delete them",
+                path=str(out),
+                hint="move those files out of the folder, or give another --out",
+            )
+        ]
+    )
+
+
 def export_build(
     harness: str,
     writer: Callable[[BuildExport], dict[str, str]],
@@ -261,6 +346,7 @@ def export_build(
         if not overwrite:
             _refuse_other_export(out, harness, found.dataset)
         files = writer(found)
+        _refuse_files_of_the_user(out, files)
         marker = {
             "harness": harness,
             "dataset": found.dataset,
@@ -268,6 +354,7 @@ def export_build(
             "repo": found.source.repo,
             "revision": found.source.revision,
             "configs": [config.name for config in found.configs],
+            "files": sorted(files),
         }
         with claims[out].replaced_folder("export") as staging:
             for name, text in {**files, MARKER: dumps(marker, indent=2) + "\n"}.items():

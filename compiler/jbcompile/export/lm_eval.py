@@ -2,22 +2,25 @@
 
 Per exportable config and prompt setting, two tasks: ``<dataset>_<config>_<setting>`` (``multiple_choice``:
 the log-likelihood of each option label after jbcompile's prompt) and ``…_gen`` (``generate_until``: a
-reply, read by a regex filter). A group ``<dataset>`` holds them all. Each design's tasks lie in a folder
-of their own (``<kind>/``) beside their ``utils.py``, which carries the prompts and metrics
-(:mod:`.runtime`); every metric is aggregated over the whole task by jbcompile's formulas.
+reply, read by jbcompile's own reader, :mod:`.reader`, through the filter in ``<kind>/reader.py``). A group
+``<dataset>`` holds them all. Each design's tasks lie in a folder of their own (``<kind>/``) beside their
+``utils.py``, which carries the prompts and metrics (:mod:`.runtime`); every metric is aggregated over the
+whole task by jbcompile's formulas.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 import yaml
 
+from .. import reading
+from ..evaluate.harness_logs import EXPORT_FILTER
 from . import BuildExport, ExportConfig, not_exported, task_name
 from .runtime import runtime_source
 
 UTILS = "utils.py"
+READER = "reader.py"
 
 
 def _dataset_fields(build: BuildExport, config: str) -> dict[str, Any]:
@@ -68,7 +71,6 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
                 "target_delimiter": "",
                 "process_results": "!function utils.process_results",
             }
-            labels = option_label_pattern(config.export.option_labels)
             documents[f"{config.kind}/{name}_gen.yaml"] = {
                 "task": f"{name}_gen",
                 **common,
@@ -76,9 +78,9 @@ def task_documents(build: BuildExport) -> dict[str, dict[str, Any]]:
                 "generation_kwargs": generation_kwargs(config, setting),
                 "filter_list": [
                     {
-                        "name": "option",
+                        "name": EXPORT_FILTER,
                         "filter": [
-                            {"function": "regex", "regex_pattern": labels, "fallback": "[none]"},
+                            {"function": "!function reader.ReadReply", "setting": setting},
                             {"function": "take_first"},
                         ],
                     }
@@ -106,16 +108,6 @@ def generation_kwargs(config: ExportConfig, setting: str) -> dict[str, Any]:
     options = EvalOptions(task=config.export.task, setting=setting, scoring="generate")
     until = list(dict.fromkeys(kind.stop_strings(options)))
     return {"until": until, "max_gen_toks": kind.max_new_tokens(options), "do_sample": False}
-
-
-# Letters and digits, half- and full-width: a label next to one is part of a word or a number ("Both",
-# "70代"), not the label on its own.
-_WORD = "0-9A-Za-z０-９Ａ-Ｚａ-ｚ"
-
-
-def option_label_pattern(labels: Sequence[str]) -> str:
-    """The regex (lm-eval's ``regex`` filter, first match) that finds an option label standing alone."""
-    return f"(?<![{_WORD}])([{''.join(labels)}])(?![{_WORD}])"
 
 
 class _FunctionTag(str):
@@ -163,7 +155,36 @@ def utils_source(build: BuildExport, kind: str) -> str:
     return text
 
 
+def reader_source(build: BuildExport, kind: str) -> str:
+    """``<kind>/reader.py``: the ``_gen`` tasks' filter, which reads each reply by the jbcompile installed
+    where the harness runs (:mod:`.reader`): the one reader of ``eval`` and ``score``."""
+    from .. import __version__
+    from .runtime import GLUE, _source
+
+    config = next(c for c in build.configs if c.kind == kind)
+    values = {
+        "KIND": kind,
+        "TASK": config.export.task,
+        "OPTION_LABELS": config.export.option_labels,
+        "EXPORTED_BY": __version__,
+    }
+    choices_of = next(f for f in config.export.helpers if f.__name__ == "choices_of")
+    parts = [
+        f'"""The reply reader of the `_gen` tasks of {build.dataset} v{build.version} ({kind}): '
+        "jbcompile's own.\n\n"
+        "Written by `jbcompile export lm-eval`; it needs jbcompile installed where lm-eval runs.\n"
+        '"""\n\nfrom __future__ import annotations\n\nimport warnings\n'
+        "from collections.abc import Mapping, Sequence\nfrom typing import Any\n",
+        "".join(f"{name} = {value!r}\n" for name, value in values.items()),
+        _source(choices_of),
+        reading.read_text(GLUE / "reader.py.in", reading.PROMPT),
+    ]
+    return "\n\n".join(part.strip("\n") + "\n" for part in parts)
+
+
 def readme(build: BuildExport, documents: dict[str, dict[str, Any]]) -> str:
+    from .. import __version__
+
     group = task_name(build.dataset)
     lines = [
         f"# {build.dataset} v{build.version} for lm-evaluation-harness",
@@ -175,8 +196,12 @@ def readme(build: BuildExport, documents: dict[str, dict[str, Any]]) -> str:
         "--log_samples --output_path results/",
         "```",
         "",
-        "`jbcompile score results/…/samples_TASK_*.jsonl` recomputes every metric (with intervals) from the "
-        "samples file.",
+        "`jbcompile score results/…/samples_TASK_2*.jsonl` recomputes every metric (with intervals) from one "
+        "task's samples file (`_2*`, the date: `samples_TASK_*` would match `TASK_gen`'s too).",
+        "",
+        "The `_gen` tasks read each reply with jbcompile's own reader, as `jbcompile eval` reads it: they "
+        f"need jbcompile installed where lm-eval runs (`pip install 'jbcompile=={__version__}'`); the others "
+        "do not.",
         "",
         "| task | config | setting | output type |",
         "|---|---|---|---|",
@@ -202,5 +227,6 @@ def export_files(build: BuildExport) -> dict[str, str]:
     files = {name: _dump(document) for name, document in documents.items()}
     for kind in sorted({config.kind for config in build.configs}):
         files[f"{kind}/{UTILS}"] = utils_source(build, kind)
+        files[f"{kind}/{READER}"] = reader_source(build, kind)
     files["README.md"] = readme(build, documents)
     return files

@@ -74,7 +74,6 @@ EXPORT = HarnessExport(
     option_labels=OPTION_NUMBERS,
     cannot="The `detect` task, the `cot` setting (its answer and evidence are read from 【】 spans), "
     "few-shot examples drawn per category, and the cluster-bootstrap intervals of `jbcompile score` are not "
-    "exported; the `_gen` variants read a reply's first digit 0-2 (lm-eval's regex filter), where "
-    "`jbcompile eval` reads replies more leniently. inspect's `multiple_choice()` solver writes its own "
+    "exported. inspect's `multiple_choice()` solver writes its own "
     "prompt (lettered options, `ANSWER: X`), so the inspect task has no prompt settings.",
 )

@@ -28,10 +28,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...diagnostics import Diagnostic
-from ...evaluate.harness_logs import lm_eval_prompt, lm_eval_reply
+from ...evaluate.harness_logs import exported_reply, how_answered, lm_eval_prompt, lm_eval_reply
 from ...evaluate.kind import (
     ANSWERED_BY,
-    HARNESS_READ,
     LOG_LIKELIHOOD,
     RAW_REPLY,
     SHOWN_PROMPT,
@@ -227,10 +226,11 @@ def lm_eval_row(sample: Mapping[str, Any]) -> tuple[dict[str, Any] | None, str |
         row["example_id"] = sample.get("doc_id")
     if len(responses) == 1 and isinstance(responses[0], str):  # generate_until: one reply
         # the filtered reply, read as `eval` reads one of its task and setting; the reply as the model
-        # wrote it is what a reading of score's own (a protocol, a setting) reads
-        row[LM_EVAL_PREDICTION] = responses[0]
+        # wrote it is what a reading of score's own (a protocol, a setting) reads, and for an exported
+        # `_gen` task's sample what is read, always
+        row[LM_EVAL_PREDICTION] = exported_reply(sample) or responses[0]
         row[RAW_REPLY] = lm_eval_reply(sample) or responses[0]
-        row[ANSWERED_BY], row[SHOWN_PROMPT] = HARNESS_READ, lm_eval_prompt(sample)
+        row[ANSWERED_BY], row[SHOWN_PROMPT] = how_answered(sample), lm_eval_prompt(sample)
         return row, None
     scores = [_loglikelihood(response) for response in responses]
     if any(score is None for score in scores):

@@ -74,9 +74,8 @@ EXPORT = HarnessExport(
     settings=JUBAKU.settings,
     task="qa",
     option_labels=LETTERS,
-    cannot="Few-shot prompts and the cluster-bootstrap intervals of `jbcompile score` are not exported; "
-    "the `_gen` variants read a reply's first A or B (lm-eval's regex filter), where `jbcompile eval` "
-    "reads replies more leniently. The fluctuation rates need every variant of a case in one run: "
+    cannot="Few-shot prompts and the cluster-bootstrap intervals of `jbcompile score` are not exported. "
+    "The fluctuation rates need every variant of a case in one run: "
     "`--limit` cuts cases apart. inspect's `multiple_choice()` solver writes its own prompt (lettered "
     "options, `ANSWER: X`), so the inspect task has no prompt settings.",
 )
