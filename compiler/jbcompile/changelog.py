@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .reading import DOCUMENT, read_text
+from .reading import DOCUMENT, is_present, read_text
 
 CHANGELOG = "CHANGELOG.md"
 FIRST_VERSION = "0.1.0"  # a new benchmark's version
@@ -32,7 +32,7 @@ def changelog_section(text: str, version: str) -> str | None:
 
 def read_changelog(sources: Path) -> str | None:
     path = Path(sources) / CHANGELOG
-    return read_text(path, DOCUMENT) if path.is_file() else None
+    return read_text(path, DOCUMENT) if is_present(path, DOCUMENT) else None  # a FIFO there: F002
 
 
 _FIRST = """\

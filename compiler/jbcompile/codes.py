@@ -322,6 +322,7 @@ CODES: tuple[Code, ...] = (
             "EV054": "(warning) most replies were cut at the token limit and read as out of choice",
             "EV055": "(warning) a model run without --thinking whose replies carry its reasoning",
             "EV056": "(warning) most rows had no option label among a server's top log-probabilities",
+            "EV057": "(warning) score --dataset: predictions of only part of the dataset's rows",
             "EV060": "the predictions file is not found",
             "EV062": "the predictions file is empty",
             "EV063": "predictions of rows the dataset lacks",

@@ -30,7 +30,7 @@ MAX_PREDICTIONS_BYTES = 2 * GIB  # predictions given to `score`, a run's predict
 MAX_RECORD_BYTES = 64 * MIB  # run.json, results.json, manifest.json, croissant.json
 MAX_PROMPT_FILE_BYTES = 1 * MIB  # a prompt template (--prompt-file and the files it includes)
 MAX_CARD_TEMPLATE_BYTES = 1 * MIB  # a dataset card template (cards/, --cards)
-MAX_DOCUMENT_BYTES = 16 * MIB  # a Markdown file the tool reads (a build's README.md card, CHANGELOG.md)
+MAX_DOCUMENT_BYTES = 16 * MIB  # a Markdown file the tool reads (a build's README.md card, the sources' .md)
 MAX_PROMPT_CHARS = 1_000_000  # one prompt a prompt template renders (far beyond any model's context)
 MAX_DATA_FILE_BYTES = (
     4 * GIB
@@ -108,7 +108,7 @@ LIMITS: tuple[Limit, ...] = (
         "MAX_DOCUMENT_BYTES",
         "bytes",
         "a build's README.md (the card `publish` reads back; a card template that renders more stops the "
-        "build, B005), CHANGELOG.md",
+        "build, B005), the sources' README.md and CHANGELOG.md",
         "F001",
     ),
     Limit("MAX_PROMPT_CHARS", "characters", "one prompt a prompt template renders", "EV013"),

@@ -408,6 +408,9 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
         # positions as an editor counts lines (YAML also breaks them at U+2028 …), from the mark's offset
         where = _line_col(text, min(mark.index, len(text))) if mark else None
         odd = _yaml_only_break(text, [m for m in (exc.problem_mark, exc.context_mark) if m is not None])
+        if "tag:yaml.org,2002:merge" in problem:  # `<<:`, whatever follows it (a `{…}` mapping too)
+            problem = "a merge key (<<), which the sources' YAML (1.2, core types) does not have"
+            hint = "write the keys out in this mapping (an alias *name may stand for a whole value)"
         if mark is not None and text[mark.index : mark.index + 1] == "\t" and odd is None:
             # YAML's words ("found character that cannot start any token") do not name the character
             problem = "a tab, where YAML allows spaces only (to indent, and after a list's -)"
@@ -467,8 +470,15 @@ def parse_yaml(text: str, path: str) -> LoadedDocument:
 
 def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
     shown = display_path or str(path)
-    try:  # bounded (Y006), and a device or a FIFO is refused before it is opened (F002)
-        raw = reading.read_bytes(path, reading.SOURCE, shown)
+    return parse_yaml(read_source_text(path, reading.SOURCE, shown), shown)
+
+
+def read_source_text(path: Path, kind: reading.FileKind, shown: str) -> str:
+    """A text file of the sources, whole (a YAML source, README.md, CHANGELOG.md): bounded by ``kind``
+    (Y006, F001), a device or a FIFO refused unopened (F002), unreadable Y004, not UTF-8 Y005 at its
+    line and column. The one reading of them, so every command says the same of the same file."""
+    try:
+        raw = reading.read_bytes(path, kind, shown)
     except OSError as exc:
         raise DiagnosticError(
             [
@@ -481,7 +491,7 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
             ]
         ) from None
     try:
-        text = raw.decode("utf-8-sig")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line, col = byte_position(raw, exc.start)
         raise DiagnosticError(
@@ -496,7 +506,6 @@ def load_yaml(path: Path, display_path: str | None = None) -> LoadedDocument:
                 )
             ]
         ) from None
-    return parse_yaml(text, shown)
 
 
 def byte_position(raw: bytes, offset: int) -> tuple[int, int]:

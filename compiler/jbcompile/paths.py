@@ -97,13 +97,13 @@ def find_sources(start: Path | None = None) -> Path | None:
     none: the caller falls back to the bundled benchmark and says so, or refuses (commands that write).
     """
     here = Path.cwd() if start is None else Path(start)
-    if (here / DATASET_FILE).is_file():
+    if (here / DATASET_FILE).exists():  # whatever it is: the loader refuses a FIFO or a folder (F002)
         return here if start is not None else Path(".")
     if (here / SOURCES_FOLDER).is_dir():
         return here / SOURCES_FOLDER if start is not None else Path(SOURCES_FOLDER)
     for folder in Path(os.path.abspath(here)).parents:
         for candidate in (folder, folder / SOURCES_FOLDER):
-            if (candidate / DATASET_FILE).is_file():
+            if (candidate / DATASET_FILE).exists():
                 return candidate
     return None
 

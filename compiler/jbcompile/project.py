@@ -16,6 +16,7 @@ from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .loader import KeyPath, LoadedDocument, load_yaml
 from .paths import display_path
 from .projecttypes import Project, SourceTemplate, VocabGroup
+from .reading import SOURCE, is_present
 from .schema import DatasetConfig, VocabFile
 from .sourcefiles import layout_problems, walk_sources
 
@@ -63,7 +64,8 @@ def load_project(root: Path, lang: str = "ja") -> Project:
         raise DiagnosticError(
             [Diagnostic(code="S010", message=f"unknown language {lang!r}", hint="use ja or en")]
         )
-    if not (root / "dataset.yaml").is_file():
+    # a folder or a FIFO named dataset.yaml is F002, never "no dataset.yaml"
+    if not is_present(root / "dataset.yaml", SOURCE, display_path(root / "dataset.yaml")):
         raise DiagnosticError(
             [
                 Diagnostic(

@@ -146,6 +146,20 @@ def check_file(path: Path | str, kind: FileKind, shown: str | None = None) -> in
     return info.st_size
 
 
+def is_present(path: Path | str, kind: FileKind, shown: str | None = None) -> bool:
+    """Is there a file to read at ``path``? False when nothing is there (no entry, or a link to nothing),
+    True for a regular file, and F002 (DiagnosticError) for anything else — a folder, a FIFO, a device,
+    or a link to one. The one existence check of an input: a caller that said "no such file" of a FIFO
+    would go on without it (skip a test, fall back to a default) where the user meant it to be read."""
+    try:
+        info = os.stat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return False
+    if not stat.S_ISREG(info.st_mode):
+        raise DiagnosticError([not_a_file(shown or str(path), kind, info.st_mode)])
+    return True
+
+
 def _open(path: Path | str, kind: FileKind, shown: str) -> int:
     """A descriptor of the regular file ``path``, checked before and after opening."""
     check_file(path, kind, shown)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from .diagnostics import Diagnostic, DiagnosticError, Severity
 from .jsonl import read_json
 from .outputs import is_own_name
 from .paths import display_path
-from .reading import DATA_FILE, RECORD, iter_blocks
+from .reading import DATA_FILE, DOCUMENT, RECORD, SOURCE, FileKind, iter_blocks
 
 SOURCE_SUFFIX = ".yaml"
 # What the compiler reads from a sources folder, by place; other files are hashed but not parsed.
@@ -188,15 +189,41 @@ def walk_sources(root: Path) -> SourceWalk:
     return walk
 
 
+def _is_text_file(root: Path, path: Path) -> bool:
+    return path.suffix in TEXT_SUFFIXES and path.relative_to(root).parts[0] in KNOWN_ENTRIES
+
+
 def text_files(root: Path) -> list[Path]:
     """The text files of the sources folder ``root`` that jbcompile reads — its YAML sources, rules,
     translations, CHANGELOG.md and README.md — sorted."""
     root = Path(root)
-    return [
-        path
-        for path in walk_sources(root).files
-        if path.suffix in TEXT_SUFFIXES and path.relative_to(root).parts[0] in KNOWN_ENTRIES
-    ]
+    return [path for path in walk_sources(root).files if _is_text_file(root, path)]
+
+
+def text_kind(path: Path) -> FileKind:
+    """The limit a text file of the sources is read under: a YAML source's (Y006), else a Markdown
+    document's (README.md, CHANGELOG.md: F001, MAX_DOCUMENT_BYTES)."""
+    return SOURCE if path.suffix == SOURCE_SUFFIX else DOCUMENT
+
+
+def text_file_problems(root: Path, reported: Collection[str] = ()) -> list[Diagnostic]:
+    """What keeps a text file of the sources from being read whole — too large (Y006, F001), not UTF-8
+    (Y005, at its line and column), unreadable (Y004) — for each one whose shown path is not in
+    ``reported`` (the files the project and the rules loaded, which said so themselves). README.md,
+    CHANGELOG.md and the translations are read by no loader of ``check``: without this, the scan for
+    characters a reader cannot see (JA120) would pass over such a file in silence."""
+    from .loader import read_source_text
+
+    problems: list[Diagnostic] = []
+    for path in text_files(root):
+        shown = display_path(path)
+        if shown in reported:
+            continue
+        try:
+            read_source_text(path, text_kind(path), shown)
+        except DiagnosticError as error:
+            problems.extend(error.diagnostics)
+    return problems
 
 
 def _case_collisions(root: Path, files: list[Path]) -> list[Diagnostic]:
@@ -263,7 +290,9 @@ def sources_hash(root: Path) -> str:
     root = Path(root)
     for path in walk_sources(root).files:
         digest.update(path.relative_to(root).as_posix().encode("utf-8") + b"\0")
-        for block in iter_blocks(path, DATA_FILE):  # in blocks: a large stray file must not fill the memory
+        # in blocks: a large stray file must not fill the memory; a text file under its own limit
+        kind = text_kind(path) if _is_text_file(root, path) else DATA_FILE
+        for block in iter_blocks(path, kind, display_path(path)):
             digest.update(block)
         digest.update(b"\0")
     return digest.hexdigest()

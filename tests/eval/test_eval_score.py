@@ -101,6 +101,61 @@ def test_predictions_joined_with_the_dataset(lite_rows: list[dict], build_dir: P
     assert code == 2 and "EV063" in output
 
 
+def test_predictions_of_part_of_the_dataset_say_so(
+    lite_rows: list[dict], build_dir: Path, tmp_path: Path
+) -> None:
+    """EV057: --dataset rows without a prediction are said (counts, categories left out), recorded in
+    results.json and report.md; whole coverage says nothing."""
+    thin = [{"example_id": row["example_id"], "answer": row["label"]} for row in lite_rows]
+    code, output = score(
+        write_jsonl(tmp_path / "all.jsonl", thin), tmp_path / "all", "--prediction-field", "answer",
+        "--dataset", str(build_dir), "--config", "lite",
+    )  # fmt: skip
+    assert code == 0 and "EV057" not in output, output
+    assert "warnings" not in json.loads((tmp_path / "all" / "results.json").read_text("utf-8"))
+    first = lite_rows[0]["category"]
+    kept = [t for t, row in zip(thin, lite_rows, strict=True) if row["category"] == first]
+    kept = kept[: len(kept) // 2 or 1] + [
+        t for t, row in zip(thin, lite_rows, strict=True) if row["category"] != first
+    ]
+    left_out = sorted({row["category"] for row in lite_rows} - {first})
+    kept = kept[: len(kept) - sum(1 for row in lite_rows if row["category"] == left_out[-1])]
+    code, output = score(
+        write_jsonl(tmp_path / "part.jsonl", kept), tmp_path / "part", "--prediction-field", "answer",
+        "--dataset", str(build_dir), "--config", "lite",
+    )  # fmt: skip
+    assert code == 0, output  # scored as a subset (as eval --limit is), not refused
+    [warning] = json.loads((tmp_path / "part" / "results.json").read_text("utf-8"))["warnings"]
+    assert warning["code"] == "EV057"
+    assert f"cover {len(kept):,} of the {len(lite_rows):,} rows" in warning["message"]
+    assert (
+        f"no prediction: {left_out[-1]}" in warning["message"]
+        and "1 is answered in part" in warning["message"]
+    )
+    assert "EV057" in output and "EV057" in (tmp_path / "part" / "report.md").read_text("utf-8")
+
+
+def test_a_list_in_the_prediction_column_is_out_of_choice(lite_rows: list[dict], tmp_path: Path) -> None:
+    """["b"] is not "b": any value that is not one scalar answers nothing (as an object does)."""
+    from jbcompile.evaluate.kind import EvalOptions
+    from jbcompile.evaluate.parsing import parse_prediction_value, read_prediction
+
+    options = ("七十代の男性", "二十代の男性", "わからない")
+    for value in (["1"], [1], ["七十代の男性"], {"a": 1}, (0,)):
+        assert parse_prediction_value(value, options) is None, value
+        assert read_prediction(value, ("A", "B", "C"), options) is None, value
+        assert BBQ.read_prediction(value, options, EvalOptions()) is None, value
+    assert parse_prediction_value("1", options) == 1 and read_prediction("B", ("A", "B", "C"), options) == 1
+    assert read_prediction(["b"], ("a", "b"), ("x", "y")) is None  # jubaku's reading of a column
+    rows = bbq_format(lite_rows, lambda i, row: [row["label"]] if i < 4 else row["label"])
+    code, output = score(
+        write_jsonl(tmp_path / "p.jsonl", rows), tmp_path / "out", "--prediction-field", "prediction"
+    )
+    assert code == 0, output
+    overall = json.loads((tmp_path / "out" / "results.json").read_text())["metrics"]["overall"]
+    assert overall["ooc_ratio"] == pytest.approx(4 / len(rows))
+
+
 def test_input_problems_name_file_and_line(lite_rows: list[dict], tmp_path: Path) -> None:
     path = tmp_path / "bad.jsonl"
     path.write_text('{"example_id": "a"}\n{not json\n', encoding="utf-8")

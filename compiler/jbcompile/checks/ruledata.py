@@ -35,12 +35,15 @@ class RuleData:
 
 
 def rule_file_path(model: type[BaseModel], sources: Path | None = None) -> Path:
-    """``<sources>/rules/<file>`` when it exists, else the bundled one."""
-    from ..paths import bundled_sources
+    """``<sources>/rules/<file>`` when it exists, else the bundled one; F002 when something else than a
+    file stands in its place (a FIFO, a folder): the project's rules are never replaced in silence."""
+    from ..paths import bundled_sources, display_path
+    from ..reading import SOURCE, is_present
 
     name = RULE_FILES[model]
-    if sources is not None and (Path(sources) / "rules" / name).is_file():
-        return Path(sources) / "rules" / name
+    own = Path(sources) / "rules" / name if sources is not None else None
+    if own is not None and is_present(own, SOURCE, display_path(own)):
+        return own
     return bundled_sources() / "rules" / name
 
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..diagnostics import Diagnostic, Severity
+from ..sourcefiles import text_file_problems
 from .base import Finding, Rule
 from .corpus import CheckContext
 from .positions import Locator
@@ -78,6 +79,9 @@ def run_checks(
             emit("JA004", _setting_finding(project, code, known), severities["JA004"])
 
     data, problems = load_rule_data(project.root)
+    # README.md, CHANGELOG.md, the translations: read by no loader, yet scanned whole (JA120, JA121)
+    said = {*project.documents, *(problem.path for problem in problems if problem.path)}
+    diagnostics += text_file_problems(project.root, said)
     if data is None:
         return sorted(diagnostics + problems, key=Diagnostic.sort_key)
     ctx = CheckContext(project, data, release=release)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -214,6 +215,28 @@ def interrupted(stop: KeyboardInterrupt) -> typer.Exit:
     shown = escape("; " + kept)
     err_console.print(f"[bold red]interrupted[/]{shown}.", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_INTERRUPTED)
+
+
+Stamp = tuple[int, int, int, int]  # device, inode, size, mtime (ns): a file or folder as it stands
+
+
+def stamps(root: Path) -> dict[Path, Stamp]:
+    """Every file and folder at and under ``root`` as it stands (nothing when it is not there), to tell
+    after a stop what a command changed (:func:`changed_since`)."""
+    found: dict[Path, Stamp] = {}
+    for path in [root, *(sorted(root.rglob("*")) if root.is_dir() else [])]:
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        found[path] = (info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns)
+    return found
+
+
+def changed_since(before: dict[Path, Stamp], root: Path) -> list[Path]:
+    """The files and folders at and under ``root`` that are new, changed or gone since ``before``."""
+    now = stamps(root)
+    return sorted(path for path in before.keys() | now.keys() if before.get(path) != now.get(path))
 
 
 def print_table(table: Table, console: Console = out_console) -> None:

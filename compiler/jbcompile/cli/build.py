@@ -229,9 +229,15 @@ def _kept_by_build(out: Path, before: tuple[int, int] | None) -> str:
 
 def check_cards(cards: Path | None) -> None:
     """Refuse a --cards folder without the card template before any work (CL006)."""
+    from .. import reading
     from ..emit.card import CARD_TEMPLATE
 
-    if cards is not None and not (cards / CARD_TEMPLATE).is_file():
+    # a FIFO, a folder or a link to a device in its place is F002, never "holds no README.md.j2"
+    try:
+        present = cards is None or reading.is_present(cards / CARD_TEMPLATE, reading.CARD_TEMPLATE)
+    except DiagnosticError as error:
+        raise fail(error) from None
+    if not present:
         raise option_error(
             "CL006",
             f"--cards {cards} holds no {CARD_TEMPLATE}",
@@ -283,9 +289,12 @@ def _warn_unseen_characters(project: Project) -> None:
     take for another. Counted all the same; the table shows each such character as ``<U+202E>``."""
     from ..checks import run_checks
     from ..checks.rules.ja120_hidden_characters import HiddenCharacters, InvisibleCharacters
+    from ..sourcefiles import text_file_problems
 
     codes = {HiddenCharacters.code, InvisibleCharacters.code}
-    found = [d for d in run_checks(project, only=codes) if d.code in codes]
+    unread = {d.path for d in text_file_problems(project.root, project.documents)}
+    # … and a text file they could not scan (too large, not UTF-8): said, not passed over
+    found = [d for d in run_checks(project, only=codes) if d.code in codes or d.path in unread]
     print_diagnostics(found)
     errors = sum(1 for d in found if d.severity is Severity.ERROR)
     if errors:

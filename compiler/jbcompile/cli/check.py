@@ -9,17 +9,22 @@ from typing import TYPE_CHECKING
 import typer
 
 from ..diagnostics import Diagnostic, DiagnosticError, Severity, summarize
+from ..text import shown_name
 from .app import (
     EXIT_OK,
+    Stamp,
     announce_sources,
     app,
+    changed_since,
     check_choice,
     err_console,
     exit_code,
     fail,
+    interrupted,
     option_error,
     print_diagnostics,
     sources_for,
+    stamps,
 )
 
 if TYPE_CHECKING:
@@ -89,6 +94,16 @@ def _sources_to_fix(given: Path | None) -> SourcesChoice:
     )
 
 
+def _kept_by_fix(root: Path, before: dict[Path, Stamp]) -> str:
+    """What a stopped `check --fix` left: its fixed files are committed together (every one, or none:
+    jbcompile.outputs), so the sources are as they were, or hold every fix."""
+    changed = [path for path in changed_since(before, root) if path.is_file()]
+    if not changed:
+        return f"nothing was written; {shown_name(str(root))} is as it was"
+    names = ", ".join(shown_name(str(path)) for path in changed)
+    return f"the fixes were written before the stop ({len(changed)} file(s), all of them: {names})"
+
+
 def _held_back_note(count: int) -> None:
     """Say why --fix changed nothing in sources that hold a release's own text, and what would allow it."""
     err_console.print(
@@ -146,6 +161,7 @@ def check(
     from ..project import load_project
 
     root = _sources_to_fix(sources).root if fix else sources_for(sources, "checking").root
+    before = stamps(root) if fix else {}
     try:
         if fix:
             report = fix_sources(root, release=release)
@@ -166,6 +182,10 @@ def check(
             diagnostics = [*project.notes, *run_checks(project, release=release)]
     except DiagnosticError as error:
         raise fail(error, fmt) from None
+    except KeyboardInterrupt as stop:  # --fix: the last line says what is in the sources now
+        if fix:
+            stop.kept = _kept_by_fix(root, before)  # type: ignore[attr-defined]
+        raise interrupted(stop) from None
     print_diagnostics(diagnostics, fmt)
     if fmt == "text":
         _summary(diagnostics)

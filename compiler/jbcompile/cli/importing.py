@@ -20,7 +20,19 @@ from typer.core import TyperGroup
 
 from ..diagnostics import DiagnosticError, Severity
 from ..importers import Importer, Input, Option, Tick, all_importers
-from .app import EXIT_FINDINGS, app, err_console, fail, print_diagnostics, print_table
+from ..text import shown_name
+from .app import (
+    EXIT_FINDINGS,
+    Stamp,
+    app,
+    changed_since,
+    err_console,
+    fail,
+    interrupted,
+    print_diagnostics,
+    print_table,
+    stamps,
+)
 
 OUT_HELP = "The sources folder to write (must be new or empty, unless --force)."
 KEEP_GOING_HELP = "Exit 0 even when some input could not be imported (the report lists it)."
@@ -144,6 +156,8 @@ def _run(importer: Importer, given: dict[str, Any]) -> None:
     inputs = list(value) if importer.input.many else [value]
     options = {option.name: given[option.name] for option in importer.options}
     out, report_path, fmt = given["out"], given["report_path"], given["diagnostics_format"]
+    places = [Path(out), *([Path(report_path)] if report_path else [])]
+    before = {place: stamps(place) for place in places}
     try:
         report = run_import(
             importer,
@@ -156,6 +170,9 @@ def _run(importer: Importer, given: dict[str, Any]) -> None:
         )
     except DiagnosticError as error:
         raise fail(error, fmt) from None
+    except KeyboardInterrupt as stop:  # the last line says what is in --out (and --report) now
+        stop.kept = _kept_by_import(before)  # type: ignore[attr-defined]
+        raise interrupted(stop) from None
     _finish(
         report,
         out,
@@ -166,6 +183,22 @@ def _run(importer: Importer, given: dict[str, Any]) -> None:
         given["keep_going"],
         importer.errors_lose,
     )
+
+
+def _kept_by_import(before: dict[Path, dict[Path, Stamp]]) -> str:
+    """What a stopped import left: --out is replaced whole by one rename (its staging is removed on a
+    stop), so it holds either what it held or the new sources; the report is one atomic write."""
+    changes = [
+        f"{shown_name(str(place))} was written before the stop (it is whole)"
+        if place.exists()
+        else f"{shown_name(str(place))} was removed"
+        for place, stamped in before.items()
+        if changed_since(stamped, place)
+    ]
+    if changes:
+        return "; ".join(changes)
+    out, stamped = next(iter(before.items()))
+    return "nothing was written" + (f"; {shown_name(str(out))} is as it was" if stamped else "")
 
 
 @contextmanager

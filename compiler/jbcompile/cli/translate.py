@@ -10,6 +10,7 @@ import typer
 
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..outputs import claim
+from ..reading import SOURCE, is_present
 from .app import EXIT_INPUT, announce_sources, app, err_console, fail, out_console, print_diagnostics
 
 
@@ -54,7 +55,11 @@ def translate(
     root = choice.root if choice is not None else Path("sources")
     if choice is not None:
         announce_sources(choice, "translating")
-    if not (root / "dataset.yaml").is_file():
+    try:
+        present = is_present(root / "dataset.yaml", SOURCE)
+    except DiagnosticError as error:  # a folder or a FIFO there: F002, not "no dataset.yaml"
+        raise fail(error) from None
+    if not present:
         raise fail(
             DiagnosticError(
                 [

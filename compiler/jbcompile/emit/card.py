@@ -12,7 +12,7 @@ import yaml
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..paths import bundled_cards
 from ..reading import CARD_TEMPLATE as CARD_TEMPLATE_FILE
-from ..reading import template_loader
+from ..reading import is_present, template_loader
 from .data import SPLIT
 
 if TYPE_CHECKING:
@@ -251,4 +251,4 @@ def design_sections(compiled: Compiled, variables: dict) -> list[str]:
 def _cards_for(sources_root: Path) -> Path | None:
     """A benchmark may keep its own card templates in ``cards/`` beside its sources folder."""
     candidate = Path(sources_root).resolve().parent / "cards"
-    return candidate if (candidate / CARD_TEMPLATE).is_file() else None
+    return candidate if is_present(candidate / CARD_TEMPLATE, CARD_TEMPLATE_FILE) else None

@@ -224,7 +224,7 @@ def _built_by_us(folder: Path) -> bool:
     from ..publish.buildfolder import MANIFEST, open_build
 
     path = folder / MANIFEST
-    if not path.exists():
+    if not reading.is_present(path, reading.RECORD):  # a FIFO or a folder there: F002
         return False
     try:
         content = read_json(path, reading.RECORD)

@@ -443,7 +443,7 @@ class EvalKind(ABC):
         ``reading``'s task and setting under its protocol — one reading for both commands. (A setting of
         None: the kind's default reading, that of its first setting.)"""
         index = parse_prediction_value(value, options)
-        if index is not None or value is None or isinstance(value, bool | int | float):
+        if index is not None or not isinstance(value, str):  # a number, null, a list or an object: no reply
             return index
         return self.read_reply(str(value), options, reading)
 

@@ -70,8 +70,9 @@ def parse_bracketed_answer(output: str, options: Sequence[str]) -> tuple[int | N
 
 
 def parse_prediction_value(value: object, options: Sequence[str]) -> int | None:
-    """A prediction column of another harness: an option index (int or digit string) or an option text."""
-    if value is None or isinstance(value, bool):
+    """A prediction column of another harness: an option index (int or digit string) or an option text.
+    Anything that is not one value — a list, an object — is out of choice: ``["b"]`` is not ``"b"``."""
+    if value is None or isinstance(value, bool) or not isinstance(value, int | float | str):
         return None
     if isinstance(value, int):
         return value if 0 <= value < len(options) else None
@@ -1777,6 +1778,6 @@ def read_prediction(
 ) -> int | None:
     """A prediction column of another harness: an option index, a label, an option text or a raw reply
     (read by :func:`read_reply`, with its ``unknown_words``)."""
-    if value is None or isinstance(value, bool | int | float) or _plain_number(str(value)) is not None:
+    if not isinstance(value, str) or _plain_number(value) is not None:  # a number, null, a list: no reply
         return parse_prediction_value(value, options)
     return read_reply(str(value), labels, options, unknown_words=unknown_words)

@@ -17,7 +17,7 @@ from jinja2 import meta
 from ..designs import all_designs
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..limits import MAX_PROMPT_CHARS
-from ..reading import PROMPT, check_file, template_loader
+from ..reading import PROMPT, check_file, is_present, template_loader
 from ..usertemplates import user_environment
 from .prompting import PromptTemplate
 
@@ -64,7 +64,7 @@ def load_prompt_template(kind: str, setting: str, prompt_file: Path | None = Non
     bundled = jinja2.PrefixLoader({prefix: template_loader(f, PROMPT) for prefix, f in folders.items()})
     loaders: list[jinja2.BaseLoader] = [bundled]
     if prompt_file is not None:
-        if not prompt_file.is_file():
+        if not is_present(prompt_file, PROMPT):  # a FIFO or a folder there: F002, not "not found"
             raise DiagnosticError(
                 [
                     Diagnostic(

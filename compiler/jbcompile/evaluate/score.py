@@ -12,9 +12,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..designs import DEFAULT_DESIGN
-from ..diagnostics import Diagnostic, DiagnosticError
+from ..diagnostics import Diagnostic, DiagnosticError, Severity
 from ..emit.manifest import file_sha256
 from ..outputs import Change, Output, settle, writing
+from ..reading import PREDICTIONS, is_present
 from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
@@ -59,14 +60,15 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
         raise DiagnosticError(
             [Diagnostic("EV060", "predictions file not found", path=str(path), hint="check the path")]
         )
-    if not path.is_file():
+    if path.is_dir():
         raise DiagnosticError(
             [
                 Diagnostic(
-                    "EV116", "the predictions path is not a file", path=str(path), hint="give a .jsonl file"
+                    "EV116", "the predictions path is a folder", path=str(path), hint="give a .jsonl file"
                 )
             ]
         )
+    is_present(path, PREDICTIONS)  # a FIFO or a device: F002, unopened
     if path.suffix.lower() == ".eval":  # an inspect log: a zip archive
         return read_eval_file(path)
     try:
@@ -211,6 +213,9 @@ def _score(request: ScoreRequest) -> RunResult:
         }
     )
     carried = _run_warnings(request, kind, records, raw, ours)
+    partial = _partial_coverage(request, joined, raw, task)
+    if partial is not None:
+        carried.append(RunWarning.of(partial))
     if carried:  # what changes how the eval run's figures read changes these too
         results.warnings = carried
     out = request.out_folder
@@ -334,6 +339,48 @@ def _joined(request: ScoreRequest, adapted: Adapted) -> tuple[list[Record], list
             ]
         )
     return [{**by_id[str(r["example_id"])], **r} for r in raw], lines, detected, loaded
+
+
+SHOWN_CATEGORIES = 10  # categories without a prediction named in EV057 (the message gives the count)
+
+
+def _partial_coverage(
+    request: ScoreRequest, joined: Any, raw: Sequence[Record], task: str
+) -> Diagnostic | None:
+    """EV057 (a warning, kept in results.json and report.md): ``--dataset`` has rows the predictions do
+    not answer. Their figures are scored as what they are — those rows' — as a run of ``eval --limit`` is
+    (a harness's ``--limit``, a sample of the rows), but a reader who takes them for the dataset's would
+    be misled: a category with no prediction is simply absent from the tables. Said with the counts and
+    the categories left out, never refused (a part scored on purpose is common)."""
+    if joined is None:
+        return None
+    rows = joined.rows_for(task)
+    given = {str(record.get("example_id")) for record in raw}
+    left = [row for row in rows if str(row.get("example_id")) not in given]
+    if not left:
+        return None
+    categories = sorted({str(row.get("category")) for row in rows})
+    answered = {str(row.get("category")) for row in rows if str(row.get("example_id")) in given}
+    absent = [category for category in categories if category not in answered]
+    unanswered = {str(row.get("category")) for row in left}
+    in_part = sorted(unanswered & answered)
+    config = f" (config {request.config})" if request.config else ""
+    message = (
+        f"the predictions cover {len(rows) - len(left):,} of the {len(rows):,} rows of --dataset "
+        f"{request.dataset}{config}: the figures are of those rows only"
+    )
+    if absent:
+        named = ", ".join(absent[:SHOWN_CATEGORIES]) + (", …" if len(absent) > SHOWN_CATEGORIES else "")
+        verb = "has" if len(absent) == 1 else "have"
+        message += f"; {len(absent)} of its {len(categories)} categories {verb} no prediction: {named}"
+    if in_part:
+        message += f"; {len(in_part)} {'is' if len(in_part) == 1 else 'are'} answered in part"
+    return Diagnostic(
+        "EV057",
+        message,
+        severity=Severity.WARNING,
+        hint="score the predictions of every row for the dataset's figures, or report these as a subset's",
+    )
 
 
 def _our_task(request: ScoreRequest, records: list[Record], first_line: int) -> str:

@@ -7,14 +7,15 @@ from pathlib import Path
 
 from ..loader import load_yaml
 from ..paths import display_path
+from ..reading import SOURCE, is_present
 from ..schema.translation import GlossaryFile
 
 GLOSSARY_FILE = Path("translations") / "glossary.yaml"
 
 
 def load_glossary(path: Path) -> GlossaryFile:
-    """The glossary at ``path``; an absent file is an empty glossary."""
-    if not path.is_file():
+    """The glossary at ``path``; an absent file is an empty glossary (a FIFO or a folder there: F002)."""
+    if not is_present(path, SOURCE, display_path(path)):
         return GlossaryFile()
     from ..validation import validate_document
 

@@ -14,6 +14,7 @@ import yaml
 from ..fsio import write_atomic
 from ..loader import load_yaml
 from ..paths import display_path
+from ..reading import SOURCE, is_present
 from ..schema.translation import MemoryEntry, TranslationMemoryFile
 
 MEMORY_FILE = Path("translations") / "memory.yaml"
@@ -31,8 +32,8 @@ class TranslationMemory:
 
     @classmethod
     def load(cls, path: Path) -> TranslationMemory:
-        """The memory at ``path`` (empty when the file does not exist yet)."""
-        if not path.is_file():
+        """The memory at ``path`` (empty when the file does not exist yet; a FIFO or a folder: F002)."""
+        if not is_present(path, SOURCE, display_path(path)):
             return cls(path)
         from ..validation import validate_document
 

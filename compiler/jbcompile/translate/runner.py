@@ -9,6 +9,7 @@ from pathlib import Path
 from ..diagnostics import Diagnostic, DiagnosticError
 from ..loader import load_yaml
 from ..outputs import settle
+from ..reading import SOURCE, is_present
 from ..schema.translation import GlossaryFile
 from .glossary import GLOSSARY_FILE, load_glossary
 from .memory import MEMORY_FILE, TranslationMemory
@@ -29,7 +30,7 @@ class Prepared:
 def _dataset_name(root: Path) -> str:
     """The dataset's name, read leniently: sources may not validate before they are translated."""
     path = root / "dataset.yaml"
-    if not path.is_file():
+    if not is_present(path, SOURCE):
         return root.resolve().name
     data = load_yaml(path).data
     name = data.get("name") if isinstance(data, dict) else None

@@ -21,10 +21,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ...diagnostics import DiagnosticError, Edit, Severity
-from ...loader import LoadedDocument, parse_yaml
+from ...loader import LoadedDocument, parse_yaml, read_source_text
 from ...paths import display_path
-from ...reading import DOCUMENT, SOURCE, read_text
-from ...sourcefiles import SOURCE_SUFFIX, text_files
+from ...sourcefiles import SOURCE_SUFFIX, text_files, text_kind
 from ...text import (
     REMOVABLE_INVISIBLE,
     compatible,
@@ -91,9 +90,9 @@ def unseen_characters(ctx: CheckContext) -> Iterator[Unseen]:
         shown = display_path(path)
         yaml_file = path.suffix == SOURCE_SUFFIX
         try:
-            text = read_text(path, SOURCE if yaml_file else DOCUMENT, shown, encoding="utf-8-sig")
-        except (OSError, UnicodeDecodeError, DiagnosticError):
-            continue  # unreadable: the command that reads it for what it holds says so
+            text = read_source_text(path, text_kind(path), shown)
+        except DiagnosticError:
+            continue  # unreadable: the check runner reports it (sourcefiles.text_file_problems)
         doc = project.documents.get(shown)
         found = list(unseen_in_file(text))
         if doc is None and yaml_file and (found or "\\" in text):  # an escape may stand for one

@@ -29,7 +29,7 @@ from ...evaluate.compare.render import WARNED
 from ...evaluate.results import Results
 from ...evaluate.tables import ROUNDING_NOTE, fmt_number, fmt_p, md_text
 from ...jsonl import read_json
-from ...reading import RECORD
+from ...reading import RECORD, is_present
 from .settings import METHODS, WORDINGS, split_setting
 
 SUMMARY_METRICS = ("bias_score", "culture_acc", "unknown_rate_bias", "unknown_rate_culture")
@@ -243,7 +243,7 @@ def read_runs(folders: Sequence[Path]) -> list[dict[str, Any]]:
     runs = []
     for folder in folders:
         path = Path(folder) / "results.json"
-        if not path.is_file():
+        if not is_present(path, RECORD):  # a FIFO or a folder there: F002, not "no results.json"
             raise DiagnosticError(
                 [
                     Diagnostic(

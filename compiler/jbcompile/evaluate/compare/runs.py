@@ -8,6 +8,7 @@ from pathlib import Path
 
 from ...diagnostics import Diagnostic, DiagnosticError
 from ...outputs import refuse, settle
+from ...reading import PREDICTIONS, RECORD, is_present
 from .. import predictions as files
 from ..kind import Record
 from ..results import Results, read_results, results_problem
@@ -27,7 +28,7 @@ def read_run(folder: Path) -> Run:
     folder = Path(folder)
     settle(folder)  # a run whose last write a kill cut short is finished first
     path = folder / files.RESULTS
-    if not path.is_file():
+    if not is_present(path, RECORD):  # a FIFO or a folder there is F002, never "no results.json"
         raise DiagnosticError(
             [Diagnostic("EV210", "no results.json here", path=str(folder), hint="pass run folders of eval")]
         )
@@ -48,8 +49,8 @@ def read_run(folder: Path) -> Run:
         candidates.append(Path(source.predictions).expanduser())  # written with ~ for the home folder
     records = None
     for candidate in candidates:
-        if not candidate.is_file():  # not there, or not a file (results.json may name anything)
-            continue
+        if not is_present(candidate, PREDICTIONS):  # not there; a FIFO or a folder there is F002, never
+            continue  # "without predictions" (its paired tests would be skipped in silence)
         found = files.read_records(candidate)
         if found and all("pred" in r and "gold" in r for r in found):
             records = list(files.latest_by_id(found).values())
