@@ -237,6 +237,10 @@ CODES: tuple[Code, ...] = (
             "IM058": "--lang and the language of the contexts disagree",
             "IM059": "--report names a folder, or a file in a missing folder",
             "IM060": "--report names a user's file (without --force) or a file in a run or build folder",
+            "IM061": "bbq-templates: a CSV row a quote swallowed cells or rows into",
+            "IM062": "a CSV header that names a column twice",
+            "IM063": "bbq-templates: a control character in a CSV cell",
+            "IM064": "a release row given twice (same id, or same content)",
         },
     ),
     *declare(

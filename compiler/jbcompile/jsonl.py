@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Hashable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -277,6 +277,19 @@ def _json_lines(path: Path, data: bytes, codes: JsonCodes, tail_may_be_cut: bool
             continue
         result.records.append((number, value))
     return result
+
+
+def repeated(keys: Iterable[Hashable | None]) -> dict[Hashable, list[int]]:
+    """The keys that occur more than once, each with the positions (from 0) where it does, in the order
+    of their second occurrence; a None key names nothing and never repeats. The one place where rows are
+    found to repeat: ``score`` and ``eval`` refuse an example id on two lines (EV121), an import skips a
+    repeated release row (IM064)."""
+    where: dict[Hashable, list[int]] = {}
+    for position, key in enumerate(keys):
+        if key is not None:
+            where.setdefault(key, []).append(position)
+    found = {key: places for key, places in where.items() if len(places) > 1}
+    return dict(sorted(found.items(), key=lambda item: item[1][1]))
 
 
 def limited(problems: list[Diagnostic]) -> list[Diagnostic]:

@@ -12,13 +12,14 @@ concatenation, or a Hub config holding every category) they are qualified as ``<
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic
+from ..jsonl import repeated
 from .harness_logs import HARNESS_FORMATS
 from .kind import ReleaseFormat
 from .registered import all_eval_kinds
@@ -111,22 +112,21 @@ def qualify_repeated_ids(rows: list[dict[str, Any]]) -> None:
 
 def duplicate_ids(rows: Sequence[Mapping[str, Any]], lines: Sequence[int], path: str) -> list[Diagnostic]:
     """One diagnostic per example id that occurs on more than one line."""
-    where: dict[str, list[int]] = defaultdict(list)
-    for row, line in zip(rows, lines, strict=True):
-        where[str(row.get("example_id"))].append(line)
-    counts = Counter({key: len(found) for key, found in where.items() if len(found) > 1})
-    return [
-        Diagnostic(
-            "EV121",
-            f"example_id {key!r} occurs on {count} lines ({', '.join(map(str, where[key][:5]))}"
-            + (", …" if count > 5 else "")
-            + "); which prediction counts is not clear",
-            path=path,
-            line=where[key][1],
-            hint="keep one line per row",
+    problems = []
+    for key, positions in repeated(str(row.get("example_id")) for row in rows).items():
+        found = [lines[position] for position in positions]
+        problems.append(
+            Diagnostic(
+                "EV121",
+                f"example_id {key!r} occurs on {len(found)} lines ({', '.join(map(str, found[:5]))}"
+                + (", …" if len(found) > 5 else "")
+                + "); which prediction counts is not clear",
+                path=path,
+                line=found[1],
+                hint="keep one line per row",
+            )
         )
-        for key, count in sorted(counts.items(), key=lambda item: where[item[0]][1])
-    ]
+    return problems
 
 
 def release_path(path: Path) -> bool:

@@ -274,8 +274,12 @@ def test_jsonl_pair_drawn_twice_with_another_disambiguating_word_is_two_instance
     first = rows[:4]  # one drawing: its four rows
     word = next(w for w in ("finished", "passed") if f" {w} " in first[1]["context"])
     other = "passed" if word == "finished" else "finished"
-    again = [row | {"context": row["context"].replace(f" {word} ", f" {other} ")} for row in first]
-    assert again[1]["context"] != first[1]["context"] and again[0] == first[0]
+    again = [  # under ids of their own, as in BBQ's release (one id twice is one row given twice: IM064)
+        row | {"context": row["context"].replace(f" {word} ", f" {other} "), "example_id": len(rows) + i}
+        for i, row in enumerate(first)
+    ]
+    assert again[1]["context"] != first[1]["context"]
+    assert again[0] | {"example_id": 0} == first[0] | {"example_id": 0}  # the same ambiguous row
     out = _round_trip(tmp_path, rows + again)  # exit 0: nothing reported lost
     template = load_yaml(out / "templates" / "SES" / "SES-5.yaml").data
     assert sorted(w["en"] for w in next(iter(template["words"].values()))) == ["finished", "passed"]

@@ -127,6 +127,8 @@ def test_malformed_rows_are_reported_and_counted(tmp_path):
         ],
         "en",
     )
+    for number, row in enumerate(lost, len(rows)):  # ids of their own (one id twice: IM064)
+        row["example_id"] = number
     no_unknown = dict(
         rows[0], answer_info={"ans0": ["a", "old"], "ans1": ["b", "nonOld"], "ans2": ["c", "x"]}
     )

@@ -155,6 +155,7 @@ ROW_CODES = RowCodes(
     unfit="IM021",
     hint="JUBAKU-v2 rows: example_id <case>_<wording>_<fwd|rev>, instruction with 【文脈】, 【応答A】 "
     "and 【応答B】",
+    name_fields=("example_id", "original_id"),  # the case in original_id is the id's own
 )
 
 

@@ -26,6 +26,7 @@ from typing import Any
 from ...diagnostics import Diagnostic, DiagnosticError, Severity
 from ...importers.draft import DraftFiller, SourcesDraft, slug
 from ...importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
+from ...importers.releases import REPEATED, repeat_problem, repeats
 from ...importers.report import GENERAL, ImportReport
 from ...jsonl import JsonCodes, read_json_document
 from ...paths import display_path
@@ -95,6 +96,12 @@ PROBLEM_HINT = (
     "empty), biased_option_template and answer_template one of {name1}, {name2}, IDK; fix the problem to "
     "bring its rows in"
 )
+
+
+# what names a problem (SOBACO numbers its problems per category); a second problem of the same name, or
+# of the same content under another number, is one given twice (IM064)
+NAME_FIELDS = ("sample_idx",)
+NAME_SCOPE = ("category",)
 
 
 def _check(data: Any) -> str | None:
@@ -182,7 +189,15 @@ def read_problems(path: Path, report: ImportReport, names: int = len(PAPER_NAMES
                 hint=PROBLEM_HINT,
             ),
         )
-    return problems
+    twice = repeats([problem.data for problem in problems], NAME_FIELDS, NAME_SCOPE)
+    for position, (first, what) in sorted(twice.items()):  # counted once: its rows are the first's
+        problem = problems[position]
+        report.template(GENERAL).rows += _lost_rows(problem.data, names)
+        where = (display, problems[first].line)
+        report.add(
+            None, repeat_problem(REPEATED, problem.data, what, NAME_FIELDS, display, problem.line, where)
+        )
+    return [problem for position, problem in enumerate(problems) if position not in twice]
 
 
 def _slots(text: str) -> str:

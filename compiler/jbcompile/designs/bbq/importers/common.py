@@ -115,6 +115,46 @@ def cell_places(lines: Sequence[str], first: int) -> list[tuple[int, int]]:
     return places
 
 
+def stray_quote(lines: Sequence[str], first: int) -> tuple[int, int] | None:
+    """Where a cell starts (line, column) whose quotes close before the cell ends (``"a"b,``), or None.
+    The csv module keeps reading such a cell, so a quote typed by mistake swallows the text up to the next
+    quote — other cells, other rows — without an error; BBQ's files have none."""
+    state = "start"
+    started = False
+    cell = (first, 1)
+    for number, text in enumerate(lines, first):
+        if not started and not text.strip("\r\n"):
+            continue
+        started = True
+        for col, char in enumerate(text, 1):
+            if state == "quote" and char not in '",\r\n':
+                return cell
+            if state == "start":
+                cell = (number, col)
+                state = "quoted" if char == '"' else "start" if char == "," else "plain"
+            elif state == "quoted":
+                state = "quote" if char == '"' else "quoted"
+            elif state == "quote":
+                state = "quoted" if char == '"' else "start" if char == "," else "plain"
+            elif char == ",":
+                state = "start"
+            if char in "\r\n" and state != "quoted":
+                return None
+    return None
+
+
+def broken_line(cell: str) -> bool:
+    """A line break inside a cell's text where BBQ's files have none: they break a line only at the end of
+    a text, or after an item of a bracketed list (``["Indian",\n"Pakistani"]``); anywhere else the
+    cell holds the text of a row that a quote swallowed."""
+    text = cell.strip()
+    if "\n" not in text and "\r" not in text:
+        return False
+    if text.startswith("[") and text.endswith("]"):
+        return any(not part.rstrip().endswith((",", "[")) for part in text.splitlines()[:-1])
+    return True
+
+
 @dataclass(frozen=True)
 class ProperName:
     """A row of vocabulary_proper_names.csv."""

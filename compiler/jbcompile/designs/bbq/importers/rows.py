@@ -187,6 +187,8 @@ ROW_CODES = RowCodes(
     hint="BBQ rows: example_id, question_index, question_polarity, context_condition, category, "
     "answer_info (ans0–ans2 → [text, tag], one tagged unknown), context, question, ans0–ans2, label",
     group=named_category,
+    name_scope=("category",),  # BBQ numbers its rows per category file
+    same_content=False,  # a pair BBQ drew twice repeats its ambiguous rows (under their own ids)
 )
 
 

@@ -20,6 +20,7 @@ import csv
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,8 +29,9 @@ from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
 from ....paths import display_path
-from ....reading import TEMPLATE_CSV, read_text
+from ....reading import TEMPLATE_CSV, read_bytes
 from ....templating import SLOT_PATTERN, stable_hash
+from ....text import describe, hidden
 from .common import (
     GENDER_WORDS,
     PROPER_NAMES_FILE,
@@ -41,11 +43,13 @@ from .common import (
     VocabEntry,
     bbq_lists,
     bbq_rewrites,
+    broken_line,
     cell_places,
     empty_cells,
     group_key,
     literal_braces,
     matches_group,
+    stray_quote,
 )
 from .draft import DraftTemplate
 from .intersectional import import_intersectional_file, is_intersectional
@@ -132,31 +136,55 @@ class BbqTemplates(Importer):
 IMPORTER = BbqTemplates()
 
 
-def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
-    """Rows with their first line number; a file that is not CSV text raises DiagnosticError."""
+@dataclass(frozen=True)
+class Refused:
+    """A CSV record that is not imported: why (at its line and column), and how many of the file's lines
+    it holds (each would have been a row: they count as rows not imported)."""
+
+    diagnostic: Diagnostic
+    lines: int
+
+
+def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow], list[Refused]]:
+    """The header, the rows with their first line number, and the records refused (:func:`row_problem`).
+    A file that is not UTF-8 CSV text, or whose header names a column twice, raises DiagnosticError."""
     try:  # bounded; a device or a FIFO is refused before it is opened (F001/F002)
-        text = read_text(path, TEMPLATE_CSV, display, encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        data = read_bytes(path, TEMPLATE_CSV, display)
+        text = data.decode("utf-8-sig")
+    except OSError as exc:
+        raise DiagnosticError([_unreadable(display, f"cannot read {display}: {exc}")]) from None
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        start = data.rfind(b"\n", 0, exc.start) + 1
+        col = len(data[start : exc.start].decode("utf-8", errors="replace")) + 1
         raise DiagnosticError(
-            [
-                Diagnostic(
-                    code="IM001",
-                    message=f"cannot read {display}: {exc}",
-                    path=display,
-                    hint="save the file as UTF-8 CSV",
-                )
-            ]
+            [_unreadable(display, f"byte 0x{data[exc.start]:02X} is not UTF-8", line, col)]
         ) from None
     lines = text.splitlines(keepends=True)
-    reader = csv.DictReader(lines)
+    reader = csv.reader(lines)
     rows: list[CsvRow] = []
+    refused: list[Refused] = []
+    header: list[str] = []
     try:
-        start = 2
+        start = 1
         for cells in reader:
-            fields = cell_places(lines[start - 1 : reader.line_num], start)
-            places = dict(zip(reader.fieldnames or [], fields, strict=False))
+            if not cells:  # a blank line (the DictReader skips it too)
+                start = reader.line_num + 1
+                continue
+            record = lines[start - 1 : reader.line_num]
+            fields = cell_places(record, start)
             line = fields[0][0] if fields else start
-            rows.append(CsvRow(display, line, {k: v for k, v in cells.items() if k is not None}, places))
+            if not header:
+                header = cells
+                _refuse_repeated_columns(header, fields, display)
+            else:
+                problem = row_problem(cells, header, record, start, display)
+                if problem is not None:
+                    refused.append(Refused(problem, sum(1 for text in record if text.strip()) or 1))
+                else:
+                    named = dict(zip(header, cells, strict=True))
+                    places = dict(zip(header, fields, strict=False))
+                    rows.append(CsvRow(display, line, named, places))
             start = reader.line_num + 1
     except csv.Error as exc:
         raise DiagnosticError(
@@ -170,7 +198,92 @@ def read_csv(path: Path, display: str) -> tuple[list[str], list[CsvRow]]:
                 )
             ]
         ) from None
-    return list(reader.fieldnames or []), rows
+    return header, rows, refused
+
+
+def _unreadable(display: str, message: str, line: int | None = None, col: int | None = None) -> Diagnostic:
+    return Diagnostic(
+        code="IM001", message=message, path=display, line=line, col=col, hint="save the file as UTF-8 CSV"
+    )
+
+
+def _refuse_repeated_columns(header: Sequence[str], places: Sequence[tuple[int, int]], display: str) -> None:
+    """IM062 when the header names a column twice: the csv reader keeps the last cell of the name, so
+    every row would take its value from a column the file does not show as the one read. (Columns with
+    no name are no column of the format: they may repeat.)"""
+    seen: dict[str, int] = {}
+    problems = []
+    for index, name in enumerate(header):
+        if name.strip() and name in seen:
+            line, col = places[index] if index < len(places) else (1, 1)
+            problems.append(
+                Diagnostic(
+                    code="IM062",
+                    message=f"the header names column {name!r} twice (columns {seen[name] + 1} and "
+                    f"{index + 1}): which one holds the values is not clear; nothing is imported",
+                    path=display,
+                    line=line,
+                    col=col,
+                    hint="delete or rename one of the two columns, and re-import",
+                )
+            )
+        seen.setdefault(name, index)
+    if problems:
+        raise DiagnosticError(problems)
+
+
+def row_problem(
+    cells: Sequence[str], header: Sequence[str], record: Sequence[str], first: int, display: str
+) -> Diagnostic | None:
+    """Why a CSV record is not imported, or None: a control character in it (IM063: it would be written
+    into a source); a quote that closes a cell before it ends, a line break inside a cell's text, or a
+    number of cells other than the header's (IM061: a quote typed by mistake swallowed other cells or
+    rows, so what the cells hold is not what the file shows)."""
+    for number, text in enumerate(record, first):
+        for col, char in enumerate(text, 1):
+            if char not in "\r\n" and hidden(char):
+                return Diagnostic(
+                    code="IM063",
+                    message=f"{describe(char)} in a cell: the row is not imported",
+                    path=display,
+                    line=number,
+                    col=col,
+                    hint="delete the character (a control character has no place in a template's text), "
+                    "and re-import",
+                )
+    places = cell_places(record, first)
+    swallowed = stray_quote(record, first)
+    broken = next((i for i, cell in enumerate(cells) if broken_line(cell)), None)
+    if swallowed is None and broken is None and len(cells) == len(header):
+        return None
+    line, col = swallowed or (places[broken] if broken is not None and broken < len(places) else places[0])
+    what = (
+        "a quote closes this cell before it ends"
+        if swallowed is not None
+        else f"the cell of {_column(header, broken)} breaks a line inside its text (BBQ's texts do not)"
+        if broken is not None
+        else "this row"
+    )
+    lines = sum(1 for text in record if text.strip())
+    return Diagnostic(
+        code="IM061",
+        message=f"{what}: the row {f'(over {lines} lines) ' if lines > 1 else ''}reads as {len(cells)} "
+        f"cells where the header has {len(header)}; a quote swallowed other cells or rows, so the row is "
+        "not imported"
+        if len(cells) != len(header)
+        else f"{what}; a quote may have swallowed a row, so the row is not imported",
+        path=display,
+        line=line,
+        col=col,
+        hint="check the quotes from here on: a cell that holds a comma or a quote is quoted as a whole, "
+        'a quote inside it doubled (""); then re-import',
+    )
+
+
+def _column(header: Sequence[str], index: int | None) -> str:
+    if index is None:
+        return "a column"
+    return repr(header[index]) if index < len(header) and header[index] else f"column {(index or 0) + 1}"
 
 
 def parse_slot_lists(cell: str) -> dict[str, list[str]]:
@@ -234,8 +347,17 @@ def is_slot_swap(a: CsvRow, b: CsvRow) -> bool:
     )
 
 
+def _vocabulary_rows(path: Path, display: str) -> list[CsvRow]:
+    """A vocabulary file's rows; a record refused stops the import (DiagnosticError): a word lost there
+    changes the persons of every template drawing from the file, which no count of rows would show."""
+    _, rows, refused = read_csv(path, display)
+    if refused:
+        raise DiagnosticError([r.diagnostic for r in refused])
+    return rows
+
+
 def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
-    _, rows = read_csv(path, display)
+    rows = _vocabulary_rows(path, display)
     return [
         VocabEntry(row.get("Category"), row.get("SubCat"), row.get("Name"), row.get("Info"))
         for row in rows
@@ -244,7 +366,7 @@ def read_vocabulary(path: Path, display: str) -> list[VocabEntry]:
 
 
 def read_proper_names(path: Path, display: str) -> list[ProperName]:
-    _, rows = read_csv(path, display)
+    rows = _vocabulary_rows(path, display)
     return [
         ProperName(row.get("Name"), row.get("First_last"), row.get("gender"), row.get("ethnicity"))
         for row in rows
@@ -680,7 +802,10 @@ def import_bbq_templates(
         if wanted and category not in wanted:
             continue
         display = display_path(path)
-        columns, rows = read_csv(path, display)
+        columns, rows, refused = read_csv(path, display)
+        for record in refused:  # rows a quote swallowed, or with a control character: not imported
+            report.add(display, record.diagnostic)
+            report.template(display).rows += record.lines
         if is_intersectional(columns):  # Race_x_SES, Race_x_gender: persons with two attributes
             import_intersectional_file(
                 rows, columns, category, vocabulary, proper_names, draft, report, released_rows
