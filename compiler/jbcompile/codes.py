@@ -284,6 +284,9 @@ CODES: tuple[Code, ...] = (
             "P016": "a data file that cannot be read, or whose row count is not the manifest's",
             "P017": "dataset.yaml still holds a placeholder of import or init",
             "P018": "(warning) the card does not say its uses, its limitations or how to cite it",
+            "P019": "--repo is not the repository the build names (hub_repo), or it names none",
+            "P020": "the version was released before (its release commit is in main's history)",
+            "P021": "the version is below the latest release (allowed with --allow-older)",
         },
     ),
     *declare(

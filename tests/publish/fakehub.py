@@ -7,13 +7,17 @@ refs, repo info, tree and paths-info listings, commit history, and file resoluti
 Every file is declared ``regular`` at pre-upload, so contents arrive base64-encoded inside the commit.
 
 Every request is logged (``hub.requests``), and every write is counted (``hub.writes``), so tests can
-assert that a refused release touched nothing.
+assert that a refused release touched nothing. ``hub.faults`` injects one failure into the next request
+of a route (named by its handler, e.g. ``create_tag``): ``fail`` (a 500, nothing applied), ``drop`` (the
+connection closed, nothing applied), ``lost`` (applied, then the connection closed: the answer is lost)
+or ``race`` (someone else commits to main just before the request is handled).
 """
 
 from __future__ import annotations
 
 import base64
 import hashlib
+import io
 import json
 import re
 import threading
@@ -204,6 +208,7 @@ class FakeHub:
         self.repos: dict[tuple[str, str], Repo] = {}
         self.requests: list[tuple[str, str]] = []
         self.writes: list[tuple[str, str]] = []  # (operation, repo_id)
+        self.faults: dict[str, str] = {}  # handler name → fail | drop | lost | race (once each)
         self._lock = threading.RLock()
         self._counter = 0
         self._server: ThreadingHTTPServer | None = None
@@ -367,11 +372,31 @@ class _Handler(BaseHTTPRequestHandler):
                 match = re.fullmatch(pattern, url.path)
                 if match:
                     with hub._lock:
-                        handler(self, request, **match.groupdict())
+                        self._handle(handler, request, match.groupdict())
                     return
             raise HubError(404, f"fake hub: no route for {method} {url.path}")
         except HubError as error:
             self._send_json(error.body, status=error.status, error=error)
+
+    def _handle(self, handler: Any, request: _Request, params: dict[str, str]) -> None:
+        """Run a route's handler, with the fault a test asked for on it (once)."""
+        fault = self.hub.faults.pop(getattr(handler, "__name__", ""), None)
+        if fault == "fail":
+            raise HubError(500, "injected failure")
+        if fault == "race":
+            repo = self.hub.repos[(params["repo_type"], params["repo_id"])]
+            files = {**repo.commits[repo.branches["main"]].files, "other.txt": b"someone else"}
+            self.hub._commit(repo, "main", "Concurrent push", "", files)
+        if fault in ("drop", "lost"):
+            if fault == "lost":
+                self.wfile, real = io.BytesIO(), self.wfile  # the answer goes nowhere
+                try:
+                    handler(self, request, **params)
+                finally:
+                    self.wfile = real
+            self.close_connection = True  # the client sees the connection closed without an answer
+            return
+        handler(self, request, **params)
 
     def _send(
         self,

@@ -54,3 +54,9 @@ def hub_process_env(hub, home: Path) -> dict[str, str]:
         "HF_DATASETS_OFFLINE": "0",
         "TRANSFORMERS_OFFLINE": "0",
     }
+
+
+def only_read(hub) -> bool:
+    """Nothing but read-only requests reached the Hub (a refusal still reads it, to report everything)."""
+    reads = all(method in ("GET", "HEAD") or path == "/api/validate-yaml" for method, path in hub.requests)
+    return reads and hub.writes == []

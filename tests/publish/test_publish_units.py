@@ -168,3 +168,14 @@ def test_diff_refuses_rows_that_cannot_be_matched(tmp_path: Path) -> None:
     assert error.value.diagnostics[0].code == "P013"
     result = run("diff", str(twice), str(twice))
     assert result.exit_code == 2 and "P013" in result.output
+
+
+def test_changelog_headings_inside_code_fences_are_not_headings() -> None:
+    from jbcompile.changelog import find_section
+
+    example = "# Changelog\n\n```markdown\n## 0.6.0\n\n- an example\n```\n\n### 0.6.0\n\n- real\n"
+    assert find_section(example, "0.6.0") is None  # the only `## 0.6.0` is an example
+    fenced = "## 0.6.0\n\n- a\n\n~~~~\n## 0.5.0\n~~~\n~~~~\n\n- b\n\n## 0.5.0\n\n- old\n"
+    assert changelog_section(fenced, "0.6.0") == "- a\n\n~~~~\n## 0.5.0\n~~~\n~~~~\n\n- b"
+    empty = find_section("# Changelog\n\n## 0.6.0\n\n## 0.5.0\n\n- old\n", "0.6.0")
+    assert empty is not None and (empty.line, empty.body) == (3, "")

@@ -94,7 +94,37 @@ def test_verify_catches_a_release_whose_data_does_not_match_its_manifest(
     assert result.exit_code == 1
     kinds = {(d["kind"], d["path"]) for d in json.loads(result.stdout)["differences"]}
     assert ("file", "data/lite/test-00000-of-00001.parquet") in kinds
-    assert ("integrity", "manifest.json") in kinds
+    assert ("integrity", f"{REPO}@v0.1.0:data/lite/test-00000-of-00001.parquet") in kinds
+
+
+@pytest.mark.parametrize("tampering", ["not parquet", "manifest cut short", "manifest key twice"])
+def test_verify_reports_a_release_that_disagrees_with_itself_as_a_difference(
+    hub_env: FakeHub, release, tampering: str
+) -> None:
+    """Exit 1 and a row of the table naming ORG/NAME@rev:path — never exit 2, a temporary path, or the
+    advice to rebuild (the user did not build it)."""
+    sources, build = release
+    files = build_files(build)
+    data = "data/lite/test-00000-of-00001.parquet"
+    if tampering == "not parquet":
+        files[data] = b"not parquet"
+        where = f"{REPO}@v0.1.0:{data}"
+    elif tampering == "manifest cut short":
+        files["manifest.json"] = files["manifest.json"][:200]
+        where = f"{REPO}@v0.1.0:manifest.json"
+    else:
+        files["manifest.json"] = files["manifest.json"].replace(b"{", b'{"version": "9.9.9", ', 1)
+        where = f"{REPO}@v0.1.0:manifest.json"
+    hub_env.seed_repo(REPO, files, tags=("v0.1.0",))
+    args = ("verify", "--repo", REPO, "--revision", "v0.1.0", "--sources", str(sources))
+    result = run(*args, "--format", "json")
+    assert result.exit_code == 1, result.output
+    differences = json.loads(result.stdout)["differences"]
+    assert ("integrity", where) in {(d["kind"], d["path"]) for d in differences}, differences
+    text = run(*args)
+    assert text.exit_code == 1 and "differs from a fresh build" in text.stdout
+    for output in (result.output, text.output):
+        assert "jbcompile-verify-" not in output and "rebuild" not in output
 
 
 def test_verify_of_a_missing_revision_is_an_input_error(hub_env: FakeHub, release) -> None:

@@ -56,17 +56,24 @@ def publish(
     build: Path = typer.Option(
         None, "--build", "-b", help="The build folder to publish. Default: the one `jbcompile build` writes."
     ),
+    allow_older: bool = typer.Option(
+        False,
+        "--allow-older",
+        help="Publish a version below the latest release (a fix of an older line): main goes back to it.",
+    ),
     fmt: str = typer.Option("text", "--format", help=FORMAT_HELP),
 ) -> None:
     """Publish the build of the version in dataset.yaml: one commit on main, tagged vX.Y.Z, gated.
 
-    Refuses, with nothing pushed, when the tag exists, the build is stale, a machine translation is
-    unreviewed, the changelog has no section for the version, or there is no token.
+    Refuses, with nothing pushed, when the tag holds anything else, the version was released before or
+    is below the latest release, the build is stale or names another repository, a machine translation
+    is unreviewed, the changelog has no section for the version, or there is no token. A tag that holds
+    exactly this build is a publish that got that far: it is checked and finished.
     """
     from ..project import load_project
     from ..publish.buildfolder import open_build
     from ..publish.hub import hub_errors, offline_problem, open_session, resolve_token
-    from ..publish.release import execute_release, inspect_remote, plan_summary, prepare_release
+    from ..publish.release import Progress, execute_release, inspect_remote, plan_release, plan_summary
 
     _check_format(fmt)
     choice = sources_for(sources, "publishing")
@@ -102,35 +109,39 @@ def publish(
             )
         )
     session = open_session(token)
-    try:
-        plan = prepare_release(
-            project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
-        )
-        note(*plan.warnings)
-        # A dry run in offline mode shows the plan from the build alone: no token, no network.
-        offline = dry_run and offline_problem("publish") is not None
-        if dry_run and not token:
-            how = "the Hub is not read in offline mode" if offline else "the Hub is read anonymously"
-            note(
-                Diagnostic(
-                    code="P007",
-                    message=f"no Hugging Face token: {how} for this dry run",
-                    severity=Severity.WARNING,
-                    hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
-                )
+    # A dry run in offline mode shows the plan from the build alone: no token, no network.
+    offline = dry_run and offline_problem("publish") is not None
+    plan, errors = plan_release(
+        project, build_folder, repo_id, private=private, token=token, require_token=not dry_run
+    )
+    note(*plan.warnings)
+    if dry_run and not token:
+        how = "the Hub is not read in offline mode" if offline else "the Hub is read anonymously"
+        note(
+            Diagnostic(
+                code="P007",
+                message=f"no Hugging Face token: {how} for this dry run",
+                severity=Severity.WARNING,
+                hint="set HF_TOKEN (or run `hf auth login`) before the real publish",
             )
-        remote = None
-        if not offline:
+        )
+    remote = None
+    # The Hub's read-only checks run even when a local check refuses, so that every problem is reported
+    # at once — except without a token outside a dry run, where nothing is contacted.
+    if not offline and (token or dry_run):
+        try:
             with hub_errors(session, f"reading {repo_id} on the Hub"):
-                remote = inspect_remote(session, plan)
-    except DiagnosticError as error:
-        print_diagnostics([*notes, *error.diagnostics], fmt)
+                remote = inspect_remote(session, plan, allow_older=allow_older)
+        except DiagnosticError as error:
+            errors += error.diagnostics
+    if any(d.severity is Severity.ERROR for d in errors):
+        print_diagnostics([*notes, *errors], fmt)
         if fmt != "json":
             err_console.print(
                 f"[bold red]refused[/]: {escape(repo_id)} {escape(project.dataset.version)}; "
                 "nothing was pushed."
             )
-            if dry_run and any(d.code == "P009" for d in error.diagnostics):
+            if dry_run and any(d.code == "P009" for d in errors):
                 err_console.print("HF_HUB_OFFLINE=1 shows the plan without reading the Hub.", markup=False)
         raise typer.Exit(EXIT_FINDINGS) from None
     if remote is not None:
@@ -144,34 +155,47 @@ def publish(
             _print_plan(summary)
         return
     assert remote is not None, "only a dry run goes without reading the Hub"
-    steps: list[str] = []
 
     def step(message: str) -> None:
-        steps.append(message)
         if fmt != "json":
             err_console.print(f"[green]✓[/] {escape(session.redact(message))}")
 
+    progress = Progress(step)
     try:
         with hub_errors(session, f"publishing {plan.tag} to {repo_id}"):
-            result = execute_release(session, plan, remote, on_step=step)
+            result = execute_release(session, plan, remote, progress)
     except DiagnosticError as error:
         print_diagnostics([*notes, *error.diagnostics], fmt)
         if fmt != "json":
-            done = "; ".join(steps) if steps else "nothing"
+            done = "; ".join(progress.done) if progress.done else "nothing"
             err_console.print(
                 f"[bold red]publish failed[/]; done before the failure: {escape(session.redact(done))}."
             )
+            if progress.uncertain:
+                err_console.print(
+                    f"The Hub did not confirm the last write: {session.redact(progress.uncertain)} may "
+                    "have landed. Run publish again: it finishes a release that got further than it "
+                    "could tell.",
+                    markup=False,
+                )
         raise typer.Exit(EXIT_FINDINGS) from None
     if fmt == "json":
         print(
             dumps(
-                {"dry_run": False, **summary, "commit": result.commit_oid, "commit_url": result.commit_url},
+                {
+                    "dry_run": False,
+                    **summary,
+                    "commit": result.commit_oid,
+                    "commit_url": result.commit_url,
+                    "resumed": result.resumed,
+                },
                 indent=2,
             )
         )
     else:
+        what = "already published" if result.resumed else "published"
         out_console.print(
-            f"[bold green]published[/] {repo_id} {result.tag} "
+            f"[bold green]{what}[/] {repo_id} {result.tag} "
             f"({result.verified_files} files checked on the tag)\n"
             f'load it with: load_dataset("{repo_id}", revision="{result.tag}")'
         )
@@ -185,17 +209,40 @@ def _print_plan(summary: dict) -> None:
     parent = summary["parent_commit"] or (
         "the first commit of the new repository" if read else "the head of main (not read: offline)"
     )
+    listing = [f"  {f['size']:>12,}  {f['sha256']}  {f['path']}" for f in summary["files"]]
+    count = f"{len(summary['files'])} files, {summary['total_bytes']:,} bytes (size sha256 path)"
+    if summary["tag_holds_build"]:
+        resumed = f"tag {summary['tag']} already holds these files (commit {summary['tag_holds_build']})"
+        commit_lines = [
+            f"commit       none: {resumed}; publish checks the tag (P012) and finishes",
+            f"upload       nothing; the release's {count}:",
+            *listing,
+        ]
+        tag_line = f"tag          {summary['tag']} exists: kept as it is"
+    elif summary["main_holds_build"]:
+        head = summary["main_holds_build"]
+        commit_lines = [
+            f"commit       nothing to commit, main already holds these files (commit {head})",
+            f"upload       nothing; the release's {count}:",
+            *listing,
+        ]
+        tag_line = f"tag          {summary['tag']} on commit {head}"
+    else:
+        commit_lines = [
+            f"commit       to main, on top of {parent}: {summary['commit_message']!r}",
+            "description  " + summary["commit_description"].replace("\n", "\n             "),
+            f"upload       {count}:",
+            *listing,
+            *(f"delete       {path} (on main, not part of this build)" for path in summary["delete"]),
+        ]
+        tag_line = f"tag          {summary['tag']} on that commit"
     lines = [
         "Dry run: nothing is created or uploaded."
         + ("" if read else " Offline: the Hub was not read (the real publish checks the tag and the card)."),
         f"repository   {action} dataset repository {summary['repo_id']} ({visibility})",
         f"gated access {summary['gated']}, terms from the card (extra_gated_prompt, extra_gated_fields)",
-        f"commit       to main, on top of {parent}: {summary['commit_message']!r}",
-        "description  " + summary["commit_description"].replace("\n", "\n             "),
-        f"upload       {len(summary['upload'])} files, {summary['total_bytes']:,} bytes (size sha256 path):",
-        *(f"  {f['size']:>12,}  {f['sha256']}  {f['path']}" for f in summary["upload"]),
-        *(f"delete       {path} (on main, not part of this build)" for path in summary["delete"]),
-        f"tag          {summary['tag']} on that commit",
+        *commit_lines,
+        tag_line,
     ]
     for line in lines:
         out_console.print(line, markup=False, soft_wrap=True)

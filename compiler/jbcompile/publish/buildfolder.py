@@ -170,20 +170,26 @@ def folder_digests(root: Path) -> dict[str, str]:
     return {name: file_sha256(path) for name, path in folder_files(root).items()}
 
 
-def integrity_problems(build: BuildFolder) -> list[Diagnostic]:
-    """Files missing, changed or unlisted since the build wrote its manifest."""
+def integrity_findings(build: BuildFolder) -> list[tuple[str, str]]:
+    """(file, what is wrong) for every file missing, changed or unlisted since the build wrote its
+    manifest: the one reading behind P005 (a local build) and verify's integrity differences (a release)."""
     on_disk = folder_digests(build.root)
     on_disk.pop(MANIFEST, None)
-    problems = []
+    found = []
     for name, digest in sorted(build.files.items()):
         if name not in on_disk:
-            problems.append(f"{name} is listed in the manifest but missing")
+            found.append((name, f"{name} is listed in the manifest but missing"))
         elif on_disk[name] != digest:
-            problems.append(f"{name} was changed after the build (sha256 differs from the manifest)")
-    problems.extend(
-        f"{name} is not listed in the manifest" for name in sorted(set(on_disk) - set(build.files))
+            found.append((name, f"{name} was changed after the build (sha256 differs from the manifest)"))
+    found.extend(
+        (name, f"{name} is not listed in the manifest") for name in sorted(set(on_disk) - set(build.files))
     )
-    return [_mismatch(build, problem) for problem in problems]
+    return found
+
+
+def integrity_problems(build: BuildFolder) -> list[Diagnostic]:
+    """Files missing, changed or unlisted since the build wrote its manifest."""
+    return [_mismatch(build, problem) for _, problem in integrity_findings(build)]
 
 
 def _mismatch(build: BuildFolder, problem: str) -> Diagnostic:

@@ -154,6 +154,8 @@ def known_hub_problem(error: BaseException, session: HubSession, doing: str) -> 
             hint = "the token cannot write there: use a write token of ORG (HF_TOKEN or `hf auth login`)"
         elif status == 429 or (isinstance(status, int) and status >= 500):
             hint = "the Hub is busy or failing: wait a while and run the command again"
+        elif status == 412:  # the parent commit we pinned is no longer main's head
+            hint = "someone pushed to the repository meanwhile: look at what they pushed, then run again"
         else:
             hint = f"check ORG/NAME, the revision and HF_ENDPOINT ({session.endpoint})"
     elif isinstance(error, OSError | ConnectionError):  # the network, as the client passes it on
@@ -182,6 +184,25 @@ def remote_tags(session: HubSession, repo_id: str) -> dict[str, str] | None:
     except RepositoryNotFoundError:
         return None
     return {tag.name: tag.target_commit for tag in refs.tags}
+
+
+def release_commits(session: HubSession, repo_id: str) -> list[tuple[str, str]]:
+    """(commit id, title) of every commit in the history of main, newest first: a release commit keeps
+    its title ``Release vX.Y.Z`` even when its tag is deleted."""
+    return [
+        (commit.commit_id, commit.title)
+        for commit in session.api.list_repo_commits(repo_id, repo_type=REPO_TYPE, revision="main")
+    ]
+
+
+def answer_may_be_lost(error: BaseException) -> bool:
+    """Did a write fail without a clear answer, so that it may have been applied all the same? True for a
+    dropped connection or a timeout, and for a 5xx, which a gateway may send after the Hub applied it."""
+    from huggingface_hub.errors import HfHubHTTPError
+
+    if isinstance(error, HfHubHTTPError) and error.response is not None:
+        return error.response.status_code >= 500
+    return True
 
 
 def branch_head(session: HubSession, repo_id: str, branch: str = "main") -> str | None:

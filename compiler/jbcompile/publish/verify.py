@@ -10,7 +10,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_digests, integrity_problems, open_build
+from ..diagnostics import DiagnosticError
+from .buildfolder import (
+    MANIFEST,
+    BuildFolder,
+    count_rows,
+    folder_digests,
+    folder_files,
+    integrity_findings,
+    open_build,
+)
 from .hub import HubRef, HubSession, download_revision, hub_errors
 
 # Manifest fields worth naming when the manifests differ (the file hash alone says little).
@@ -60,8 +69,13 @@ class VerifyReport:
         }
 
 
-def compare_builds(expected: BuildFolder, actual: BuildFolder) -> tuple[list[Difference], dict, int]:
-    """Differences between a fresh build (expected) and a release (actual): files, rows, manifest."""
+def compare_builds(
+    expected: BuildFolder, actual: BuildFolder, label: str = "release"
+) -> tuple[list[Difference], dict, int]:
+    """Differences between a fresh build (expected) and a release (actual): files, rows, manifest, and
+    the release against its own manifest. A release that disagrees with itself (a data file that is not
+    parquet, a file its manifest does not list) is a difference named ``label:path``, never a refusal:
+    it is what verify is for."""
     differences: list[Difference] = []
     want, have = folder_digests(expected.root), folder_digests(actual.root)
     for path in sorted(set(want) | set(have)):
@@ -85,11 +99,12 @@ def compare_builds(expected: BuildFolder, actual: BuildFolder) -> tuple[list[Dif
     rows: dict[str, dict[str, int | None]] = {}
     for config in sorted(set(expected.rows) | set(actual.rows)):
         fresh = count_rows(expected, config) if config in expected.rows else None
-        released = count_rows(actual, config) if config in actual.rows else None
+        released, unreadable = _released_rows(actual, config, label)
+        differences += unreadable
         rows[config] = {"expected": fresh, "actual": released, "manifest": actual.rows.get(config)}
-        if fresh != released:
+        if fresh != released and not unreadable:
             differences.append(Difference("rows", config, fresh, released, "row count differs"))
-        if released is not None and actual.rows.get(config) != released:
+        if released is not None and config in actual.rows and actual.rows[config] != released:
             differences.append(
                 Difference(
                     "rows",
@@ -99,9 +114,37 @@ def compare_builds(expected: BuildFolder, actual: BuildFolder) -> tuple[list[Dif
                     "the release's manifest and its data disagree on the row count",
                 )
             )
-    for problem in integrity_problems(actual):
-        differences.append(Difference("integrity", MANIFEST, None, None, problem.message))
+    for name, problem in integrity_findings(actual) if actual.files else []:
+        differences.append(Difference("integrity", f"{label}:{name}", None, None, problem))
     return differences, rows, len(set(want) | set(have))
+
+
+def _released_rows(actual: BuildFolder, config: str, label: str) -> tuple[int | None, list[Difference]]:
+    """A config's rows in the release, from the parquet files it holds; a file that cannot be read as
+    parquet is a difference (its rows then unknown)."""
+    import pyarrow.parquet as pq
+
+    from ..reading import DATA_FILE, check_file
+
+    folder = actual.root / "data" / config
+    names = sorted(f"data/{config}/{p.name}" for p in folder.glob("*.parquet")) if folder.is_dir() else []
+    if not names:
+        return None, []
+    total, problems = 0, []
+    for name in names:
+        try:
+            check_file(actual.root / name, DATA_FILE)
+            total += pq.ParquetFile(actual.root / name).metadata.num_rows
+        except (OSError, ValueError, DiagnosticError) as error:
+            detail = error.diagnostics[0].message if isinstance(error, DiagnosticError) else str(error)
+            first_line = (detail.splitlines() or [type(error).__name__])[0]
+            first_line = first_line.replace(str(actual.root / name), f"{label}:{name}")
+            problems.append(
+                Difference(
+                    "integrity", f"{label}:{name}", None, None, f"not readable as parquet: {first_line}"
+                )
+            )
+    return (None if problems else total), problems
 
 
 def fresh_build(
@@ -129,9 +172,22 @@ def verify_release(
     formats), and compare; raise DiagnosticError if either side cannot be read."""
     with hub_errors(session, f"downloading {ref}"):
         snapshot = download_revision(session, ref, workdir / "download")
-    released = open_build(snapshot, what=f"revision {ref}")
-    formats = ("parquet", "jsonl") if any(p.endswith(".jsonl") for p in released.files) else ("parquet",)
+    unreadable: list[Difference] = []
+    try:
+        released = open_build(snapshot, what=f"revision {ref}")
+    except DiagnosticError as error:  # the release's own manifest: a difference, not an input error
+        released = BuildFolder(snapshot, {})
+        for found in error.diagnostics:
+            message = found.message.replace(str(snapshot / MANIFEST), f"{ref}:{MANIFEST}")
+            unreadable.append(
+                Difference(
+                    "integrity", f"{ref}:{MANIFEST}", None, None, message.replace(str(snapshot), str(ref))
+                )
+            )
+    formats = (
+        ("parquet", "jsonl") if any(p.endswith(".jsonl") for p in folder_files(snapshot)) else ("parquet",)
+    )
     lang = str(released.manifest.get("language", "ja"))
     expected = fresh_build(sources, workdir / "fresh", lang=lang, formats=formats, cards=cards)
-    differences, rows, checked = compare_builds(expected, released)
-    return VerifyReport(str(ref), snapshot.name, checked, rows, differences)
+    differences, rows, checked = compare_builds(expected, released, str(ref))
+    return VerifyReport(str(ref), snapshot.name, checked, rows, unreadable + differences)
