@@ -218,3 +218,38 @@ def test_ctrl_c_in_import_says_what_was_kept(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(run, "run_import", written)
     result = CliRunner().invoke(app, ["import", "jubaku-jsonl", str(release), "--out", str(out)])
     assert result.exit_code == 130 and "was written before the stop (it is whole)" in result.output
+
+
+@pytest.mark.parametrize("name", ["manifest.json", "croissant.json"])
+def test_a_build_file_that_is_no_file_is_f002_for_diff_publish_and_verify_readers(
+    tmp_path: Path, name: str
+) -> None:
+    """Said of a FIFO manifest.json "has no manifest.json" (P003), of a FIFO croissant.json "listed in the
+    manifest but missing" (P005): F002 names what is there instead."""
+    from jbcompile.build import build_folder
+    from jbcompile.project import load_project
+    from jbcompile.publish.buildfolder import integrity_problems, open_build
+
+    build = tmp_path / "build"
+    build_folder(load_project(_sources(tmp_path)), build, checks=False)
+    if name == "croissant.json":
+        opened = open_build(build)
+        (build / name).unlink()
+        os.mkfifo(build / name)
+        _f002(lambda: integrity_problems(opened))
+    else:
+        (build / name).unlink()
+        os.mkfifo(build / name)
+        _f002(lambda: open_build(build))
+
+
+def test_a_vocabulary_csv_that_is_no_file_is_f002_for_the_template_import(tmp_path: Path) -> None:
+    folder = tmp_path / "templates"
+    folder.mkdir()
+    (folder / "new_templates - Age.csv").write_text("Q_id,Category\n", encoding="utf-8")
+    os.mkfifo(folder / "vocabulary.csv")
+    result = CliRunner().invoke(app, ["import", "bbq-templates", str(folder), "--out", str(tmp_path / "o")])
+    assert result.exit_code == 2 and "F002" in result.output and "vocabulary.csv" in result.output, (
+        result.output
+    )
+    assert not (tmp_path / "o").exists()

@@ -17,7 +17,7 @@ from ..diagnostics import Diagnostic, DiagnosticError
 from ..emit.manifest import file_sha256
 from ..jsonl import read_json
 from ..outputs import location, lock_path, settle
-from ..reading import DATA_FILE, RECORD, check_file, parquet_table, read_bytes
+from ..reading import DATA_FILE, RECORD, check_file, is_present, parquet_table, read_bytes
 from ..schema.common import IDENTIFIER
 from ..schema.dataset import SEMVER
 
@@ -62,7 +62,7 @@ def open_build(path: Path, what: str = "build folder") -> BuildFolder:
         problem = f"{what} {path} does not exist"
     elif not path.is_dir():
         problem = f"{what} {path} is a file, not a folder"
-    elif not manifest_path.is_file():
+    elif not is_present(manifest_path, RECORD):  # a FIFO or folder there is F002, not "no manifest"
         problem = f"{what} {path} has no {MANIFEST}: it is not a jbcompile build"
     if problem:
         interrupted = lock_path(location(path)).exists()  # what settle could not finish: a live build?
@@ -178,6 +178,7 @@ def integrity_findings(build: BuildFolder) -> list[tuple[str, str]]:
     found = []
     for name, digest in sorted(build.files.items()):
         if name not in on_disk:
+            is_present(build.root / name, DATA_FILE)  # a FIFO or a folder in its place is F002, not missing
             found.append((name, f"{name} is listed in the manifest but missing"))
         elif on_disk[name] != digest:
             found.append((name, f"{name} was changed after the build (sha256 differs from the manifest)"))

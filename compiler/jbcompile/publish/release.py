@@ -34,7 +34,7 @@ from ..emit.manifest import file_sha256
 from ..loader import KeyPath, LoadedDocument
 from ..paths import display_path
 from ..projecttypes import Project
-from ..reading import DATA_FILE, DOCUMENT, read_bytes, read_text
+from ..reading import DATA_FILE, DOCUMENT, is_present, read_bytes, read_text
 from ..schema.common import SEMVER
 from .buildfolder import MANIFEST, BuildFolder, count_rows, folder_files, integrity_problems
 from .hub import (
@@ -292,7 +292,7 @@ def _data_row_problems(build: BuildFolder) -> list[Diagnostic]:
 def gating_problems(build: BuildFolder) -> list[Diagnostic]:
     """The card must carry the terms of use the Hub shows before access (extra_gated_prompt/fields)."""
     card = build.root / "README.md"
-    meta = card_metadata(read_text(card, DOCUMENT)) if card.is_file() else None
+    meta = card_metadata(read_text(card, DOCUMENT)) if is_present(card, DOCUMENT) else None
     missing = [key for key in ("extra_gated_prompt", "extra_gated_fields") if not (meta or {}).get(key)]
     if not missing:
         return []
@@ -566,7 +566,7 @@ def inspect_remote(session: HubSession, plan: ReleasePlan, *, allow_older: bool 
 
     problems: list[Diagnostic] = []
     card = plan.build_root / "README.md"
-    rejections = card_rejections(session, read_text(card, DOCUMENT)) if card.is_file() else []
+    rejections = card_rejections(session, read_text(card, DOCUMENT)) if is_present(card, DOCUMENT) else []
     problems += [
         Diagnostic(
             code="P014",

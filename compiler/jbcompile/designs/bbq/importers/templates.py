@@ -29,7 +29,7 @@ from ....importers.draft import DraftFiller, SourcesDraft, slug
 from ....importers.interface import Imported, Importer, Input, Option, ProgressBar, no_progress
 from ....importers.report import ImportReport
 from ....paths import display_path
-from ....reading import TEMPLATE_CSV, read_bytes
+from ....reading import TEMPLATE_CSV, is_present, read_bytes
 from ....templating import SLOT_PATTERN, stable_hash
 from ....text import describe, hidden
 from .common import (
@@ -777,10 +777,10 @@ def import_bbq_templates(
             ]
         )
     vocabulary: list[VocabEntry] = []
-    if (folder / VOCABULARY_FILE).is_file():
+    if is_present(folder / VOCABULARY_FILE, TEMPLATE_CSV):  # a FIFO or folder there is F002, not absent
         vocabulary = read_vocabulary(folder / VOCABULARY_FILE, display_path(folder / VOCABULARY_FILE))
     proper_names: list[ProperName] = []
-    if (folder / PROPER_NAMES_FILE).is_file():
+    if is_present(folder / PROPER_NAMES_FILE, TEMPLATE_CSV):
         proper_names = read_proper_names(folder / PROPER_NAMES_FILE, display_path(folder / PROPER_NAMES_FILE))
     released_rows = read_released_rows(names_from) if names_from else []
     wanted = set(categories or [])
