@@ -385,7 +385,7 @@ CODES: tuple[Code, ...] = (
         {
             "EV142": "an inspect .eval log that cannot be read (or inspect-ai is not installed)",
             "EV143": "an inspect log of a run that did not finish, or with samples the model never answered",
-            "EV144": "score: an inspect log of several epochs (--epochs N)",
+            "EV144": "score: an inspect log whose epochs hold different samples (or lack epoch numbers)",
         },
     ),
     *declare(

@@ -426,6 +426,7 @@ def test_inspect_under_epochs_reports_every_epoch(
     (inspect's reducers keep one epoch's metadata, which the metrics read)."""
     import numpy as np
     from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import write_eval_log
     from inspect_ai.model import ModelOutput, ModelUsage, get_model
     from jbcompile.evaluate.bootstrap import point_metrics
     from jbcompile.evaluate.registered import get_eval_kind
@@ -462,7 +463,107 @@ def test_inspect_under_epochs_reports_every_epoch(
     for name in ("acc", "acc_ambig", "acc_disambig", "ooc_ratio"):
         expected = float(np.mean([float(m[name]) for m in per_epoch]))
         assert math.isclose(harness[name], expected, rel_tol=1e-9), (name, harness[name], per_epoch)
-    # score reads a log of one epoch: this one is refused once (EV144), not once per sample of epoch 2
+    # score reads every epoch: each a run of its own (epoch-k/), results.json the mean and sd over them,
+    # as `eval --samples K` writes; the mean is what the task printed, of the .eval log and of its JSON
     (eval_log,) = (tmp_path / "logs").glob("*.eval")
-    code, output = run_cli("score", str(eval_log), "--out", str(tmp_path / "scored"))
-    assert code == 2 and output.count("EV144") == 1 and "EV130" not in output, output
+    json_log = tmp_path / "log.json"
+    write_eval_log(log, str(json_log), format="json")
+    for given in (eval_log, json_log):
+        out = tmp_path / f"scored-{given.suffix[1:]}"
+        code, output = run_cli("score", str(given), "--out", str(out), "--bootstrap", "0")
+        assert code == 0, output
+        results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+        samples = results["samples"]
+        assert samples["count"] == 2 and samples["runs"] == ["epoch-1", "epoch-2"], samples
+        assert results["metrics"] == samples["metrics_mean"]
+        assert_same_numbers(harness, samples["metrics_mean"]["overall"], BBQ_EXPORT.metrics)
+        for epoch, expected_metrics in zip((1, 2), per_epoch, strict=True):
+            ours = json.loads((out / f"epoch-{epoch}" / "results.json").read_text(encoding="utf-8"))
+            assert ours["metrics"]["overall"]["n"] == 36
+            assert math.isclose(ours["metrics"]["overall"]["acc"], expected_metrics["acc"], rel_tol=1e-9)
+            assert (out / f"epoch-{epoch}" / "predictions.jsonl").is_file()
+        accs = [float(m["acc"]) for m in per_epoch]
+        assert math.isclose(
+            samples["metrics_sd"]["overall"]["acc"], float(np.std(accs, ddof=1)), rel_tol=1e-9
+        )
+        assert not (out / "predictions.jsonl").exists()
+
+
+def test_score_refuses_an_inspect_log_whose_epochs_hold_other_samples(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """EV144 stays for epochs that are not runs over the same rows (an edited log): each epoch's metrics
+    would be of other rows. A log of one epoch and a log of two whole epochs are scored."""
+    samples = []
+    for epoch in (1, 2):
+        for sample_id in ("1", "2"):
+            samples.append(
+                {
+                    "id": sample_id,
+                    "epoch": epoch,
+                    "input": "q",
+                    "metadata": {"example_id": sample_id},
+                    "scores": {"bias_choice": {"value": "C", "answer": "A"}},
+                }
+            )
+    log = {"status": "success", "samples": samples}
+    path = tmp_path / "log.json"
+    log["samples"] = samples[:3]  # epoch 2 lacks sample 2
+    path.write_text(json.dumps(log), encoding="utf-8")
+    code, output = run_cli("score", str(path), "--out", str(tmp_path / "out"))
+    assert code == 2 and output.count("EV144") == 1 and "hold different samples" in output, output
+
+
+def test_inspect_setting_task_reads_replies_as_jbcompile_eval(
+    build_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A setting task (`<config>_<setting>`) sends jbcompile's prompt and reads each reply with jbcompile's
+    reader: the task, `jbcompile score` of its log and eval's reading agree, on replies that inspect's
+    `ANSWER: X` reading takes otherwise (`答えは0ではなく2です。`: 2; `ANSWER: B`: no option)."""
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.log import write_eval_log
+    from inspect_ai.model import ModelOutput, ModelUsage, get_model
+    from jbcompile.export.reader import read_as_eval
+
+    for name, value in OFFLINE.items():
+        monkeypatch.setenv(name, value)
+    out = tmp_path / "inspect"
+    code, output = run_cli("export", "inspect", str(build_dir), "--out", str(out), "--local")
+    assert code == 0, output
+    assert "eval_fixture_lite_basic" in (out / "README.md").read_text(encoding="utf-8")
+    replies = ["答えは0ではなく2です。", "ANSWER: B", "1", "0", "2", "わかりません"]
+    outputs = []
+    for reply in itertools.islice(itertools.cycle(replies), 36):
+        output_ = ModelOutput.from_content("mockllm/model", reply)
+        output_.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)
+        outputs.append(output_)
+    (log,) = inspect_eval(
+        f"{out / 'eval_fixture_bbq.py'}@eval_fixture_lite_basic",
+        model=get_model("mockllm/model", custom_outputs=outputs),
+        log_dir=str(tmp_path / "logs"),
+        display="none",
+        max_connections=1,
+    )
+    assert log.status == "success", log.error
+    assert log.results is not None and log.samples
+    harness = {name: m.value for score in log.results.scores for name, m in score.metrics.items()}
+    read = {}
+    for sample in log.samples:
+        reply = sample.output.completion
+        options = [sample.metadata[f"ans{k}"] for k in range(3)]
+        pred = read_as_eval("bbq", reply, options, task="qa", setting="basic")
+        assert sample.scores is not None
+        assert sample.scores["jbcompile_reader"].metadata["record"]["pred"] == pred
+        read[reply] = pred
+    assert read["答えは0ではなく2です。"] == 2 and read["ANSWER: B"] is None
+    ours = scored(next((tmp_path / "logs").glob("*.eval")), tmp_path / "score-eval")
+    assert ours["n"] == 36
+    assert_same_numbers(harness, ours, BBQ_EXPORT.metrics)
+    # score reads the reply itself, as eval reads it, not the letter the log records beside it
+    json_log = tmp_path / "log.json"
+    write_eval_log(log, str(json_log), format="json")
+    document = json.loads(json_log.read_text(encoding="utf-8"))
+    for sample in document["samples"]:
+        sample["scores"]["jbcompile_reader"]["answer"] = "A"
+    json_log.write_text(json.dumps(document), encoding="utf-8")
+    assert_same_numbers(harness, scored(json_log, tmp_path / "score-json"), BBQ_EXPORT.metrics)

@@ -38,6 +38,9 @@ from ..redaction import redact
 from .kind import ANSWERED_BY, EVAL_READ, HARNESS_READ, LOG_LIKELIHOOD, RAW_REPLY, SHOWN_PROMPT, ReleaseFormat
 
 INSPECT_ANSWER = "_inspect_answer"  # the option index read from the sample's score
+# the scorer of the setting tasks of `jbcompile export inspect`: jbcompile's reader, whose replies score
+# reads itself, as eval reads them (the multiple_choice task's scorer counts inspect's letter)
+INSPECT_READER = "jbcompile_reader"
 SAMPLE_FIELDS = frozenset({"id", "epoch", "input", "scores", "metadata"})
 LETTERS = "ABCDEFGHIJ"
 
@@ -73,7 +76,7 @@ def read_eval_file(path: Path) -> list[tuple[int, dict[str, Any]]]:
         ) from None
     samples = [(index, sample.model_dump(mode="json")) for index, sample in enumerate(log.samples or [], 1)]
     header = {"status": log.status, "error": log.error.model_dump(mode="json") if log.error else None}
-    problems = unanswered(str(path), samples, header) or several_epochs(str(path), samples)
+    problems = unanswered(str(path), samples, header)
     if problems:
         raise DiagnosticError(problems)
     if not samples:
@@ -332,26 +335,46 @@ def unanswered(
     ]
 
 
-def several_epochs(path: str, samples: list[tuple[int, dict[str, Any]]]) -> list[Diagnostic]:
-    """EV144, once, for an inspect log of several epochs (``--epochs N``): score reads a log of one epoch.
-    The exported task reports the mean over epochs of each epoch's metrics; score has no such mean of
-    its own yet, and reading the first epoch alone would say nothing of the others."""
-    epochs = sorted({e for _, s in samples if isinstance(e := s.get("epoch"), int)})
-    if len(epochs) < 2 or not InspectSamples().matches(samples[0][1]):
-        return []
-    line = next(line for line, sample in samples if sample.get("epoch") == epochs[1])
-    return [
-        Diagnostic(
-            "EV144",
-            f"an inspect log of {len(epochs)} epochs (--epochs {len(epochs)}): score reads a log of one "
-            "epoch, and neither the first epoch alone nor every epoch pooled as one run is the mean of "
-            "each epoch's metrics that the exported task reports",
-            path=path,
-            line=line,
-            hint="score the log of a run with --epochs 1 (one log per run: run inspect once per epoch, "
-            "each with its own --seed, and compare the results with `jbcompile compare`)",
+Samples = list[tuple[int, dict[str, Any]]]
+
+
+def by_epoch(path: str, samples: Samples) -> list[Samples]:
+    """An inspect log's samples, one list per epoch (``--epochs N``), in the epochs' order: ``score`` scores
+    each as a run of its own and reports their mean and sd, the mean being what the exported task reports
+    (each epoch's metrics, then their mean). One list for any other file, or a log of one epoch.
+
+    EV144 where the epochs cannot be told apart or do not hold the same samples (an edited log): each
+    epoch's metrics would then be of other rows, and their mean no figure inspect reported."""
+    if not samples or not InspectSamples().matches(samples[0][1]):
+        return [samples]
+    epochs: dict[Any, Samples] = {}
+    for line, sample in samples:
+        epoch = sample.get("epoch")
+        epochs.setdefault(epoch if isinstance(epoch, int | str | float | None) else repr(epoch), []).append(
+            (line, sample)
         )
-    ]
+    if len(epochs) < 2:
+        return [samples]
+    numbered = all(isinstance(e, int) and not isinstance(e, bool) for e in epochs)
+    ids = {e: sorted(str(sample.get("id")) for _, sample in part) for e, part in epochs.items()}
+    first = ids[next(iter(ids))]
+    odd = [e for e in epochs if ids[e] != first or not isinstance(e, int) or isinstance(e, bool)]
+    if numbered and not odd:
+        return [epochs[e] for e in sorted(epochs)]
+    why = "epochs that hold different samples" if numbered else "samples without an epoch number"
+    raise DiagnosticError(
+        [
+            Diagnostic(
+                "EV144",
+                f"an inspect log of {len(epochs)} epochs with {why}: score scores each epoch as a run of its "
+                "own, and these are not runs over the same rows",
+                path=path,
+                line=epochs[odd[0]][0][0],
+                hint="score the log inspect wrote, unedited (each epoch holds every sample once, with its "
+                "epoch number)",
+            )
+        ]
+    )
 
 
 def answer_index(scores: Any) -> int | None:
@@ -460,8 +483,6 @@ class InspectSamples(ReleaseFormat):
         metadata = row.get("metadata")
         if not isinstance(metadata, Mapping) or not metadata:
             return None, "the sample's metadata does not hold the dataset row"
-        if row.get("epoch", 1) != 1:
-            return None, "a sample of epoch 2 or later: score a log of one epoch"
         converted = dict(metadata)
         converted.setdefault("example_id", row.get("id"))
         pred = answer_index(row.get("scores"))
@@ -470,7 +491,10 @@ class InspectSamples(ReleaseFormat):
         choices = output.get("choices") if isinstance(output, Mapping) else None
         message = choices[0].get("message") if isinstance(choices, list) and choices else None
         converted[RAW_REPLY] = message_text(message.get("content")) if isinstance(message, Mapping) else None
-        converted[ANSWERED_BY] = HARNESS_READ  # the scorer's letter: read from the reply its own way
+        scores = row.get("scores")
+        ours = isinstance(scores, Mapping) and INSPECT_READER in scores and converted[RAW_REPLY] is not None
+        # an exported setting task's reply is read as eval reads it; another scorer's letter is its own
+        converted[ANSWERED_BY] = EVAL_READ if ours else HARNESS_READ
         converted[SHOWN_PROMPT] = inspect_prompt(row)
         return converted, None
 

@@ -29,7 +29,8 @@ OVERWRITING = (
     ".predictions.overwrite.jsonl"  # an --overwrite run's log, until its results replace the old run
 )
 REQUESTS = "requests.jsonl"  # a remote backend's request cache, in the run folder
-SAMPLE_FOLDER = re.compile(r"sample-[0-9]+")  # one sample's run of an `eval --samples` run
+# one sample's run of an `eval --samples` run, or one epoch's of `score` of an inspect log of several
+SAMPLE_FOLDER = re.compile(r"(sample|epoch)-[0-9]+")
 RUN_KEYS = frozenset({"model", "dataset", "config", "options", "template_sha256"})  # what run.json holds
 
 

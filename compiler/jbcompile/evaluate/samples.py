@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..diagnostics import Diagnostic, DiagnosticError
+from ..outputs import Change, claim
 from ..paths import home_as_tilde
 from . import predictions as files
 from .requests import EvalRequest
@@ -44,9 +45,32 @@ def sample_request(request: EvalRequest, out: Path, k: int, seed: int) -> EvalRe
 
 
 def write_samples_results(
-    out: Path, runs: Sequence[Results], folders: Sequence[str], seeds: Sequence[int]
+    out: Path,
+    runs: Sequence[Results],
+    folders: Sequence[str],
+    seeds: Sequence[int | None],
+    whole: bool = False,
 ) -> tuple[Results, tuple[str, ...]]:
-    """results.json of the K runs in ``out`` (each metric's mean and sd), and the files of the folder."""
+    """results.json of the K runs in ``out`` (each metric's mean and sd), and the files of the folder.
+    ``whole``: every other file of a run there (an earlier run's report.md, predictions, other runs'
+    folders) goes in the same commit, as :func:`.run.write_outputs` replaces a run."""
+    results = samples_results(runs, folders, seeds)
+    content = files.dump_json(home_as_tilde(results.to_json()))
+    if not whole:
+        files.write_atomic(out / files.RESULTS, content)
+    else:
+        with claim(out) as place:  # inside the command's own claim of the folder
+            kept = {files.RESULTS, *folders}
+            changes: dict[Path, Change] = {out / files.RESULTS: content}
+            changes.update({e: None for e in out.iterdir() if e.name not in kept and files.is_run_file(e)})
+            place.commit(changes)
+    return results, ("results.json", *(f"{folder}/" for folder in folders))
+
+
+def samples_results(runs: Sequence[Results], folders: Sequence[str], seeds: Sequence[int | None]) -> Results:
+    """The results.json of runs of one evaluation, each in its folder: ``eval --samples K``'s sampled runs,
+    or the epochs of an inspect log that ``score`` reads (``seeds`` None: inspect keeps one seed). Every
+    metric's mean and sd over them, with ``metrics`` the mean (a run's intervals stay in its folder)."""
     mean, sd = over_runs([run.metrics for run in runs])
     content = {k: v for k, v in runs[0].to_json().items() if k not in ("metrics", "metrics_ci")}
     content["samples"] = {
@@ -57,7 +81,7 @@ def write_samples_results(
         "metrics_sd": sd,
     }
     content["metrics"] = mean  # what a reader of "metrics" expects: the mean
-    # every sample's warnings, each named by its folder (the first run's alone would hide the others')
+    # every run's warnings, each named by its folder (the first run's alone would hide the others')
     content.pop("warnings", None)
     warned = [
         {**warning.model_dump(mode="json", exclude_unset=True), "message": f"{folder}: {warning.message}"}
@@ -66,10 +90,12 @@ def write_samples_results(
     ]
     if warned:
         content["warnings"] = warned
-    content["backend"] = {**content["backend"], "usage": total_usage([r.to_json()["backend"] for r in runs])}
-    results = Results.model_validate(content)  # intervals are each sample's, in its folder
-    files.write_atomic(out / files.RESULTS, files.dump_json(home_as_tilde(results.to_json())))
-    return results, ("results.json", *(f"sample-{k}/" for k in range(1, len(runs) + 1)))
+    if "backend" in content:  # score's runs have none
+        content["backend"] = {
+            **content["backend"],
+            "usage": total_usage([r.to_json()["backend"] for r in runs]),
+        }
+    return Results.model_validate(content)
 
 
 def spread(values: Sequence[Any]) -> tuple[Any, Any]:

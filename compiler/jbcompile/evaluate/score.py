@@ -5,7 +5,7 @@ run folder (results.json, report.md, charts) like an eval run's."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from ..reading import PREDICTIONS, is_present
 from ..text import shortened
 from . import predictions as files
 from .formats import Adapted, adapt, duplicate_ids, format_name
-from .harness_logs import read_eval_file, several_epochs, unanswered
+from .harness_logs import by_epoch, read_eval_file, unanswered
 from .jsonfile import limited, read_json_records
 from .kind import (
     ANSWERED_BY,
@@ -49,6 +49,7 @@ from .requests import ScoreRequest, check_score_out, check_score_request, score_
 from .results import SCHEMA_VERSION, Results, RunWarning, library_versions, metrics_block
 from .resume import DECODING
 from .run import RunResult, cut_replies_warning, write_outputs
+from .samples import write_samples_results
 
 SCORE_FILES = ("results.json", "predictions.jsonl", "report.md", "charts/")
 
@@ -87,7 +88,6 @@ def read_jsonl_strict(path: Path) -> list[tuple[int, dict[str, Any]]]:
     if lines.problems:
         raise DiagnosticError(limited(lines.problems))
     failed = unanswered(str(path), lines.records, lines.members)  # an inspect JSON log of a failed run
-    failed = failed or several_epochs(str(path), lines.records)  # … or of several epochs
     if failed:
         raise DiagnosticError(failed)
     if not lines.records:
@@ -112,9 +112,69 @@ def run_score(request: ScoreRequest) -> RunResult:
     return _score(request)  # nothing is written before the folder is held: a stop before says so
 
 
+@dataclass(frozen=True)
+class Scored:
+    """One run's scoring, before it is written: its results, kind, records and warnings."""
+
+    results: Results
+    kind: EvalKind
+    records: list[Record]
+    warnings: list[RunWarning]
+
+
 def _score(request: ScoreRequest) -> RunResult:
+    epochs = by_epoch(str(request.predictions), read_jsonl_strict(request.predictions))
+    if len(epochs) > 1:  # an inspect log of --epochs N: each epoch a run of its own, then their mean
+        return _score_epochs(request, [_scored(request, rows) for rows in epochs])
+    scored = _scored(request, epochs[0])
+    out = request.out_folder
+    # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
+    # files.writing turns it into EV102 before the account is added)
+    with (
+        files.writing(out),
+        writing([Output("--out", out)], score_inputs(request), "score"),
+        files.telling_what_is_kept(out, "score"),
+        files.writing(out),
+    ):
+        problems = check_score_out(request)  # again, now that the folder is held
+        if problems:
+            raise DiagnosticError(problems)
+        # the rows as scored, in eval's format: `compare` runs its paired tests on them
+        also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(scored.records)}
+        # a run held there (an earlier score, or an eval run with --overwrite) is replaced whole
+        write_outputs(out, scored.results, scored.kind, also, whole=True)
+    return RunResult(scored.results, out, SCORE_FILES, tuple(w.said() for w in scored.warnings))
+
+
+def _score_epochs(request: ScoreRequest, epochs: Sequence[Scored]) -> RunResult:
+    """An inspect log of several epochs, as ``eval --samples K`` writes its K runs: each epoch's run in
+    ``epoch-k/`` (results.json, predictions.jsonl, report.md, charts), and results.json with every
+    metric's mean and sd over the epochs (:func:`.samples.samples_results`) — the mean is what the
+    exported task reports under ``--epochs N``."""
+    out = request.out_folder
+    folders = [f"epoch-{k}" for k in range(1, len(epochs) + 1)]
+    with (
+        files.writing(out),
+        writing([Output("--out", out)], score_inputs(request), "score"),
+        files.telling_what_is_kept(out, "score"),
+        files.writing(out),
+    ):
+        problems = check_score_out(request)
+        if problems:
+            raise DiagnosticError(problems)
+        for folder, epoch in zip(folders, epochs, strict=True):
+            also: dict[Path, Change] = {out / folder / files.PREDICTIONS: files.json_lines(epoch.records)}
+            write_outputs(out / folder, epoch.results, epoch.kind, also, whole=True)
+        results, written = write_samples_results(
+            out, [e.results for e in epochs], folders, [None] * len(epochs), whole=True
+        )
+    warnings = dict.fromkeys(w.said() for epoch in epochs for w in epoch.warnings)
+    return RunResult(results, out, written, tuple(warnings))
+
+
+def _scored(request: ScoreRequest, rows: list[tuple[int, dict[str, Any]]]) -> Scored:
     where = str(request.predictions)
-    adapted = adapt(read_jsonl_strict(request.predictions), where, request.prediction_field)
+    adapted = adapt(rows, where, request.prediction_field)
     if adapted.problems:
         raise DiagnosticError(limited(adapted.problems))
     raw, lines, detected, joined = _joined(request, adapted)
@@ -218,23 +278,7 @@ def _score(request: ScoreRequest) -> RunResult:
         carried.append(RunWarning.of(partial))
     if carried:  # what changes how the eval run's figures read changes these too
         results.warnings = carried
-    out = request.out_folder
-    # every stop says what is on disk, looked at once the folder is held (a failed write too: the inner
-    # files.writing turns it into EV102 before the account is added)
-    with (
-        files.writing(out),
-        writing([Output("--out", out)], score_inputs(request), "score"),
-        files.telling_what_is_kept(out, "score"),
-        files.writing(out),
-    ):
-        problems = check_score_out(request)  # again, now that the folder is held
-        if problems:
-            raise DiagnosticError(problems)
-        # the rows as scored, in eval's format: `compare` runs its paired tests on them
-        also: dict[Path, Change] = {out / files.PREDICTIONS: files.json_lines(records)}
-        # a run held there (an earlier score, or an eval run with --overwrite) is replaced whole
-        write_outputs(out, results, kind, also, whole=True)
-    return RunResult(results, out, SCORE_FILES, tuple(warning.said() for warning in carried))
+    return Scored(results, kind, records, carried)
 
 
 def _run_warnings(

@@ -74,6 +74,6 @@ EXPORT = HarnessExport(
     option_labels=OPTION_NUMBERS,
     cannot="The `detect` task, the `cot` setting (its answer and evidence are read from 【】 spans), "
     "few-shot examples drawn per category, and the cluster-bootstrap intervals of `jbcompile score` are not "
-    "exported. inspect's `multiple_choice()` solver writes its own "
-    "prompt (lettered options, `ANSWER: X`), so the inspect task has no prompt settings.",
+    "exported. inspect's `multiple_choice()` task sends that solver's own "
+    "prompt (lettered options, `ANSWER: X`); its setting tasks send jbcompile's.",
 )

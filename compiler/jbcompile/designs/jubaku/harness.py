@@ -76,6 +76,6 @@ EXPORT = HarnessExport(
     option_labels=LETTERS,
     cannot="Few-shot prompts and the cluster-bootstrap intervals of `jbcompile score` are not exported. "
     "The fluctuation rates need every variant of a case in one run: "
-    "`--limit` cuts cases apart. inspect's `multiple_choice()` solver writes its own prompt (lettered "
-    "options, `ANSWER: X`), so the inspect task has no prompt settings.",
+    "`--limit` cuts cases apart. inspect's `multiple_choice()` task sends that solver's own prompt "
+    "(lettered options, `ANSWER: X`); its setting tasks send jbcompile's.",
 )
