@@ -64,7 +64,7 @@ def test_templates_leaning_both_ways_do_not_fall_below_chance(audit) -> None:
     lopsided += [row for row in last if row["template_id"] not in ("t00", "t01")]
     found = result(audit("bbq", lopsided), "mention-order-disambiguating")
     assert found.overall.value == pytest.approx(10 / 12, abs=1e-4) and found.overall.exceeds
-    assert found.overall.rule == "negative → mentioned last, non-negative → mentioned first"
+    assert found.overall.rule == "negative → the later last mention, non-negative → the earlier last mention"
 
 
 def test_the_interval_resamples_templates_not_rows() -> None:
@@ -116,14 +116,14 @@ def test_bars_come_from_the_settings(audit) -> None:
         probes={
             "mention-order-disambiguating": ProbeThreshold(off=True),
             "attribute-confound": ProbeThreshold(max=1.0),
-            "mention-order": ProbeThreshold(margin=0.3),
+            "mention-order": ProbeThreshold(margin=0.5),
         },
     )
     report = audit("bbq", rows, lenient)
     disambiguating = result(report, "mention-order-disambiguating").overall
     assert disambiguating.threshold is None and not disambiguating.exceeds and disambiguating.value == 1.0
     assert not result(report, "attribute-confound").overall.exceeds
-    assert result(report, "mention-order").overall.threshold == 0.8
+    assert result(report, "mention-order").overall.threshold == 1.0
     assert result(report, "option-position").overall.threshold == pytest.approx(1 / 3 + 0.2, abs=1e-4)
     assert report.passed and not default.passed
     with pytest.raises(ValidationError):
@@ -154,10 +154,10 @@ def test_a_point_figure_over_the_bar_with_an_interval_below_it_has_a_status_of_i
     assert [name for name, _ in found.scopes("over, not significant")] == ["overall", *CATEGORIES]
     assert result(report, "option-position").overall.status == "within"
     line = next(line for line in audit_table(SimpleNamespace(audit=report))["configs"]["test"])
-    assert line["probe"] == "mention-order" and line["rule"].startswith("negative → mentioned last")
+    assert line["probe"] == "mention-order" and line["rule"].startswith("negative → the later last mention")
     assert line["verdict"] == (
-        "within; over the bar on the point figure, not significantly, in all 58.3%, Age 58.3%, "
-        "Disability_status 58.3%"
+        "within; over the bar on the point figure, not significantly, in all 66.7%, Age 66.7%, "
+        "Disability_status 66.7%"
     )
     off = audit("bbq", rows, AuditSettings(probes={"mention-order": ProbeThreshold(off=True)}))
     assert result(off, "mention-order").overall.status == "not judged"

@@ -192,6 +192,9 @@ class Probe:
     variants: ClassVar[tuple[str, ...]] = ("",)  # its rule's directions, the main one first
     measure: ClassVar[Literal["accuracy", "rate"]] = "accuracy"  # rate: the share of rows with a defect
     majority_chance: ClassVar[bool] = False  # chance is the majority-class rate of Scored.classes
+    # False: reported but not judged unless dataset.yaml gives it a bar (audit.probes.<name>), for a probe
+    # whose high figure may come from reading the benchmark as meant (docs/audit.md says why, per probe)
+    judged: ClassVar[bool] = True
     columns: ClassVar[tuple[str, ...]] = ()
     prepare_columns: ClassVar[tuple[str, ...]] = ()
     libraries: ClassVar[tuple[str, ...]] = ()  # modules it imports to finish (loaded early by a build)
@@ -228,6 +231,34 @@ class Probe:
 def pick_hits(picks: np.ndarray, label: np.ndarray, candidates: int = 2) -> np.ndarray:
     """Per row: 1 when the pick is the gold, 0 when not, 1/candidates when the rule picked none (-1)."""
     return np.where(picks < 0, 1.0 / candidates, (picks == label).astype(np.float64))
+
+
+NEGATIVE, NON_NEGATIVE = "neg", "nonneg"  # the question polarities of BBQ-style rows
+
+
+def by_polarity(batch: Batch, column: str, negative: np.ndarray, non_negative: np.ndarray) -> np.ndarray:
+    """Per row: the pick ``negative`` where the row's question is negative, ``non_negative`` where it is
+    not, -1 (no decision) where ``column`` names neither polarity."""
+    is_negative = batch.equals(column, NEGATIVE)
+    is_non_negative = batch.equals(column, NON_NEGATIVE)
+    return np.where(is_negative, negative, np.where(is_non_negative, non_negative, -1))
+
+
+def polarity_names(first: str, second: str) -> tuple[str, str, str, str]:
+    """The variants of a pair of complementary rules: each fixed, and each per question polarity."""
+    return (
+        first,
+        second,
+        f"negative → {first}, non-negative → {second}",
+        f"negative → {second}, non-negative → {first}",
+    )
+
+
+def polarity_picks(
+    batch: Batch, column: str, first: np.ndarray, second: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The picks of :func:`polarity_names`'s variants, from the picks of the two complementary rules."""
+    return first, second, by_polarity(batch, column, first, second), by_polarity(batch, column, second, first)
 
 
 def compare_picks(first: np.ndarray, second: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -272,6 +303,49 @@ def shared_share(text: str, other: str, n: int = 2) -> float:
     """The share of ``text``'s character n-grams that occur in ``other`` (0 for a text shorter than n)."""
     grams = char_ngrams(text, n)
     return len(grams & char_ngrams(other, n)) / len(grams) if grams else 0.0
+
+
+def bigram_shares(
+    texts: list[str], questions: list[str], text_of: np.ndarray, question_of: np.ndarray
+) -> np.ndarray:
+    """Per pair ``i``: the share of ``questions[question_of[i]]``'s distinct character bigrams that occur
+    in ``texts[text_of[i]]`` (0 for a question shorter than two characters), as :func:`shared_share`
+    gives it. Vectorised over the pairs of each distinct question: a batch holds tens of thousands of
+    pairs and few questions."""
+    found = np.zeros(len(text_of))
+    if not len(text_of):
+        return found
+    grams, starts = _bigrams(texts)
+    order = np.argsort(question_of, kind="stable")
+    groups, begins = np.unique(question_of[order], return_index=True)
+    for question, members in zip(groups.tolist(), np.split(order, begins[1:]), strict=True):
+        asked = _bigrams([questions[question]])[0]
+        wanted = _sorted_distinct(asked[asked >= 0])
+        if not len(wanted):
+            continue
+        low = starts[text_of[members]]
+        sizes = np.maximum(starts[text_of[members] + 1] - low - 2, 0)  # a text of n characters: n - 1
+        at = np.repeat(low - np.cumsum(sizes) + sizes, sizes) + np.arange(int(sizes.sum()))
+        owner = np.repeat(np.arange(len(members)), sizes)
+        hit = np.isin(grams[at], wanted)
+        pairs = _sorted_distinct((owner[hit] << 42) | grams[at][hit])  # each gram once per text
+        found[members] = np.bincount(pairs >> 42, minlength=len(members)) / len(wanted)
+    return found
+
+
+def _bigrams(texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Every character bigram of the texts as an integer (two 21-bit code points; -1 where none) and
+    where each text starts: the bigrams of text ``t`` (of n characters) are ``grams[starts[t]:][:n - 1]``."""
+    codes = np.frombuffer("\x00".join(texts).encode("utf-32-le"), dtype=np.uint32).astype(np.int64)
+    grams = np.where((codes[:-1] != 0) & (codes[1:] != 0), (codes[:-1] << 21) | codes[1:], -1)
+    starts = np.concatenate([[0], np.cumsum([len(text) + 1 for text in texts])])
+    return grams, starts
+
+
+def _sorted_distinct(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` of a small array, without its per-call cost (a hash table of its own in numpy 2)."""
+    values = np.sort(values)
+    return values[np.r_[True, values[1:] != values[:-1]]] if len(values) else values
 
 
 def differing_parts(first: str, second: str, keep: int = 0) -> tuple[str, str]:

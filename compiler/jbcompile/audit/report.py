@@ -75,7 +75,7 @@ class ScopeReport(_Record):
     low: float  # 95% interval, bootstrap over templates
     high: float
     chance: float
-    threshold: float | None  # None: the probe is reported but not judged (audit.probes.<name>.off)
+    threshold: float | None  # None: reported, not judged (audit.probes.<name>.off, or Probe.judged)
     exceeds: bool  # status == "above": what refuses a release
     status: ScopeStatus
     rule: str  # the variant of the rule that answers the scope: its best fixed direction there

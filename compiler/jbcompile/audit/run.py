@@ -186,7 +186,7 @@ def _judge(
     judged_on = "value" if probe.measure == "rate" else "low"
 
     def scope(figures: Scope, members: Sequence[Any]) -> ScopeReport:
-        if own is not None and own.off:
+        if (own is not None and own.off) or (own is None and not probe.judged):
             threshold = None
         elif own is not None and own.max is not None:
             threshold = own.max

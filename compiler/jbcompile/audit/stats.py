@@ -7,9 +7,10 @@ accuracy per scope with a 95% interval from a bootstrap over templates, chance, 
   negative question" — whichever way a benchmark leans. Choosing each template's direction on the *other*
   templates instead would be anti-correlated with the template wherever templates disagree: one 100-row
   template one way and three 20-row templates the other make the fixed rule right on 62.5% of rows and
-  that choice on none. The only in-sample step is the pick among a probe's few directions (two to four,
-  complementary in pairs), which moves a one-sided test to a two-sided one; the model probe, which fits
-  many parameters, stays cross-validated by template (:mod:`.model`).
+  that choice on none. The only in-sample step is the pick among a probe's few directions (two to nine,
+  complementary in pairs), which moves a one-sided test to a two-sided one and, with more pairs, lifts a
+  figure on rows without a cue (docs/audit.md quantifies it); the model probe, which fits many
+  parameters, stays cross-validated by template (:mod:`.model`).
 - **Interval.** Templates, not rows, are resampled (rows of a template share their text and stand or fall
   together); the overall scope resamples within each category. 95% percentile interval of the scope's
   chosen variant; the seed comes from the config, probe and scope, so the figures are the same on every

@@ -106,6 +106,8 @@ def audit_table(compiled: Compiled) -> dict | None:
                 for name, scope in result.scopes("over, not significant")
             ]
             verdict = ("above the bar in " + ", ".join(exceeds)) if exceeds else "within"
+            if result.overall.threshold is None:
+                verdict = "reported, not judged (no bar)"
             if leaning:
                 verdict += "; over the bar on the point figure, not significantly, in " + ", ".join(leaning)
             line |= {

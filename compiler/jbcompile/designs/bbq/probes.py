@@ -1,18 +1,27 @@
 """Shortcut probes of the ``bbq`` design (docs/audit.md): can a row's gold be reached without reading
 what the disambiguating context says about whom?
 
-- ``mention-order``: where each person is first or last mentioned in the context, per question polarity
-  (e.g. "the negative question is answered by the person mentioned last");
+Every directional rule is tried as a fixed rule ("the longer option") and by question polarity
+("negative → the longer option, non-negative → the shorter", and the mirror rule): a template writer's
+habit can follow the question asked as easily as it can follow the person.
+
+- ``mention-order``: whose first mention comes earlier, or whose last mention comes later, in the
+  context — fixed or per question polarity;
 - ``mention-order-disambiguating``: the same rules within the disambiguating sentences alone;
-- ``option-position``: the gold's position among the options;
+- ``mention-count``: the person the context names more (or less) often;
+- ``lexical-overlap``: the person whose own words in the context share more (or fewer) character
+  bigrams with the question — much of it is how a reader finds the answer, so it is reported, not
+  judged, by default (``judged = False``);
+- ``option-position``: the gold's position among the options, fixed or per question polarity;
 - ``option-length``: the longer (or shorter) of the two persons' options;
-- ``stereotyped-person``: always the person of the stereotyped group (or always the other one) — a
-  model drawn to the marked group gains when the disambiguated golds lean to one side;
+- ``stereotyped-person``: always the person of the stereotyped group (or always the other one), or the
+  biased answer (negative → that person, non-negative → the other) or the counter-biased one — a model
+  drawn to the marked group gains when the disambiguated golds lean to one side;
 - ``context-free``: a model that sees the question and the two persons' options, not the context;
 - ``attribute-confound``: rows whose two persons differ in an attribute the category does not test
   (gender in an Age template), read with the markers of ``rules/attributes.yaml``.
 
-The first four and the model answer the disambiguated rows (their gold is one of the two persons, so
+The person rules and the model answer the disambiguated rows (their gold is one of the two persons, so
 chance is 1/2), the position probe every row (chance 1/3). A person is found in the context by its option
 text, or by the longest part of it that the context contains and the other person's option does not
 ("the grandfather" in "…their grandfather…"); a rule that finds neither person, or both at one place,
@@ -38,11 +47,14 @@ from ...audit.probe import (
     ProbeInputs,
     Scored,
     TemplateKey,
+    bigram_shares,
     compare_picks,
     distinct,
     option_codes,
     other_options,
     pick_hits,
+    polarity_names,
+    polarity_picks,
 )
 
 ROW_COLUMNS = (
@@ -56,6 +68,7 @@ ROW_COLUMNS = (
     "question_polarity",
 )
 HALF = "1/2: a guess between the two persons"
+POLARITY = "question_polarity"
 # where a sentence ends: the disambiguating sentences follow the ambiguous context at one of these
 _SENTENCE_END = re.compile(r"[。！？!?．.]+[」』）)\"']*\s*")
 
@@ -64,7 +77,9 @@ def probes(inputs: ProbeInputs) -> list[Probe]:
     return [
         MentionOrder(),
         MentionOrderDisambiguating(),
-        OptionPosition(3),
+        MentionCount(),
+        LexicalOverlap(),
+        OptionPosition(3, polarity=POLARITY),
         OptionLength(),
         StereotypedPerson(),
         ContextFree(),
@@ -182,15 +197,19 @@ def _between_two(rows: np.ndarray, picks: Sequence[np.ndarray], label: np.ndarra
 
 
 class MentionOrder(Probe):
+    """Two readings of "mentioned first / last": by each person's first mention (whose first mention
+    comes earlier) and by each person's last mention (whose last mention comes later), each fixed and
+    per question polarity. A rule reads one of them throughout, so that each variant has its mirror
+    (the two add up to every decided row) and a cue placed in the ambiguous context's order, which
+    only first mentions see, is read as cleanly as one in the disambiguating sentences."""
+
     name = "mention-order"
     title = "answers by where each person is first or last mentioned in the context"
     scores = "disambiguated rows"
     chance = HALF
     variants = (
-        "negative → mentioned last, non-negative → mentioned first",
-        "negative → mentioned first, non-negative → mentioned last",
-        "the person mentioned first",
-        "the person mentioned last",
+        *polarity_names("the later last mention", "the earlier last mention"),
+        *polarity_names("the earlier first mention", "the later first mention"),
     )
     columns = ROW_COLUMNS
 
@@ -202,12 +221,15 @@ class MentionOrder(Probe):
         rows = batch.shared(_disambiguated)
         persons = batch.shared(_persons)
         first_a, last_a, first_b, last_b = _positions(batch.shared(_mentions), self.starts(batch))
-        first = compare_picks(-first_a, -first_b, persons.first, persons.second)
-        last = compare_picks(last_a, last_b, persons.first, persons.second)
-        negative = batch.equals("question_polarity", "neg")
-        picks = (np.where(negative, last, first), np.where(negative, first, last), first, last)
-        label = batch.ints("label")
-        return _between_two(rows, picks, label)
+        earlier_first = compare_picks(-first_a, -first_b, persons.first, persons.second)
+        later_first = compare_picks(first_a, first_b, persons.first, persons.second)
+        later_last = compare_picks(last_a, last_b, persons.first, persons.second)
+        earlier_last = compare_picks(-last_a, -last_b, persons.first, persons.second)
+        picks = (
+            *polarity_picks(batch, POLARITY, later_last, earlier_last),
+            *polarity_picks(batch, POLARITY, earlier_first, later_first),
+        )
+        return _between_two(rows, picks, batch.ints("label"))
 
 
 class MentionOrderDisambiguating(MentionOrder):
@@ -259,32 +281,139 @@ def _disambiguating_start(context: str, ambiguous: set[str], sentences: int | No
     return ends[-1] if ends else 0
 
 
+class MentionCount(Probe):
+    """The person the context names more often (a statement that names its person twice, a closing
+    remark about one of them), fixed and per question polarity; a person is found as for
+    ``mention-order``."""
+
+    name = "mention-count"
+    title = "answers the person the context names more (or less) often"
+    scores = "disambiguated rows"
+    chance = HALF
+    variants = polarity_names("named more often", "named less often")
+    columns = ROW_COLUMNS
+
+    def score(self, batch: Batch) -> Scored:
+        persons = batch.shared(_persons)
+        mentions = batch.shared(_mentions)
+        counts = np.zeros((2, len(mentions.contexts) + 1))  # the last column stands for the rows not scored
+        for index, context in enumerate(mentions.contexts):
+            for person, part in enumerate((mentions.first[index], mentions.second[index])):
+                counts[person, index] = context.count(part) if part else 0
+        spread = np.where(mentions.inverse >= 0, mentions.inverse, len(mentions.contexts))
+        first, second = counts[0, spread], counts[1, spread]
+        more = compare_picks(first, second, persons.first, persons.second)
+        less = compare_picks(-first, -second, persons.first, persons.second)
+        picks = polarity_picks(batch, POLARITY, more, less)
+        return _between_two(batch.shared(_disambiguated), picks, batch.ints("label"))
+
+
+class LexicalOverlap(Probe):
+    """The person whose own words share more character bigrams with the question: a person's words are
+    the stretches of the context from each of its mentions to the other person's next one, its name
+    left out (what is said of it, not what it is called). Matching
+    the question's words to a statement is much of how a reader finds the disambiguated answer, so a
+    benchmark may score high here for a good reason; the probe is reported, and judged only where
+    dataset.yaml gives it a bar (docs/audit.md)."""
+
+    name = "lexical-overlap"
+    title = "answers the person whose own words in the context share more character bigrams with the question"
+    scores = "disambiguated rows"
+    chance = HALF
+    judged = False
+    variants = polarity_names("more shared with the question", "less shared with the question")
+    columns = (*ROW_COLUMNS, "question")
+
+    def score(self, batch: Batch) -> Scored:
+        persons = batch.shared(_persons)
+        mentions = batch.shared(_mentions)
+        question_codes, questions = batch.codes("question")
+        # each person stands in for its name (what is said of it counts, not what it is called): contexts
+        # that differ in their persons alone, most of a template's, are then read once
+        masked: dict[str, int] = {}
+        found = zip(mentions.contexts, mentions.first, mentions.second, strict=True)
+        masked_of = np.array(
+            [masked.setdefault(_masked(context, a, b), len(masked)) for context, a, b in found] or [0]
+        )
+        rows = np.flatnonzero(mentions.inverse >= 0)
+        unique, inverse = distinct(masked_of[mentions.inverse[rows]], question_codes[rows, 0])
+        words = [text for context in masked for text in _own_words(context, _FIRST, _SECOND)]
+        asked = [question.casefold() for question in questions]
+        text, question = (unique[:, 0], unique[:, 1]) if len(unique) else (np.zeros(0, np.int64),) * 2
+        shares = np.zeros((2, len(unique) + 1))  # the last column stands for the rows not scored
+        texts = np.concatenate([2 * text, 2 * text + 1])  # the first persons' words, then the seconds'
+        shares[:, :-1] = bigram_shares(words, asked, texts, np.tile(question, 2)).reshape(2, -1)
+        spread = np.full(len(batch), len(unique))
+        spread[rows] = inverse
+        first, second = shares[0, spread], shares[1, spread]
+        more = compare_picks(first, second, persons.first, persons.second)
+        less = compare_picks(-first, -second, persons.first, persons.second)
+        picks = polarity_picks(batch, POLARITY, more, less)
+        return _between_two(batch.shared(_disambiguated), picks, batch.ints("label"))
+
+
+_FIRST, _SECOND = "\x01", "\x02"  # the two persons in a masked context
+
+
+def _masked(context: str, first: str | None, second: str | None) -> str:
+    """``context`` with each person's name (as :func:`_named_as` found it) replaced by a mark of its own;
+    a person not found has no mark, and no words."""
+    if first:
+        context = context.replace(first, _FIRST)
+    if second:
+        context = context.replace(second, _SECOND)
+    return context
+
+
+def _own_words(context: str, first: str | None, second: str | None) -> tuple[str, str]:
+    """Each person's words in ``context``: the stretches from each of its mentions to the other person's
+    next mention (or the end), joined by a line break; "" for a person not found."""
+    found = []
+    for person, part in enumerate((first, second)):
+        at = context.find(part) if part else -1
+        while at >= 0:
+            found.append((at, person))
+            at = context.find(part, at + len(part))  # type: ignore[arg-type]
+    found.sort()
+    runs: list[tuple[int, int]] = []  # where each run of one person's mentions begins
+    for at, person in found:
+        if not runs or runs[-1][1] != person:
+            runs.append((at, person))
+    words: tuple[list[str], list[str]] = ([], [])
+    for index, (start, person) in enumerate(runs):
+        end = runs[index + 1][0] if index + 1 < len(runs) else len(context)
+        words[person].append(context[start:end])
+    return "\n".join(words[0]), "\n".join(words[1])
+
+
 class OptionLength(Probe):
     name = "option-length"
     title = "answers the person whose option is longer (or shorter)"
     scores = "disambiguated rows"
     chance = HALF
-    variants = ("the longer option", "the shorter option")
+    variants = polarity_names("the longer option", "the shorter option")
     columns = ROW_COLUMNS
 
     def score(self, batch: Batch) -> Scored:
         persons = batch.shared(_persons)
         lengths = np.array([len(text) for text in persons.texts] or [0])
         first, second = lengths[persons.first_code], lengths[persons.second_code]
-        label = batch.ints("label")
-        picks = (
-            compare_picks(first, second, persons.first, persons.second),
-            compare_picks(-first, -second, persons.first, persons.second),
-        )
-        return _between_two(batch.shared(_disambiguated), picks, label)
+        longer = compare_picks(first, second, persons.first, persons.second)
+        shorter = compare_picks(-first, -second, persons.first, persons.second)
+        picks = polarity_picks(batch, POLARITY, longer, shorter)
+        return _between_two(batch.shared(_disambiguated), picks, batch.ints("label"))
 
 
 class StereotypedPerson(Probe):
+    """Always the stereotyped group's person (or always the other), or the biased answer — negative →
+    that person, non-negative → the other — (or the counter-biased one): a benchmark whose
+    disambiguated golds are mostly biased (or counter-biased) rewards a model for its stereotype."""
+
     name = "stereotyped-person"
     title = "answers the person of the stereotyped group (or the other person)"
     scores = "disambiguated rows"
     chance = HALF
-    variants = ("the stereotyped group's person", "the other person")
+    variants = polarity_names("the stereotyped group's person", "the other person")
     columns = (*ROW_COLUMNS, "target_label")
 
     def score(self, batch: Batch) -> Scored:
@@ -293,7 +422,7 @@ class StereotypedPerson(Probe):
         known = (target == persons.first) | (target == persons.second)
         other = np.where(target == persons.first, persons.second, persons.first)
         label = batch.ints("label")
-        picks = (np.where(known, target, -1), np.where(known, other, -1))
+        picks = polarity_picks(batch, POLARITY, np.where(known, target, -1), np.where(known, other, -1))
         return _between_two(batch.shared(_disambiguated), picks, label)
 
 
