@@ -13,10 +13,12 @@ accuracy per scope with a 95% interval from a bootstrap over templates, chance, 
   parameters, stays cross-validated by template (:mod:`.model`).
 - **Interval.** Templates, not rows, are resampled (rows of a template share their text and stand or fall
   together); the overall scope resamples within each category. 95% percentile interval of the scope's
-  chosen variant; the seed comes from the config, probe and scope, so the figures are the same on every
-  run. A bootstrap over one or two templates collapses to a point, so the interval reported is the wider
-  of it and a Wilson score interval over the rows: with many templates the bootstrap is the wider, with
-  few the rows' interval is.
+  chosen variant, made simultaneous over the pick: with k complementary pairs of directions each tail is
+  2.5%/k (Bonferroni, :func:`pick_tail`), so a scope without a cue clears its bar no more often with
+  nine directions than with two; the seed comes from the config, probe and scope, so the figures are
+  the same on every run. A bootstrap over one or two templates collapses to a point, so the interval
+  reported is the wider of it and a Wilson score interval over the rows: with many templates the
+  bootstrap is the wider, with few the rows' interval is.
 - **Chance.** The mean over the scored rows of what a uniform guess among the probe's candidates scores,
   or, for a probe with a binary target, the scope's majority-class rate.
 """
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 
@@ -75,6 +78,7 @@ def figures(
     keys = sorted(tally.sums)
     if not keys:
         return None
+    tail = pick_tail(len(variants))
     sums = np.stack([tally.sums[key] for key in keys])
     categories = sorted({category for category, _ in keys})
     category_of = np.array([categories.index(category) for category, _ in keys])
@@ -90,9 +94,9 @@ def figures(
         chosen = choose_variant(sums[members, HITS:])
         hits = sums[members, HITS + chosen]
         low, high = bootstrap(
-            hits, rows, category_of[members], resamples, stable_hash("audit", *seed_parts, name)
+            hits, rows, category_of[members], resamples, stable_hash("audit", *seed_parts, name), tail
         )
-        row_low, row_high = wilson(float(hits.sum()), float(total))
+        row_low, row_high = wilson(float(hits.sum()), float(total), tail)
         low, high = min(low, row_low), max(high, row_high)
         values = hits / rows
         order = sorted(range(len(members)), key=lambda i: (-values[i], -rows[i], keys[members[i]]))
@@ -120,6 +124,14 @@ def figures(
     )
 
 
+def pick_tail(variants: int) -> float:
+    """Each tail of the interval of the direction a scope picks among ``variants``: 2.5% for one pair,
+    2.5%/k for k pairs (Bonferroni). Reporting the best of k pairs is k two-sided tests at once; without
+    the correction a scope without a cue clears its bar three times as often with four pairs as with
+    one (benchmarks/audit_pick_null.py), and a release would be refused for noise."""
+    return 0.025 / max(1, math.ceil(variants / 2))
+
+
 def choose_variant(hits: np.ndarray) -> int:
     """The variant with most hits over these templates' rows (the first on ties; sums are rounded so
     that float noise does not break a tie)."""
@@ -130,26 +142,28 @@ def choose_variant(hits: np.ndarray) -> int:
 Z_975 = 1.959963984540054
 
 
-def wilson(hits: float, rows: float) -> tuple[float, float]:
-    """95% Wilson score interval of hits/rows, treating rows as independent: scipy's
-    ``binomtest(…).proportion_ci(method="wilson")`` to the last bit (a test holds them equal), written
-    out because importing scipy.stats costs a build half a second on its critical path (the audit's
-    model, which imports it, loads in a side process)."""
+def wilson(hits: float, rows: float, tail: float = 0.025) -> tuple[float, float]:
+    """Wilson score interval of hits/rows (95% by default: ``tail`` on each side), treating rows as
+    independent: scipy's ``binomtest(…).proportion_ci(method="wilson")`` to the last bit (a test holds
+    them equal), written out because importing scipy.stats costs a build half a second on its critical
+    path (the audit's model, which imports it, loads in a side process)."""
+    z = Z_975 if tail == 0.025 else NormalDist().inv_cdf(1 - tail)
     successes = int(round(hits))
     trials = max(int(round(rows)), successes, 1)
     share = successes / trials
-    denominator = 2 * (trials + Z_975**2)
-    centre = (2 * trials * share + Z_975**2) / denominator
-    half = Z_975 / denominator * math.sqrt(4 * trials * share * (1 - share) + Z_975**2)
+    denominator = 2 * (trials + z**2)
+    centre = (2 * trials * share + z**2) / denominator
+    half = z / denominator * math.sqrt(4 * trials * share * (1 - share) + z**2)
     low = 0.0 if successes == 0 else centre - half
     high = 1.0 if successes == trials else centre + half
     return low, high
 
 
 def bootstrap(
-    hits: np.ndarray, rows: np.ndarray, strata: np.ndarray, resamples: int, seed: int
+    hits: np.ndarray, rows: np.ndarray, strata: np.ndarray, resamples: int, seed: int, tail: float = 0.025
 ) -> tuple[float, float]:
-    """95% percentile interval of sum(hits)/sum(rows), resampling templates within each stratum."""
+    """Percentile interval of sum(hits)/sum(rows) (95% by default: ``tail`` on each side), resampling
+    templates within each stratum."""
     rng = np.random.default_rng(seed)
     got = np.zeros(resamples)
     total = np.zeros(resamples)
@@ -159,5 +173,5 @@ def bootstrap(
         got += hits[picks].sum(axis=1)
         total += rows[picks].sum(axis=1)
     values = got / total
-    low, high = np.quantile(values, [0.025, 0.975])
+    low, high = np.quantile(values, [tail, 1 - tail])
     return float(low), float(high)
