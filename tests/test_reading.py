@@ -247,6 +247,7 @@ def _commands(tmp_path: Path, fifo: Path) -> dict[str, tuple[list[str], str]]:
     sources = _sources(tmp_path)
     fifo_sources = _sources(tmp_path / "fifo")
     _replace_by_fifo(fifo_sources / "templates" / "Age" / "age-work.yaml")
+    fifo_in_sources = fifo_sources / "templates" / "Age" / "age-work.yaml"
     cards = tmp_path / "cards"
     cards.mkdir()
     os.mkfifo(cards / "README.md.j2")
@@ -272,7 +273,11 @@ def _commands(tmp_path: Path, fifo: Path) -> dict[str, tuple[list[str], str]]:
             ["import", "bbq-templates", str(templates), "--names-from", f, "--out", out],
             "F002",
         ),
-        "translate": (["translate", f, "--sources", str(sources), "--dry-run"], "F002"),
+        # a named path outside --sources is TR015 before it is opened: the FIFO stands inside them
+        "translate": (
+            ["translate", str(fifo_in_sources), "--sources", str(fifo_sources), "--dry-run"],
+            "F002",
+        ),
         "score": (["score", f], "F002"),
         "eval --dataset FILE": (["eval", "--model", str(model), "--dataset", f], "F002"),
         "eval --dataset FOLDER": (["eval", "--model", str(model), "--dataset", str(dataset)], "F002"),

@@ -134,6 +134,15 @@ def parquet_table(source: Any, kind: FileKind, shown: str) -> Any:
     return pa.Table.from_batches(list(parquet_batches(file, kind, shown)), schema=file.schema_arrow)
 
 
+def parquet_row_count(path: Path | str, kind: FileKind, shown: str | None = None) -> int:
+    """The rows a parquet file's footer declares, read from a checked regular file within ``kind``'s
+    limit (the data itself is not decoded: a count, not the rows)."""
+    import pyarrow.parquet as pq
+
+    check_file(path, kind, shown)
+    return int(pq.ParquetFile(path).metadata.num_rows)
+
+
 def check_file(path: Path | str, kind: FileKind, shown: str | None = None) -> int:
     """The size of the regular file ``path``; DiagnosticError when it is not one, or above ``kind``'s
     limit. OSError (missing, no permission) is left to the caller, which knows what the file was for."""

@@ -398,6 +398,9 @@ def _partial_coverage(
     the categories left out, never refused (a part scored on purpose is common)."""
     if joined is None:
         return None
+    chosen = _run_settings(request)
+    if chosen.get("limit") or chosen.get("sample"):  # an eval run's own --limit/--sample: its results say so
+        return None
     rows = joined.rows_for(task)
     given = {str(record.get("example_id")) for record in raw}
     left = [row for row in rows if str(row.get("example_id")) not in given]

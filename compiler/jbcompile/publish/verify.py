@@ -122,9 +122,7 @@ def compare_builds(
 def _released_rows(actual: BuildFolder, config: str, label: str) -> tuple[int | None, list[Difference]]:
     """A config's rows in the release, from the parquet files it holds; a file that cannot be read as
     parquet is a difference (its rows then unknown)."""
-    import pyarrow.parquet as pq
-
-    from ..reading import DATA_FILE, check_file
+    from ..reading import DATA_FILE, parquet_row_count
 
     folder = actual.root / "data" / config
     names = sorted(f"data/{config}/{p.name}" for p in folder.glob("*.parquet")) if folder.is_dir() else []
@@ -133,8 +131,7 @@ def _released_rows(actual: BuildFolder, config: str, label: str) -> tuple[int | 
     total, problems = 0, []
     for name in names:
         try:
-            check_file(actual.root / name, DATA_FILE)
-            total += pq.ParquetFile(actual.root / name).metadata.num_rows
+            total += parquet_row_count(actual.root / name, DATA_FILE)
         except (OSError, ValueError, DiagnosticError) as error:
             detail = error.diagnostics[0].message if isinstance(error, DiagnosticError) else str(error)
             first_line = (detail.splitlines() or [type(error).__name__])[0]
