@@ -193,8 +193,10 @@ class Probe:
     measure: ClassVar[Literal["accuracy", "rate"]] = "accuracy"  # rate: the share of rows with a defect
     majority_chance: ClassVar[bool] = False  # chance is the majority-class rate of Scored.classes
     columns: ClassVar[tuple[str, ...]] = ()
+    optional_columns: ClassVar[tuple[str, ...]] = ()  # read where the rows have them (Batch.has)
     prepare_columns: ClassVar[tuple[str, ...]] = ()
     libraries: ClassVar[tuple[str, ...]] = ()  # modules it imports to finish (loaded early by a build)
+    fewest_judged: ClassVar[int] = 2  # a scope of fewer templates is never above by an accuracy
 
     def prepare(self, batch: Batch) -> None:
         """See one batch of the first pass (only when ``prepare_columns`` is set)."""

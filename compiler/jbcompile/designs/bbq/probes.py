@@ -44,6 +44,7 @@ from ...audit.probe import (
     other_options,
     pick_hits,
 )
+from ...audit.unknown import UnknownGold
 
 ROW_COLUMNS = (
     "context",
@@ -68,6 +69,7 @@ def probes(inputs: ProbeInputs) -> list[Probe]:
         OptionLength(),
         StereotypedPerson(),
         ContextFree(),
+        UnknownGold(3),
         AttributeConfound(AttributeReader(inputs.attributes)),
     ]
 
