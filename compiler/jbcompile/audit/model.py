@@ -122,7 +122,7 @@ class PairwiseModelProbe(Probe):
             for values in (*pairs.texts, kind_texts, ["", "1", "2"])
         ]
         key = gold_first.astype(np.uint64)
-        for column, (hashed, multiplier) in enumerate(zip(hashes, _MULTIPLIERS, strict=True)):
+        for column, (hashed, multiplier) in enumerate(zip(hashes, _MULTIPLIERS[: len(hashes)], strict=True)):
             key = key ^ (hashed[codes[rows, column]] * np.uint64(multiplier))
         sample = self.__dict__.setdefault("_sample", [])
         cut = self.__dict__.get("_cut")
@@ -262,6 +262,7 @@ _MULTIPLIERS = (
     0x165667B19E3779F9,
     0x27D4EB2F165667C5,
     0x85EBCA77C2B2AE63,
+    0x61C8864680B583EB,
 )
 
 

@@ -13,8 +13,7 @@ The model is logistic regression over hashed character n-grams of each part, wit
 (:func:`.model.grouped_decisions`): a template's own wording cannot leak. Rows differ mostly in their
 context, so the probe keeps per distinct view (template, what the model sees, gold class) a count,
 the ``SAMPLE_CAP`` views with the smallest hash (a sample that does not depend on row order), and fits
-each once, weighted by its rows. A design may show the model more (:meth:`UnknownGold.parts`): SOBACO's
-added context with the names masked.
+each once, weighted by its rows.
 """
 
 from __future__ import annotations
@@ -23,14 +22,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .model import FOLDS, LIBRARIES, MIN_TEMPLATES, SAMPLE_CAP, _hash, grouped_decisions
-from .probe import Batch, Probe, ProbeNotRun, Scored, Tally, TemplateKey, distinct
+from .model import _MULTIPLIERS, FOLDS, LIBRARIES, MIN_TEMPLATES, _hash, grouped_decisions
+from .probe import Batch, Probe, ProbeNotRun, Scored, Tally, TemplateKey
 
 if TYPE_CHECKING:
     from ..sidework import SideProcess
 
 MAJORITY = "the majority-class rate: the share of rows whose gold is (or is not) the unknown option"
 KIND_COLUMN = "question_polarity"
+# distinct views the model fits: a view is a question and its options, few per template, so a sample far
+# smaller than the context-free model's still holds several of every template (and keeps the fit short)
+SAMPLE_CAP = 5_000
 View = tuple[tuple[str, str], ...]  # (part, text) pairs: what the model sees of a row
 
 
@@ -51,53 +53,73 @@ class UnknownGold(Probe):
         self.options = options
         self.columns = ("question", *(f"ans{i}" for i in range(options)), "label", "unknown_label")  # type: ignore[misc]
 
-    def parts(self, batch: Batch) -> tuple[np.ndarray, list[View]]:
-        """Per row, the code of what the model sees (into the returned views): the question, its class,
-        the unknown option's wording and position, and the other options (as a set)."""
-        unknown = np.clip(batch.ints("unknown_label"), 0, self.options - 1)
-        codes, texts = batch.codes("question", *(f"ans{i}" for i in range(self.options)))
-        kind_codes, kinds = batch.codes(KIND_COLUMN) if batch.has(KIND_COLUMN) else (None, [""])
-        kind = kind_codes[:, 0] if kind_codes is not None else np.zeros(len(batch), dtype=np.int64)
-        unique, inverse = distinct(*codes.T, unknown, kind)
-        views: list[View] = []
-        for row in unique.tolist():
-            question, options, at, asked = row[0], row[1 : 1 + self.options], row[-2], row[-1]
-            others = sorted(texts[code] for i, code in enumerate(options) if i != at)
-            views.append(
-                (
-                    ("q", texts[question]),
-                    ("k", kinds[asked]),
-                    ("u", texts[options[at]]),
-                    ("@", str(at)),
-                    ("o", "\x1e".join(others)),
-                )
-            )
-        return inverse, views
-
     def add(self, batch: Batch) -> None:
+        """Count the rows of each distinct view whose sampling key is among the ``SAMPLE_CAP`` smallest
+        seen so far. The key hashes the template, what the model sees and the gold class, from hashes of
+        the batch's distinct texts (vectorised): only a view not kept yet costs Python work."""
         unknown, label = batch.ints("unknown_label"), batch.ints("label")
         valid = (unknown >= 0) & (unknown < self.options) & (label >= 0) & (label < self.options)
         if not valid.any():
             return
-        view_codes, views = self.parts(batch)
-        template_codes, template_keys = batch.templates()
-        gold_unknown = (label == unknown).astype(np.int64)
         rows = np.flatnonzero(valid)
-        unique, inverse = distinct(template_codes[rows], view_codes[rows], gold_unknown[rows])
-        counts = np.bincount(inverse, minlength=len(unique))
-        entries = self.__dict__.setdefault("_entries", {})
+        at = unknown[rows]
+        question_codes, questions = batch.codes("question")  # both shared with the other probes
+        option_codes, texts = batch.codes(*(f"ans{i}" for i in range(self.options)))
+        kind_codes, kinds = batch.codes(KIND_COLUMN) if batch.has(KIND_COLUMN) else (None, [""])
+        kind = kind_codes[rows, 0] if kind_codes is not None else np.zeros(len(rows), dtype=np.int64)
+        template_codes, template_keys = batch.templates()
+        templates = template_codes[rows]
+        gold = (label[rows] == at).astype(np.uint64)
+        hashed = np.array([_hash(text) for text in texts] or [0], dtype=np.uint64)
+        question_hashes = np.array([_hash(text) for text in questions] or [0], dtype=np.uint64)
+        options = option_codes[rows]
+        asked = question_codes[rows, 0]
+        unknown_text = options[np.arange(len(rows)), at]
+        others = hashed[options].sum(axis=1) - hashed[unknown_text]  # order-free: wraps in uint64
+        template_hashes = np.array([_hash(repr(key)) for key in template_keys] or [0], dtype=np.uint64)
+        kind_hashes = np.array([_hash(text) for text in kinds] or [0], dtype=np.uint64)
+        key = gold
+        for part, multiplier in zip(
+            (
+                question_hashes[asked],
+                hashed[unknown_text],
+                others,
+                kind_hashes[kind],
+                at.astype(np.uint64) + np.uint64(1),
+                template_hashes[templates],
+            ),
+            _MULTIPLIERS,
+            strict=True,
+        ):
+            key = key ^ (part * np.uint64(multiplier))
         cut = self.__dict__.get("_cut")
-        for (template, view, gold), count in zip(unique.tolist(), counts.tolist(), strict=True):
-            entry = (template_keys[template], views[view], bool(gold))
-            key = _hash(repr(entry))
-            if cut is not None and key > cut:
+        if cut is not None:
+            kept = key <= cut
+            rows, key = rows[kept], key[kept]
+            at, kind, templates, gold = at[kept], kind[kept], templates[kept], gold[kept]
+            options, unknown_text, asked = options[kept], unknown_text[kept], asked[kept]
+        unique, first, counts = np.unique(key, return_index=True, return_counts=True)
+        # a key with SAMPLE_CAP smaller ones in this batch alone can never be among the smallest kept
+        unique, first, counts = unique[:SAMPLE_CAP], first[:SAMPLE_CAP], counts[:SAMPLE_CAP]
+        entries = self.__dict__.setdefault("_entries", {})
+        for value, index, count in zip(unique.tolist(), first.tolist(), counts.tolist(), strict=True):
+            found = entries.get(value)
+            if found is not None:
+                entries[value] = (found[0], found[1] + count)
                 continue
-            found = entries.get(key)
-            entries[key] = (entry, count + (found[1] if found else 0))
-        if len(entries) > 2 * SAMPLE_CAP:
-            kept = sorted(entries)[:SAMPLE_CAP]
-            self.__dict__["_entries"] = {key: entries[key] for key in kept}
-            self.__dict__["_cut"] = kept[-1]
+            row_options = options[index].tolist()
+            view: View = (
+                ("q", questions[asked[index]]),
+                ("k", kinds[kind[index]]),
+                ("u", texts[unknown_text[index]]),
+                ("@", str(at[index])),
+                ("o", "\x1e".join(sorted(texts[c] for i, c in enumerate(row_options) if i != at[index]))),
+            )
+            entries[value] = ((template_keys[templates[index]], view, bool(gold[index])), count)
+        if len(entries) > SAMPLE_CAP:
+            kept_keys = sorted(entries)[:SAMPLE_CAP]
+            self.__dict__["_entries"] = {value: entries[value] for value in kept_keys}
+            self.__dict__["_cut"] = np.uint64(kept_keys[-1])
 
     def _training_set(self) -> tuple[list[TemplateKey], list[View], np.ndarray, np.ndarray, np.ndarray]:
         entries = self.__dict__.get("_entries", {})
@@ -162,7 +184,15 @@ def unknown_scores(
     vectorizer = HashingVectorizer(
         analyzer=_tokens, n_features=FEATURES, alternate_sign=False, norm=None, dtype=np.float64
     )
-    features = vectorizer.transform(views).tocsr()
+    # each distinct (part, text) is featurised once: a question or a wording recurs over many views
+    index: dict[tuple[str, str], int] = {}
+    columns = [[index.setdefault(part, len(index)) for part in view] for view in views]
+    distinct_parts = vectorizer.transform([(part,) for part in index]).tocsr()
+    picked = np.array(columns, dtype=np.intp).reshape(len(views), -1)
+    features = distinct_parts[picked[:, 0]]
+    for column in range(1, picked.shape[1]):
+        features = features + distinct_parts[picked[:, column]]
+    features = features.tocsr()
     # each class weighs half: a model that learnt the training folds' class balance would be right or
     # wrong on a held-out template by how its balance differs, not by what its rows show
     share = float(weights[gold].sum()) / float(weights.sum())
@@ -172,10 +202,10 @@ def unknown_scores(
     )
 
 
-def _tokens(view: View) -> list[str]:
+def _tokens(parts: tuple[tuple[str, str], ...]) -> list[str]:
     """Each part's character 1–3-grams, tagged with the part; short parts (class, position) whole."""
     tokens = []
-    for part, text in view:
+    for part, text in parts:
         if len(text) <= 1 or part in ("k", "@"):
             tokens.append(f"{part}\x1f{text}")
             continue
