@@ -248,7 +248,7 @@ def test_the_model_fits_each_distinct_row_once_weighted_by_its_copies(monkeypatc
     templates = [("bbq", str(t)) for t in range(5)]
     scores = model.cross_validated_scores(
         templates,
-        [row[:3] for row in rows],
+        [("", *row[:3], 0) for row in rows],
         np.array([row[3] for row in rows]),
         np.array([row[4] for row in rows]),
     )

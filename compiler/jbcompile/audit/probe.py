@@ -196,8 +196,10 @@ class Probe:
     # whose high figure may come from reading the benchmark as meant (docs/audit.md says why, per probe)
     judged: ClassVar[bool] = True
     columns: ClassVar[tuple[str, ...]] = ()
+    optional_columns: ClassVar[tuple[str, ...]] = ()  # read where the rows have them (Batch.has)
     prepare_columns: ClassVar[tuple[str, ...]] = ()
     libraries: ClassVar[tuple[str, ...]] = ()  # modules it imports to finish (loaded early by a build)
+    fewest_judged: ClassVar[int] = 2  # a scope of fewer templates is never above by an accuracy
 
     def prepare(self, batch: Batch) -> None:
         """See one batch of the first pass (only when ``prepare_columns`` is set)."""

@@ -48,7 +48,7 @@ STATUS_TEXT: dict[str, str] = {  # how the CLI and the card say a status
 
 
 def scope_status(
-    value: float, judged: float, threshold: float | None, *, templates: int, rate: bool
+    value: float, judged: float, threshold: float | None, *, templates: int, rate: bool, fewest: int = 2
 ) -> ScopeStatus:
     """Where a scope stands against its bar: *above* when the judged figure (the lower end of the
     interval, or a rate's share) is over it; *over, not significant* when only the point figure is (a
@@ -56,10 +56,11 @@ def scope_status(
 
     A rule read in its best direction on a single template is right on all of its rows whenever the
     template leans one way, so one template is never *above* by an accuracy (a starter benchmark); a
-    rate counts a defect in the rows and is."""
+    rate counts a defect in the rows and is. A model probe needs ``fewest`` templates (its folds): a
+    category of three JUBAKU cases is three decisions of a model, not a lean it can show."""
     if threshold is None:
         return "not judged"
-    if round(judged, PLACES) > round(threshold, PLACES) and (rate or templates > 1):
+    if round(judged, PLACES) > round(threshold, PLACES) and (rate or templates >= fewest):
         return "above"
     if round(value, PLACES) > round(threshold, PLACES):
         return "over, not significant"

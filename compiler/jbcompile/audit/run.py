@@ -144,7 +144,8 @@ def _read_config(source: Rows, probes: list[Probe]) -> tuple[Rows, list[Probe], 
             for probe in preparing:
                 probe.prepare(batch)
     if running:
-        for table in source.batches(_union(p.columns for p in running)):
+        wanted = _union([*(p.columns for p in running), *(p.optional_columns for p in running)])
+        for table in source.batches([name for name in wanted if name in available]):
             batch = Batch(table)
             for probe in running:
                 probe.add(batch)
@@ -195,7 +196,12 @@ def _judge(
             threshold = min(1.0, figures.chance + (own.margin if own and own.margin is not None else default))
         judged = figures.low if judged_on == "low" else figures.value
         status = scope_status(
-            figures.value, judged, threshold, templates=figures.templates, rate=probe.measure == "rate"
+            figures.value,
+            judged,
+            threshold,
+            templates=figures.templates,
+            rate=probe.measure == "rate",
+            fewest=probe.fewest_judged,
         )
         return ScopeReport(
             rows=figures.rows,

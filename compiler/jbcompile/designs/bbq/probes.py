@@ -56,6 +56,7 @@ from ...audit.probe import (
     polarity_names,
     polarity_picks,
 )
+from ...audit.unknown import UnknownGold
 
 ROW_COLUMNS = (
     "context",
@@ -83,6 +84,7 @@ def probes(inputs: ProbeInputs) -> list[Probe]:
         OptionLength(),
         StereotypedPerson(),
         ContextFree(),
+        UnknownGold(3),
         AttributeConfound(AttributeReader(inputs.attributes)),
     ]
 

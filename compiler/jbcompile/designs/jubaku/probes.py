@@ -9,7 +9,10 @@ response once the text the two share at the start and at the end is cut off.
 - ``option-length``: the longer (or shorter) response;
 - ``connectives``: the response that gives a cause (ので, から, ため) rather than a concession (が、,
   けれど, のに) — a biased reason written as a concession does not support the conclusion;
-- ``option-position``: response A or B.
+- ``option-position``: response A or B;
+- ``reason-edges``: a model of the words that open and close each reason, cross-validated by case: a
+  neutral reason that always opens with 「実際、」 and a biased one with 「やはり」 gives itself away to
+  it, and to no fixed rule above.
 
 Every row is scored; chance is 1/2.
 """
@@ -21,6 +24,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ...audit.generic import OptionPosition
+from ...audit.model import Pairs, PairwiseModelProbe
 from ...audit.probe import (
     Batch,
     Probe,
@@ -35,12 +39,13 @@ from ...audit.probe import (
 COLUMNS = ("context", "ans0", "ans1", "label")
 HALF = "1/2: a guess between the two responses"
 KEPT_JOINT = 3
+EDGE = 3  # characters of a reason's opening and closing that reason-edges reads
 CAUSE = ("ので", "から", "ため", "だから", "なので")
 CONCESSION = ("が、", "けれど", "けど", "のに", "ものの", "にもかかわらず", "とはいえ", "しかし")
 
 
 def probes(inputs: ProbeInputs) -> list[Probe]:
-    return [ContextOverlap(), ResponseLength(), Connectives(), OptionPosition(2)]
+    return [ContextOverlap(), ResponseLength(), Connectives(), OptionPosition(2), ReasonEdges()]
 
 
 @dataclass(frozen=True)
@@ -131,3 +136,43 @@ class Connectives(_TwoResponses):
 def _connective(reason: str) -> int:
     """+1 for a reason that gives a cause, -1 for one that concedes, 0 for both or neither."""
     return int(any(word in reason for word in CAUSE)) - int(any(word in reason for word in CONCESSION))
+
+
+class ReasonEdges(PairwiseModelProbe):
+    """The model of :mod:`jbcompile.audit.model` on the words that open and close each reason (its first
+    and last ``EDGE`` characters; the close holds the connective into the shared conclusion), learnt on
+    the other cases. Only the edges: what a reason says in between is what the benchmark asks a model to
+    judge (a reason that rests on a group's trait is the biased one), so a model of its every word would
+    score that reading, not a shortcut; a neutral reason that always opens with 「実際、」 and a biased
+    one with 「やはり」 is one."""
+
+    name = "reason-edges"
+    title = "a model of the words that open and close each reason, fitted on the other categories"
+    scores = "rows"
+    chance = HALF
+    columns = COLUMNS
+    held_out_by_category = True
+
+    def pairs(self, batch: Batch) -> Pairs:
+        found = batch.shared(_reasons)
+        edges: dict[str, int] = {"": 0}
+        codes = np.array(
+            [
+                [0, edges.setdefault(_edges(first), len(edges)), edges.setdefault(_edges(second), len(edges))]
+                for first, second in zip(found.first, found.second, strict=True)
+            ],
+            dtype=np.int64,
+        ).reshape(-1, 3)
+        texts = list(edges)
+        return Pairs(
+            rows=found.rows,
+            first=np.zeros(len(batch), dtype=np.int64),
+            second=np.ones(len(batch), dtype=np.int64),
+            codes=codes,
+            texts=(texts, texts, texts),
+        )
+
+
+def _edges(reason: str) -> str:
+    """A reason's opening and closing words: its first and last ``EDGE`` characters."""
+    return f"{reason[:EDGE]}…{reason[-EDGE:]}"

@@ -7,11 +7,15 @@ stereotype (gold: unknown) from cultural commonsense (gold: a name)?
   median of its category's added contexts);
 - ``context-overlap``: on culture rows whose gold is a name, the name whose clause of the added context
   shares more character bigrams with the question;
-- ``option-position``: the gold's position among the three options.
+- ``mention-order``: on rows whose gold is a name, the name the added context mentions first or later,
+  per question (SOBACO asks each template's question both ways, ``q1``/``q2``: "older"/"younger") —
+  e.g. "q1 → the name mentioned later, q2 → the one mentioned first";
+- ``option-position``: the gold's position among the three options;
+- ``unknown-gold``: a model of the question and options alone (:mod:`jbcompile.audit.unknown`).
 
 The first two answer every row of a bias/culture pair with a yes/no guess, so their chance is the
-majority-class rate (the share of rows whose gold is, or is not, unknown); ``context-overlap`` picks one
-of two names (chance 1/2), ``option-position`` one of three options (1/3).
+majority-class rate (the share of rows whose gold is, or is not, unknown); ``context-overlap`` and
+``mention-order`` pick one of two names (chance 1/2), ``option-position`` one of three options (1/3).
 """
 
 from __future__ import annotations
@@ -34,13 +38,21 @@ from ...audit.probe import (
     pick_hits,
     shared_share,
 )
+from ...audit.unknown import UnknownGold
 
 COLUMNS = ("additional_context", "question", "ans0", "ans1", "ans2", "label", "unknown_label", "type")
 MAJORITY = "the majority-class rate: the share of rows whose gold is (or is not) unknown"
 
 
 def probes(inputs: ProbeInputs) -> list[Probe]:
-    return [PersonsNamed(), ContextLength(), ContextOverlap(), OptionPosition(3)]
+    return [
+        PersonsNamed(),
+        ContextLength(),
+        ContextOverlap(),
+        MentionOrder(),
+        OptionPosition(3),
+        UnknownGold(3),
+    ]
 
 
 @dataclass(frozen=True)
@@ -164,6 +176,54 @@ class ContextOverlap(Probe):
         )
         hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
         return Scored(scored, hits, chance=np.full(len(batch), 0.5))
+
+
+class MentionOrder(Probe):
+    name = "mention-order"
+    title = "answers the name the added context mentions first or later, per question (q1/q2)"
+    scores = "rows whose gold is a name"
+    chance = "1/2: a guess between the two names"
+    variants = (
+        "q1 → mentioned later, q2 → mentioned first",
+        "q1 → mentioned first, q2 → mentioned later",
+        "the name mentioned first",
+        "the name mentioned later",
+    )
+    columns = (*COLUMNS, "question_id")
+
+    def score(self, batch: Batch) -> Scored:
+        rows = batch.shared(_rows)
+        label = batch.ints("label")
+        scored = rows.paired & (rows.unknown_gold == 0)
+        context_codes, contexts = batch.codes("additional_context")
+        unique, inverse = distinct(*rows.names, context_codes[:, 0])
+        at = np.array(
+            [
+                [_first_mention(contexts[context], rows.texts[name]) for name in (first, second)]
+                for first, second, context in unique.tolist()
+            ]
+            or [[-1, -1]]
+        ).reshape(-1, 2)
+        first_at, second_at = (at[inverse, 0], at[inverse, 1]) if len(inverse) else (at[:0, 0], at[:0, 1])
+        found = (first_at >= 0) & (second_at >= 0)
+        # larger = later: a name the context does not mention cannot be placed (no decision)
+        later = np.where(found, first_at, 0), np.where(found, second_at, 0)
+        first, second = rows.name_index
+        picks_later = compare_picks(later[0], later[1], first, second)
+        picks_first = compare_picks(-later[0], -later[1], first, second)
+        asks_first = batch.equals("question_id", "q1")
+        picks = (
+            np.where(asks_first, picks_later, picks_first),
+            np.where(asks_first, picks_first, picks_later),
+            picks_first,
+            picks_later,
+        )
+        hits = np.stack([pick_hits(pick, label) for pick in picks], axis=1)
+        return Scored(scored, hits, chance=np.full(len(batch), 0.5))
+
+
+def _first_mention(context: str, name: str) -> int:
+    return context.find(name) if name else -1
 
 
 def _clauses(context: str, names: tuple[str, str]) -> tuple[str, str]:
