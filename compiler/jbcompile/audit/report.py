@@ -57,7 +57,7 @@ def scope_status(
     A rule read in its best direction on a single template is right on all of its rows whenever the
     template leans one way, so one template is never *above* by an accuracy (a starter benchmark); a
     rate counts a defect in the rows and is. A model probe needs ``fewest`` templates (its folds): a
-    category of three JUBAKU cases is three decisions of a model, not a lean it can show."""
+    category of three cases (a small dataset's) is three decisions of a model, not a lean it can show."""
     if threshold is None:
         return "not judged"
     if round(judged, PLACES) > round(threshold, PLACES) and (rate or templates >= fewest):
