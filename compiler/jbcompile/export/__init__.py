@@ -17,7 +17,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..designs.exporting import HarnessExport
 from ..diagnostics import Diagnostic, DiagnosticError
@@ -239,17 +239,12 @@ MARKER = "jbcompile-export.json"  # what says a folder is an export, which a new
 def _refuse_other_export(out: Path, harness: str, dataset: str) -> None:
     """An earlier export of another dataset, or for another harness, is replaced only when asked (EX005),
     as `build` treats another dataset's build (B009); an export of the same is rewritten in place."""
-    from ..jsonl import read_json
     from ..outputs import refuse
-    from ..reading import RECORD
 
     if not (out / MARKER).is_file():
         return
-    try:
-        earlier = read_json(out / MARKER, RECORD)
-    except (OSError, ValueError, DiagnosticError):
-        earlier = None
-    found = (earlier.get("harness"), earlier.get("dataset")) if isinstance(earlier, dict) else (None, None)
+    earlier = _earlier_marker(out)
+    found = (earlier.get("harness"), earlier.get("dataset")) if earlier else (None, None)
     if found != (harness, dataset):  # "an": both harnesses' names take it (an inspect, an LM-eval)
         what = f"an {found[0]} export of {found[1]!r}" if found[0] else "an export this one cannot read"
         refuse(
@@ -264,6 +259,18 @@ def _refuse_other_export(out: Path, harness: str, dataset: str) -> None:
         )
 
 
+def _earlier_marker(out: Path) -> dict[str, Any] | None:
+    """What an earlier export's marker in ``out`` records; None when it cannot be read as one."""
+    from ..jsonl import read_json
+    from ..reading import RECORD
+
+    try:
+        earlier = read_json(out / MARKER, RECORD)
+    except (OSError, ValueError, DiagnosticError):
+        return None
+    return earlier if isinstance(earlier, dict) else None
+
+
 SHOWN_FILES = 5  # files of the user's named in EX003's message
 
 
@@ -273,17 +280,12 @@ def _refuse_files_of_the_user(out: Path, files: dict[str, str]) -> None:
     others (EV101). What an export wrote is what its marker lists (an export before the marker listed
     its files: what this one writes); Python's bytecode caches, which the harnesses' imports write beside
     the task files, are the export's too."""
-    from ..jsonl import read_json
     from ..outputs import refuse
-    from ..reading import RECORD
 
     if not (out / MARKER).is_file():
         return
-    try:
-        earlier = read_json(out / MARKER, RECORD)
-    except (OSError, ValueError, DiagnosticError):
-        earlier = None
-    listed = earlier.get("files") if isinstance(earlier, dict) else None
+    earlier = _earlier_marker(out)
+    listed = earlier.get("files") if earlier else None
     written = {*(listed if isinstance(listed, list) else files), MARKER}
     found = [p.relative_to(out) for p in sorted(out.rglob("*")) if p.is_file() or p.is_symlink()]
     theirs = [
