@@ -101,3 +101,23 @@ def test_every_rule_has_a_firing_and_a_passing_case() -> None:
         assert any(not c.get("findings") for c in cases), f"{rule.code} has no passing case"
         if rule.fixable:
             assert any("fixed" in c for c in cases), f"{rule.code} is fixable but no case checks the fix"
+
+
+@pytest.mark.parametrize(
+    ("option", "context", "occurs"),
+    [
+        ("The grandson", "I saw a grandson and their grandfather outside.", True),
+        ("the retiree", "The retiree and the student waited.", True),
+        ("An engineer", "a nurse and an engineer met.", True),
+        ("The Catholic student", "Catholic and Buddhist students talked.", False),
+        ("The man with the wheelchair", "one carrying papers, the other using a wheelchair", False),
+    ],
+)
+def test_an_english_answer_wording_is_read_without_its_own_article(
+    option: str, context: str, occurs: bool
+) -> None:
+    """JA111 on BBQ's templates: "The {{NAME1}}" against a context's "a grandson" was 370 of its 613
+    warnings; the article aside, the words must still be the context's."""
+    from jbcompile.checks.rules.ja109_options import _occurs
+
+    assert _occurs(option, context, "en") is occurs

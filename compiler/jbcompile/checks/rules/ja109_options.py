@@ -20,9 +20,15 @@ if TYPE_CHECKING:
     from ...projecttypes import Project, SourceTemplate
 
 
+_ARTICLE = re.compile(r"^(?:the|a|an)\s+", re.IGNORECASE)
+
+
 def _occurs(option: str, text: str, lang: str) -> bool:
-    """English options start a sentence ("The retiree") where the context has "the retiree"."""
-    return option in text if lang == "ja" else option.casefold() in text.casefold()
+    """English options start a sentence with their own article ("The retiree") where the context has "a
+    retiree" or "the retiree": the article aside, the words must be the context's."""
+    if lang == "ja":
+        return option in text
+    return _ARTICLE.sub("", option.strip()).casefold() in text.casefold()
 
 
 def person_pairs(project: Project, persons: VocabPersons) -> Iterator[tuple[Person, Person]]:
