@@ -153,6 +153,7 @@ def _revision(given: str | None) -> str | None:
 
 
 def _repo(folder: BuildFolder, given: str | None) -> str:
+    from ..publish.buildfolder import verified_file
     from ..publish.hub import parse_repo_id
 
     if given is not None:
@@ -163,7 +164,8 @@ def _repo(folder: BuildFolder, given: str | None) -> str:
         return given
     from .. import jsonl
 
-    text = verified_croissant(folder)
+    data = verified_file(folder, CROISSANT)
+    text = None if data is None else data.decode("utf-8", errors="replace")
     try:
         url = jsonl.loads(text).get("url") if text is not None else None
     except (ValueError, AttributeError):  # a croissant.json the build wrote so holds no URL
@@ -184,38 +186,6 @@ def _repo(folder: BuildFolder, given: str | None) -> str:
 
 
 CROISSANT = "croissant.json"
-
-
-def verified_croissant(folder: BuildFolder) -> str | None:
-    """The build's croissant.json, read from the very bytes whose sha256 its manifest lists, as publish
-    verifies every file it uploads: one edited after the build (another Hub repository in its ``url``),
-    missing or not listed is refused (P005), never trusted; None for a build that has none at all."""
-    import hashlib
-
-    from .. import reading
-
-    path, listed = folder.root / CROISSANT, folder.files.get(CROISSANT)
-    if listed is None and not path.exists():
-        return None
-    data = reading.read_bytes(path, reading.RECORD) if listed is not None and path.exists() else None
-    if listed is None:
-        problem = f"{CROISSANT} is not listed in the manifest"
-    elif data is None:
-        problem = f"{CROISSANT} is listed in the manifest but missing"
-    elif hashlib.sha256(data).hexdigest() != listed:
-        problem = f"{CROISSANT} was changed after the build (sha256 differs from the manifest)"
-    else:
-        return data.decode("utf-8", errors="replace")
-    raise DiagnosticError(
-        [
-            Diagnostic(
-                "P005",
-                f"build folder {folder.root} does not match its manifest: {problem}",
-                path=str(folder.root / "manifest.json"),
-                hint="rebuild with `jbcompile build`; never edit a build folder by hand",
-            )
-        ]
-    )
 
 
 def task_name(*parts: str | None) -> str:

@@ -202,6 +202,27 @@ def _mismatch(build: BuildFolder, problem: str) -> Diagnostic:
     )
 
 
+def verified_file(build: BuildFolder, name: str) -> bytes | None:
+    """A file of the build read from the very bytes whose sha256 its manifest lists, as publish verifies
+    every file it uploads: one edited after the build, missing or not listed is refused (P005), never
+    trusted; None for a build that has no such file at all."""
+    import hashlib
+
+    path, listed = build.root / name, build.files.get(name)
+    if listed is None and not path.exists():
+        return None
+    data = read_bytes(path, RECORD) if listed is not None and path.exists() else None
+    if listed is None:
+        problem = f"{name} is not listed in the manifest"
+    elif data is None:
+        problem = f"{name} is listed in the manifest but missing"
+    elif hashlib.sha256(data).hexdigest() != listed:
+        problem = f"{name} was changed after the build (sha256 differs from the manifest)"
+    else:
+        return data
+    raise DiagnosticError([_mismatch(build, problem)])
+
+
 def verified_table(build: BuildFolder, config: str) -> tuple[pa.Table, dict[str, str]]:
     """A config's rows read from the very bytes whose sha256 matched the manifest, and those digests
     (repo path → sha256). Each data file is read once, hashed and parsed from memory: nothing can change
